@@ -1,0 +1,286 @@
+//! Key → state change / command, per mode. An open overlay consumes keys first.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::{Action, App, Command, Confirm, MAX_INTERVAL, MIN_INTERVAL, Overlay, Panel};
+
+/// The help overlay's content: every key, in the order a DBA looks for them.
+pub const HELP: &[(&str, &str)] = &[
+    ("?", "this help"),
+    ("q  Ctrl-C", "quit"),
+    ("1-6", "zoom a panel full-screen (Esc back)"),
+    ("h j k l  arrows", "move focus between panels"),
+    ("Enter", "zoom the focused panel"),
+    ("Esc", "back / close"),
+    ("p", "freeze the display (polling continues)"),
+    ("+  -", "refresh interval up / down"),
+    ("w", "chart window 1m / 5m / 15m / 1h"),
+    ("u", "undo residency scan now (asks first)"),
+    ("Ctrl-Z", "suspend (fg to resume)"),
+];
+
+pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    if key.kind == KeyEventKind::Release {
+        return Vec::new();
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && key.code == KeyCode::Char('c') {
+        app.quit = true;
+        return vec![Command::Quit];
+    }
+    if ctrl && key.code == KeyCode::Char('z') {
+        app.needs_draw = true;
+        return vec![Command::Suspend];
+    }
+    if app.overlay.is_some() {
+        app.needs_draw = true;
+        return overlay_key(app, key);
+    }
+    app.needs_draw = true;
+    match key.code {
+        KeyCode::Char('q') => {
+            app.quit = true;
+            vec![Command::Quit]
+        }
+        KeyCode::Char('?') => {
+            app.overlay = Some(Overlay::Help);
+            Vec::new()
+        }
+        KeyCode::Char(c @ '1'..='6') => {
+            let n = c as usize - '0' as usize;
+            app.zoom = Panel::from_number(n);
+            if let Some(p) = app.zoom {
+                app.focus = p;
+            }
+            Vec::new()
+        }
+        KeyCode::Enter => {
+            app.zoom = Some(app.focus);
+            Vec::new()
+        }
+        KeyCode::Esc => {
+            app.zoom = None;
+            Vec::new()
+        }
+        KeyCode::Char('p') => {
+            app.frozen = match app.frozen.take() {
+                Some(_) => None,
+                None => Some(Box::new(app.live.clone())),
+            };
+            Vec::new()
+        }
+        KeyCode::Char('+') | KeyCode::Char('=') => change_interval(app, true),
+        KeyCode::Char('-') => change_interval(app, false),
+        KeyCode::Char('w') => {
+            app.window = app.window.next();
+            Vec::new()
+        }
+        KeyCode::Char('u') => {
+            app.overlay = Some(Overlay::Confirm(Confirm {
+                title: "Undo residency scan".into(),
+                lines: vec![
+                    "Counts the undo pages cached in the buffer pool.".into(),
+                    "It scans the WHOLE buffer pool: on a busy server this costs real".into(),
+                    "throughput while it runs (tens to hundreds of ms).".into(),
+                ],
+                sql: Some(
+                    "SELECT COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE_LRU WHERE PAGE_TYPE = 'UNDO_LOG'"
+                        .into(),
+                ),
+                yes_selected: false,
+                action: Action::UndoScanNow,
+            }));
+            Vec::new()
+        }
+        KeyCode::Char('h') | KeyCode::Left => move_focus(app, -1, 0),
+        KeyCode::Char('l') | KeyCode::Right => move_focus(app, 1, 0),
+        KeyCode::Char('k') | KeyCode::Up => move_focus(app, 0, -1),
+        KeyCode::Char('j') | KeyCode::Down => move_focus(app, 0, 1),
+        _ => {
+            app.needs_draw = false;
+            Vec::new()
+        }
+    }
+}
+
+/// Panels sit in a 2-column grid in reading order; focus moves within it.
+fn move_focus(app: &mut App, dx: i32, dy: i32) -> Vec<Command> {
+    let i = app.focus.number() as i32 - 1;
+    let (col, row) = (i % 2, i / 2);
+    let col = (col + dx).clamp(0, 1);
+    let row = (row + dy).clamp(0, 2);
+    if let Some(p) = Panel::from_number((row * 2 + col + 1) as usize) {
+        app.focus = p;
+        if app.zoom.is_some() {
+            app.zoom = Some(p);
+        }
+    }
+    Vec::new()
+}
+
+const INTERVAL_STEPS_MS: [u64; 9] = [100, 250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000];
+
+fn change_interval(app: &mut App, up: bool) -> Vec<Command> {
+    let cur = app.interval.as_millis() as u64;
+    let next = if up {
+        INTERVAL_STEPS_MS.iter().copied().find(|s| *s > cur)
+    } else {
+        INTERVAL_STEPS_MS.iter().rev().copied().find(|s| *s < cur)
+    };
+    let Some(ms) = next else {
+        return Vec::new();
+    };
+    let d = Duration::from_millis(ms).clamp(MIN_INTERVAL, MAX_INTERVAL);
+    app.interval = d;
+    vec![Command::SetPollInterval(d)]
+}
+
+fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    let Some(overlay) = app.overlay.take() else {
+        return Vec::new();
+    };
+    match overlay {
+        Overlay::Help | Overlay::Notice { .. } => {
+            // Any key closes; `q` on help closes rather than quits, as users expect.
+            Vec::new()
+        }
+        Overlay::Confirm(mut c) => match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => app.confirmed(c.action),
+            KeyCode::Enter if c.yes_selected => app.confirmed(c.action),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Enter => Vec::new(),
+            KeyCode::Left
+            | KeyCode::Right
+            | KeyCode::Tab
+            | KeyCode::Char('h')
+            | KeyCode::Char('l') => {
+                c.yes_selected = !c.yes_selected;
+                app.overlay = Some(Overlay::Confirm(c));
+                Vec::new()
+            }
+            _ => {
+                app.overlay = Some(Overlay::Confirm(c));
+                Vec::new()
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn app() -> App {
+        let now = chrono::Utc
+            .with_ymd_and_hms(2026, 1, 1, 0, 0, 0)
+            .single()
+            .unwrap_or_default();
+        App::new(Duration::from_secs(1), now)
+    }
+
+    fn key(c: KeyCode) -> KeyEvent {
+        KeyEvent::new(c, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn quit_keys() {
+        let mut a = app();
+        assert_eq!(handle(&mut a, key(KeyCode::Char('q'))), vec![Command::Quit]);
+        let mut a = app();
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(handle(&mut a, ctrl_c), vec![Command::Quit]);
+    }
+
+    #[test]
+    fn help_opens_and_any_key_closes_without_acting() {
+        let mut a = app();
+        handle(&mut a, key(KeyCode::Char('?')));
+        assert_eq!(a.overlay, Some(Overlay::Help));
+        assert!(handle(&mut a, key(KeyCode::Char('q'))).is_empty());
+        assert_eq!(a.overlay, None);
+        assert!(!a.quit);
+    }
+
+    #[test]
+    fn zoom_and_back() {
+        let mut a = app();
+        handle(&mut a, key(KeyCode::Char('3')));
+        assert_eq!(a.zoom, Some(Panel::History));
+        handle(&mut a, key(KeyCode::Esc));
+        assert_eq!(a.zoom, None);
+        handle(&mut a, key(KeyCode::Char('9')));
+        assert_eq!(a.zoom, None);
+    }
+
+    #[test]
+    fn focus_moves_in_grid_and_enter_zooms() {
+        let mut a = app();
+        handle(&mut a, key(KeyCode::Char('l')));
+        assert_eq!(a.focus, Panel::Flush);
+        handle(&mut a, key(KeyCode::Char('j')));
+        assert_eq!(a.focus, Panel::Purge);
+        handle(&mut a, key(KeyCode::Char('j')));
+        handle(&mut a, key(KeyCode::Char('j')));
+        assert_eq!(a.focus, Panel::Undo);
+        handle(&mut a, key(KeyCode::Enter));
+        assert_eq!(a.zoom, Some(Panel::Undo));
+    }
+
+    #[test]
+    fn interval_steps_and_bounds() {
+        let mut a = app();
+        assert_eq!(
+            handle(&mut a, key(KeyCode::Char('+'))),
+            vec![Command::SetPollInterval(Duration::from_secs(2))]
+        );
+        for _ in 0..20 {
+            handle(&mut a, key(KeyCode::Char('-')));
+        }
+        assert_eq!(a.interval, MIN_INTERVAL);
+        assert!(handle(&mut a, key(KeyCode::Char('-'))).is_empty());
+    }
+
+    #[test]
+    fn freeze_toggles() {
+        let mut a = app();
+        handle(&mut a, key(KeyCode::Char('p')));
+        assert!(a.is_frozen());
+        handle(&mut a, key(KeyCode::Char('p')));
+        assert!(!a.is_frozen());
+    }
+
+    #[test]
+    fn window_cycles() {
+        let mut a = app();
+        let start = a.window;
+        for _ in 0..4 {
+            handle(&mut a, key(KeyCode::Char('w')));
+        }
+        assert_eq!(a.window, start);
+    }
+
+    #[test]
+    fn confirm_defaults_to_no() {
+        let mut a = app();
+        handle(&mut a, key(KeyCode::Char('u')));
+        assert!(matches!(a.overlay, Some(Overlay::Confirm(_))));
+        // Enter on the default answer (No) runs nothing.
+        assert!(handle(&mut a, key(KeyCode::Enter)).is_empty());
+        assert_eq!(a.overlay, None);
+        // Esc cancels.
+        handle(&mut a, key(KeyCode::Char('u')));
+        assert!(handle(&mut a, key(KeyCode::Esc)).is_empty());
+        // y confirms.
+        handle(&mut a, key(KeyCode::Char('u')));
+        assert_eq!(
+            handle(&mut a, key(KeyCode::Char('y'))),
+            vec![Command::UndoScanNow]
+        );
+        // Moving to Yes then Enter confirms.
+        handle(&mut a, key(KeyCode::Char('u')));
+        handle(&mut a, key(KeyCode::Left));
+        assert_eq!(handle(&mut a, key(KeyCode::Enter)), vec![Command::UndoScanNow]);
+    }
+}

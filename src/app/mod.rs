@@ -1,0 +1,268 @@
+//! App state and `update(Msg) -> Vec<Command>`: no I/O, no clock of its own (time arrives in
+//! messages). Side effects leave as [`Command`]s and come back as messages.
+
+pub mod keys;
+pub mod view;
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use crossterm::event::KeyEvent;
+
+use crate::sample::SourceEvent;
+pub use view::{DataView, Link};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Panel {
+    Checkpoint,
+    Flush,
+    History,
+    Purge,
+    Dirty,
+    Undo,
+}
+
+impl Panel {
+    pub const ALL: [Panel; 6] = [
+        Panel::Checkpoint,
+        Panel::Flush,
+        Panel::History,
+        Panel::Purge,
+        Panel::Dirty,
+        Panel::Undo,
+    ];
+
+    /// The zoom key, 1–6.
+    pub fn number(self) -> usize {
+        Panel::ALL.iter().position(|p| *p == self).unwrap_or(0) + 1
+    }
+
+    pub fn from_number(n: usize) -> Option<Panel> {
+        n.checked_sub(1).and_then(|i| Panel::ALL.get(i)).copied()
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Panel::Checkpoint => "Checkpoint age",
+            Panel::Flush => "Flush sources",
+            Panel::History => "History list length",
+            Panel::Purge => "Purge",
+            Panel::Dirty => "Dirty pages",
+            Panel::Undo => "Undo residency",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartWindow {
+    OneMinute,
+    FiveMinutes,
+    FifteenMinutes,
+    OneHour,
+}
+
+impl ChartWindow {
+    pub fn secs(self) -> f64 {
+        match self {
+            ChartWindow::OneMinute => 60.0,
+            ChartWindow::FiveMinutes => 300.0,
+            ChartWindow::FifteenMinutes => 900.0,
+            ChartWindow::OneHour => 3600.0,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ChartWindow::OneMinute => "1m",
+            ChartWindow::FiveMinutes => "5m",
+            ChartWindow::FifteenMinutes => "15m",
+            ChartWindow::OneHour => "1h",
+        }
+    }
+
+    pub fn next(self) -> ChartWindow {
+        match self {
+            ChartWindow::OneMinute => ChartWindow::FiveMinutes,
+            ChartWindow::FiveMinutes => ChartWindow::FifteenMinutes,
+            ChartWindow::FifteenMinutes => ChartWindow::OneHour,
+            ChartWindow::OneHour => ChartWindow::OneMinute,
+        }
+    }
+}
+
+/// What a confirmed prompt will do. Confirmation is data: nothing runs until `update` turns
+/// a confirmed `Action` into a `Command`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Count undo pages in INNODB_BUFFER_PAGE_LRU now (scans the whole buffer pool).
+    UndoScanNow,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirm {
+    pub title: String,
+    /// Explanation lines shown above the choice.
+    pub lines: Vec<String>,
+    /// The exact SQL that will run, when it is SQL.
+    pub sql: Option<String>,
+    /// The highlighted answer; the default is No.
+    pub yes_selected: bool,
+    pub action: Action,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    Help,
+    Confirm(Confirm),
+    /// A one-off message (an error or a result); any key closes it.
+    Notice { title: String, lines: Vec<String> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Quit,
+    SetPollInterval(Duration),
+    UndoScanNow,
+    /// Ctrl-Z: leave the terminal, stop, and come back on `fg`.
+    Suspend,
+}
+
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Source(SourceEvent),
+    /// The clock moved (drives staleness and countdowns).
+    Tick(DateTime<Utc>),
+    Resize,
+}
+
+/// How fresh the newest data is, for the header badge.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Freshness {
+    Waiting,
+    Fresh { age_s: f64 },
+    Stale { age_s: f64 },
+    Disconnected { retry_in_s: f64, down_for_s: f64, error: String },
+}
+
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+pub const MAX_INTERVAL: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone)]
+pub struct App {
+    pub live: DataView,
+    /// The display frozen by `p`; polling goes on into `live`.
+    pub frozen: Option<Box<DataView>>,
+    pub now: DateTime<Utc>,
+    pub interval: Duration,
+    pub window: ChartWindow,
+    pub zoom: Option<Panel>,
+    pub focus: Panel,
+    pub overlay: Option<Overlay>,
+    /// The capture file being written, if recording.
+    pub recording: Option<String>,
+    pub read_only: bool,
+    pub quit: bool,
+    /// Something on screen changed since the last draw.
+    pub needs_draw: bool,
+}
+
+impl App {
+    pub fn new(interval: Duration, now: DateTime<Utc>) -> Self {
+        App {
+            live: DataView::default(),
+            frozen: None,
+            now,
+            interval,
+            window: ChartWindow::FiveMinutes,
+            zoom: None,
+            focus: Panel::Checkpoint,
+            overlay: None,
+            recording: None,
+            read_only: false,
+            quit: false,
+            needs_draw: true,
+        }
+    }
+
+    /// What the panels show: the frozen copy while frozen, else live data.
+    pub fn view(&self) -> &DataView {
+        self.frozen.as_deref().unwrap_or(&self.live)
+    }
+
+    pub fn is_frozen(&self) -> bool {
+        self.frozen.is_some()
+    }
+
+    pub fn freshness(&self) -> Freshness {
+        if let Link::Disconnected {
+            since,
+            retry_at,
+            error,
+        } = &self.live.link
+        {
+            return Freshness::Disconnected {
+                retry_in_s: secs_between(self.now, *retry_at).max(0.0),
+                down_for_s: secs_between(*since, self.now).max(0.0),
+                error: error.clone(),
+            };
+        }
+        let Some(latest) = &self.live.latest else {
+            return Freshness::Waiting;
+        };
+        let age_s = secs_between(latest.sampled_at, self.now).max(0.0);
+        let interval = self.interval.as_secs_f64();
+        // A poll may legitimately take a while; call it stale once two more ticks are missing.
+        if age_s > (interval * 2.5).max(interval + 2.0) {
+            Freshness::Stale { age_s }
+        } else {
+            Freshness::Fresh { age_s }
+        }
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Vec<Command> {
+        match msg {
+            Msg::Key(key) => keys::handle(self, key),
+            Msg::Source(event) => {
+                if self.live.ingest(&event, self.now) && self.frozen.is_none() {
+                    self.needs_draw = true;
+                }
+                Vec::new()
+            }
+            Msg::Tick(now) => {
+                let before = self.freshness();
+                self.now = now;
+                // Redraw only when the badge or countdown text would change.
+                if badge_text(&before) != badge_text(&self.freshness()) {
+                    self.needs_draw = true;
+                }
+                Vec::new()
+            }
+            Msg::Resize => {
+                self.needs_draw = true;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Runs a confirmed action: the only way from a prompt to a side effect.
+    fn confirmed(&mut self, action: Action) -> Vec<Command> {
+        match action {
+            Action::UndoScanNow => vec![Command::UndoScanNow],
+        }
+    }
+}
+
+/// Whole seconds are what the header shows, so that is what decides a redraw.
+fn badge_text(f: &Freshness) -> String {
+    match f {
+        Freshness::Waiting => "waiting".into(),
+        Freshness::Fresh { age_s } => format!("fresh {}", *age_s as u64),
+        Freshness::Stale { age_s } => format!("stale {}", *age_s as u64),
+        Freshness::Disconnected { retry_in_s, .. } => format!("down {}", retry_in_s.ceil() as u64),
+    }
+}
+
+pub fn secs_between(a: DateTime<Utc>, b: DateTime<Utc>) -> f64 {
+    (b - a).num_milliseconds() as f64 / 1000.0
+}

@@ -1,0 +1,117 @@
+//! Bounded time series for charts and trend questions ("what was history when this
+//! transaction started?"). Memory is capped by point count whatever the run length.
+
+use std::collections::VecDeque;
+
+/// `(t, value)` points, `t` in monotonic seconds, oldest first, at most `cap` points.
+#[derive(Debug, Clone)]
+pub struct Series {
+    points: VecDeque<(f64, f64)>,
+    cap: usize,
+}
+
+impl Series {
+    pub fn new(cap: usize) -> Self {
+        Series {
+            points: VecDeque::with_capacity(cap.min(4096)),
+            cap: cap.max(1),
+        }
+    }
+
+    /// Adds a point; `None` values leave a gap (no point), never a zero.
+    pub fn push(&mut self, t: f64, value: Option<f64>) {
+        let Some(v) = value.filter(|v| v.is_finite()) else {
+            return;
+        };
+        if self.points.back().is_some_and(|(last, _)| t < *last) {
+            // Time went backwards (a replay seek): start again.
+            self.points.clear();
+        }
+        if self.points.len() == self.cap {
+            self.points.pop_front();
+        }
+        self.points.push_back((t, v));
+    }
+
+    pub fn clear(&mut self) {
+        self.points.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    pub fn last(&self) -> Option<(f64, f64)> {
+        self.points.back().copied()
+    }
+
+    /// Points with `t >= since`, as a contiguous vector (what chart widgets take).
+    pub fn window(&self, since: f64) -> Vec<(f64, f64)> {
+        let start = self.points.partition_point(|(t, _)| *t < since);
+        self.points.range(start..).copied().collect()
+    }
+
+    /// The value at or just before `t`, if the series reaches back that far.
+    pub fn value_at(&self, t: f64) -> Option<f64> {
+        let idx = self.points.partition_point(|(pt, _)| *pt <= t);
+        idx.checked_sub(1).and_then(|i| self.points.get(i)).map(|(_, v)| *v)
+    }
+
+    /// Highest value with `t >= since`.
+    pub fn max_since(&self, since: f64) -> Option<f64> {
+        let start = self.points.partition_point(|(t, _)| *t < since);
+        self.points
+            .range(start..)
+            .map(|(_, v)| *v)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_and_ordered() {
+        let mut s = Series::new(3);
+        for i in 0..10 {
+            s.push(i as f64, Some(i as f64 * 2.0));
+        }
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.window(0.0), vec![(7.0, 14.0), (8.0, 16.0), (9.0, 18.0)]);
+        assert_eq!(s.window(8.5), vec![(9.0, 18.0)]);
+    }
+
+    #[test]
+    fn gaps_not_zeros() {
+        let mut s = Series::new(10);
+        s.push(1.0, Some(5.0));
+        s.push(2.0, None);
+        s.push(3.0, Some(f64::NAN));
+        assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn lookups() {
+        let mut s = Series::new(10);
+        s.push(10.0, Some(1.0));
+        s.push(20.0, Some(5.0));
+        s.push(30.0, Some(3.0));
+        assert_eq!(s.value_at(5.0), None);
+        assert_eq!(s.value_at(25.0), Some(5.0));
+        assert_eq!(s.max_since(15.0), Some(5.0));
+        assert_eq!(s.max_since(25.0), Some(3.0));
+    }
+
+    #[test]
+    fn time_going_back_restarts() {
+        let mut s = Series::new(10);
+        s.push(10.0, Some(1.0));
+        s.push(5.0, Some(2.0));
+        assert_eq!(s.window(0.0), vec![(5.0, 2.0)]);
+    }
+}

@@ -1,0 +1,173 @@
+//! Headless output of one moment's [`Figures`]: the JSON contract other tools rely on, and
+//! the same figures as text for humans. Unknown values print as `null` / `n/a`.
+
+use std::fmt::Write as _;
+
+use crate::metrics::Figures;
+
+pub fn json(f: &Figures) -> String {
+    serde_json::to_string_pretty(f).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+/// Bytes in the unit a DBA reads at a glance.
+pub fn bytes(v: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = v as f64;
+    let mut unit = 0;
+    while x >= 1024.0 && unit < UNITS.len() - 1 {
+        x /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{v} B")
+    } else {
+        format!("{x:.1} {}", UNITS[unit])
+    }
+}
+
+/// Compact count: 1234 → 1.2k, 89000 → 89.0k, 1.5M.
+pub fn count(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.1}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Seconds as `45s`, `12m 03s`, `3h 05m`, `2d 04h`.
+pub fn duration(secs: u64) -> String {
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m {:02}s", s / 60, s % 60),
+        s if s < 86_400 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+        s => format!("{}d {:02}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "n/a".to_string())
+}
+
+fn rate(v: Option<f64>) -> String {
+    opt(v, |r| format!("{}/s", count(r)))
+}
+
+pub fn text(f: &Figures) -> String {
+    let mut o = String::new();
+    let r = &f.redo;
+    let _ = writeln!(
+        o,
+        "{} {} ({}), up {}, sampled {} over {}",
+        f.server.label,
+        f.server.flavor,
+        f.server.version,
+        opt(f.server.uptime_s, duration),
+        f.sampled_at.format("%Y-%m-%d %H:%M:%S UTC"),
+        opt(f.interval_s, |s| format!("{s:.1}s")),
+    );
+    let _ = writeln!(
+        o,
+        "redo      checkpoint age {} of {} ({}) · async point {} · {} point {} · writes {}",
+        opt(r.checkpoint_age_bytes, bytes),
+        opt(r.capacity_bytes, bytes),
+        opt(r.checkpoint_age_pct_of_capacity, |p| format!("{p:.1}%")),
+        opt(r.async_point_bytes, bytes),
+        r.sync_point_name,
+        opt(r.sync_point_bytes, bytes),
+        opt(r.written_bytes_per_s, |b| format!("{}/s", bytes(b as u64))),
+    );
+    let s = &f.flush.by_source_pages_per_s;
+    let _ = writeln!(
+        o,
+        "flush     total {} pages · adaptive {} · lru {} · sync {} · background {} · neighbor {}",
+        rate(f.flush.total_pages_per_s),
+        rate(s.adaptive),
+        rate(s.lru),
+        rate(s.sync),
+        rate(s.background),
+        rate(s.neighbor),
+    );
+    let _ = writeln!(
+        o,
+        "history   length {} · growth {}",
+        opt(f.history.length, |l| l.to_string()),
+        opt(f.history.growth_per_s, |g| format!("{g:+.1}/s")),
+    );
+    let p = &f.purge;
+    let _ = writeln!(
+        o,
+        "purge     {} records · {} undo pages · inflow {} · state {} · threads {} · max_purge_lag {} · delay cap {} µs · DML delay now {} µs",
+        rate(p.records_per_s),
+        rate(p.undo_pages_per_s),
+        rate(p.inflow_records_per_s),
+        p.state.as_deref().unwrap_or("n/a"),
+        opt(p.threads, |t| t.to_string()),
+        opt(p.max_purge_lag, |t| t.to_string()),
+        opt(p.max_purge_lag_delay_us, |t| t.to_string()),
+        opt(p.dml_delay_us, |t| t.to_string()),
+    );
+    match &f.blocker {
+        Some(b) => {
+            let _ = writeln!(
+                o,
+                "blocker   thread {} {}@{} trx {} {} for {} · {}",
+                opt(b.thread_id, |t| t.to_string()),
+                b.user.as_deref().unwrap_or("?"),
+                b.host.as_deref().unwrap_or("?"),
+                b.trx_id,
+                b.state,
+                duration(b.age_s),
+                b.query.as_deref().unwrap_or("(no statement running)"),
+            );
+        }
+        None => {
+            let _ = writeln!(o, "blocker   none");
+        }
+    }
+    let d = &f.dirty;
+    let _ = writeln!(
+        o,
+        "dirty     {} pages ({}) = {} of data+free · max {} · lwm {}",
+        opt(d.pages, |p| p.to_string()),
+        opt(d.bytes, bytes),
+        opt(d.pct, |p| format!("{p:.1}%")),
+        opt(d.max_pct, |p| format!("{p:.0}%")),
+        opt(d.lwm_pct, |p| format!("{p:.0}%")),
+    );
+    let u = &f.undo;
+    let _ = writeln!(
+        o,
+        "undo      size {} · reads from disk {} · cached {} pages ({})",
+        opt(u.size_bytes, bytes),
+        rate(u.reads_per_s),
+        opt(u.cached_pages, |c| c.to_string()),
+        opt(u.resident_pct, |p| format!("{p:.0}%")),
+    );
+    for w in &f.warnings {
+        let _ = writeln!(o, "warning   {w}");
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(81_281_088), "77.5 MiB");
+        assert_eq!(count(89_000.0), "89.0k");
+        assert_eq!(count(12.0), "12");
+        assert_eq!(count(1.25), "1.2");
+        assert_eq!(duration(3725), "1h 02m");
+        assert_eq!(duration(59), "59s");
+    }
+}

@@ -1,0 +1,182 @@
+//! Raw polls as the server gave them, timestamped, serialisable — what a capture stores and
+//! what every figure is derived from. No derived numbers live here.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::innodb_status::InnodbStatus;
+use crate::source::flavor::Flavor;
+
+/// One INNODB_METRICS row: the counter and whether it is counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetricValue {
+    pub count: i64,
+    pub enabled: bool,
+}
+
+/// One of the oldest rows of INNODB_TRX joined to its session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrxRow {
+    pub trx_id: String,
+    pub state: String,
+    /// Seconds since `trx_started`, as the server computed it.
+    pub age_s: u64,
+    pub isolation: Option<String>,
+    pub thread_id: Option<u64>,
+    pub user: Option<String>,
+    pub host: Option<String>,
+    /// Session command (`Sleep`, `Query`, …).
+    pub command: Option<String>,
+    pub query: Option<String>,
+    pub rows_modified: Option<u64>,
+}
+
+/// Result of the (expensive, opt-in) INNODB_BUFFER_PAGE_LRU scan for undo pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndoScan {
+    pub undo_pages_cached: u64,
+    pub took_ms: u64,
+}
+
+/// A source that could not be read this tick, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unavailable {
+    pub source: SourceKind,
+    /// The privilege that would unlock it, when the server said "access denied".
+    pub privilege: Option<String>,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    GlobalStatus,
+    InnodbMetrics,
+    InnodbTrx,
+    InnodbStatus,
+    UndoScan,
+    Variables,
+}
+
+impl SourceKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            SourceKind::GlobalStatus => "SHOW GLOBAL STATUS",
+            SourceKind::InnodbMetrics => "information_schema.INNODB_METRICS",
+            SourceKind::InnodbTrx => "information_schema.INNODB_TRX",
+            SourceKind::InnodbStatus => "SHOW ENGINE INNODB STATUS",
+            SourceKind::UndoScan => "information_schema.INNODB_BUFFER_PAGE_LRU",
+            SourceKind::Variables => "SHOW GLOBAL VARIABLES",
+        }
+    }
+}
+
+/// One poll. Values are raw: counters are cumulative, gauges as read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub taken_at: DateTime<Utc>,
+    /// Monotonic seconds since the source started; rates use this, not the wall clock.
+    pub mono_s: f64,
+    /// How long the poll took on the wire, in milliseconds.
+    pub poll_ms: u32,
+    #[serde(default)]
+    pub status: BTreeMap<String, u64>,
+    #[serde(default)]
+    pub metrics: BTreeMap<String, MetricValue>,
+    #[serde(default)]
+    pub trx: Vec<TrxRow>,
+    /// Parsed SHOW ENGINE INNODB STATUS, only on the ticks it was taken.
+    #[serde(default)]
+    pub innodb_status: Option<InnodbStatus>,
+    #[serde(default)]
+    pub undo_scan: Option<UndoScan>,
+    #[serde(default)]
+    pub unavailable: Vec<Unavailable>,
+}
+
+impl Sample {
+    pub fn new(taken_at: DateTime<Utc>, mono_s: f64) -> Self {
+        Sample {
+            taken_at,
+            mono_s,
+            poll_ms: 0,
+            status: BTreeMap::new(),
+            metrics: BTreeMap::new(),
+            trx: Vec::new(),
+            innodb_status: None,
+            undo_scan: None,
+            unavailable: Vec::new(),
+        }
+    }
+
+    pub fn status(&self, name: &str) -> Option<u64> {
+        self.status.get(name).copied()
+    }
+
+    /// An INNODB_METRICS counter, only when it is enabled (a disabled one is not a zero).
+    pub fn metric(&self, name: &str) -> Option<i64> {
+        self.metrics.get(name).filter(|m| m.enabled).map(|m| m.count)
+    }
+}
+
+/// What the server is, read once per connection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    /// `host:port` or `localhost via socket PATH` — never credentials.
+    pub label: String,
+    pub version: String,
+    pub version_comment: String,
+    pub flavor: Flavor,
+    /// The relevant global variables by lower-case name.
+    pub variables: BTreeMap<String, String>,
+}
+
+impl ServerInfo {
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.variables.get(name).map(String::as_str)
+    }
+
+    /// A numeric variable; `innodb_max_dirty_pages_pct` style decimals are accepted.
+    pub fn var_f64(&self, name: &str) -> Option<f64> {
+        self.var(name).and_then(|v| v.trim().parse::<f64>().ok())
+    }
+
+    pub fn var_u64(&self, name: &str) -> Option<u64> {
+        self.var(name).and_then(|v| v.trim().parse::<u64>().ok())
+    }
+}
+
+/// One entry of the runtime-change audit trail (also written into captures).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub at: DateTime<Utc>,
+    pub account: String,
+    pub server: String,
+    pub action: String,
+    pub old_value: Option<String>,
+    pub new_value: Option<String>,
+    pub result: String,
+}
+
+/// Everything a source (live poller or replay) emits, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum SourceEvent {
+    /// A (re)connection: who the server is. Rates restart after it when the server restarted.
+    Connected { at: DateTime<Utc>, info: ServerInfo },
+    /// The relevant variables changed since the last report.
+    Variables {
+        at: DateTime<Utc>,
+        variables: BTreeMap<String, String>,
+    },
+    Sample(Box<Sample>),
+    /// The connection is gone; the source retries by itself.
+    Disconnected {
+        since: DateTime<Utc>,
+        retry_in_ms: u64,
+        error: String,
+    },
+    Audit(AuditEntry),
+}

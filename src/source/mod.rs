@@ -1,0 +1,5 @@
+//! Where samples come from. Nothing here touches the terminal.
+
+pub mod connect;
+pub mod flavor;
+pub mod live;

@@ -1,0 +1,109 @@
+//! The dashboard's event loop: one task owns the App; a biased select over terminal input,
+//! source events, signals and a slow clock; draws only when something changed, at most
+//! ~15 frames/s. It never awaits the network: the poller runs in its own task.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use chrono::Utc;
+use crossterm::event::{Event, EventStream};
+use futures_util::StreamExt;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::app::{App, Command, Msg};
+use crate::sample::SourceEvent;
+use crate::source::live::PollerCommand;
+use crate::term;
+use crate::theme::Theme;
+
+const MIN_FRAME: Duration = Duration::from_millis(66);
+const CLOCK: Duration = Duration::from_millis(250);
+
+/// Where app commands go: the poller (live) or nowhere (replay).
+pub struct Wiring {
+    pub events: mpsc::Receiver<SourceEvent>,
+    pub poller: Option<mpsc::Sender<PollerCommand>>,
+    /// A copy of every source event for the recorder, when recording.
+    pub recorder: Option<mpsc::Sender<SourceEvent>>,
+}
+
+pub async fn run(mut app: App, theme: Theme, mut wiring: Wiring) -> anyhow::Result<()> {
+    let mut terminal = term::init().context("cannot set up the terminal")?;
+    let result = event_loop(&mut app, &theme, &mut wiring, &mut terminal).await;
+    term::restore();
+    result
+}
+
+async fn event_loop(
+    app: &mut App,
+    theme: &Theme,
+    wiring: &mut Wiring,
+    terminal: &mut term::Tui,
+) -> anyhow::Result<()> {
+    let mut input = EventStream::new();
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let mut clock = tokio::time::interval(CLOCK);
+    clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut last_draw = Instant::now() - MIN_FRAME;
+    let mut source_open = true;
+
+    loop {
+        if app.needs_draw && last_draw.elapsed() >= MIN_FRAME {
+            terminal.draw(|f| crate::ui::render(f, app, theme))?;
+            app.needs_draw = false;
+            last_draw = Instant::now();
+        }
+        let frame_due = last_draw + MIN_FRAME;
+        let msg = tokio::select! {
+            biased;
+            _ = sigterm.recv() => break,
+            _ = sighup.recv() => break,
+            ev = input.next() => match ev {
+                Some(Ok(Event::Key(k))) => Msg::Key(k),
+                Some(Ok(Event::Resize(_, _))) => Msg::Resize,
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(e).context("reading the terminal failed"),
+                None => break,
+            },
+            ev = wiring.events.recv(), if source_open => match ev {
+                Some(ev) => {
+                    if let Some(rec) = &wiring.recorder {
+                        // Bounded: a slow disk drops records (counted by the writer), never stalls the UI.
+                        let _ = rec.try_send(ev.clone());
+                    }
+                    Msg::Source(ev)
+                }
+                None => {
+                    source_open = false;
+                    continue;
+                }
+            },
+            _ = tokio::time::sleep_until(frame_due), if app.needs_draw => continue,
+            _ = clock.tick() => Msg::Tick(Utc::now()),
+        };
+        for cmd in app.update(msg) {
+            match cmd {
+                Command::Quit => return Ok(()),
+                Command::Suspend => {
+                    term::suspend(terminal)?;
+                    app.needs_draw = true;
+                }
+                Command::SetPollInterval(d) => send(wiring, PollerCommand::SetInterval(d)),
+                Command::UndoScanNow => send(wiring, PollerCommand::UndoScanNow),
+            }
+        }
+        if app.quit {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+fn send(wiring: &Wiring, cmd: PollerCommand) {
+    if let Some(p) = &wiring.poller {
+        let _ = p.try_send(cmd);
+    }
+}

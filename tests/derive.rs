@@ -1,0 +1,157 @@
+//! Derivation scenarios from hand-built sample sequences: counter resets, server restarts,
+//! disabled counters, the blocker rule. No server needed.
+
+use std::collections::BTreeMap;
+
+use chrono::{TimeZone, Utc};
+use innodebt::metrics::Deriver;
+use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow};
+use innodebt::source::flavor::Flavor;
+
+fn info() -> ServerInfo {
+    let vars: BTreeMap<String, String> = [
+        ("innodb_log_file_size", "67108864"),
+        ("innodb_page_size", "16384"),
+        ("innodb_max_dirty_pages_pct", "90.000000"),
+        ("innodb_max_dirty_pages_pct_lwm", "0.000000"),
+        ("innodb_purge_threads", "4"),
+        ("innodb_max_purge_lag", "1000"),
+        ("innodb_max_purge_lag_delay", "2000"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    ServerInfo {
+        label: "db:3306".into(),
+        version: "10.11.19-MariaDB".into(),
+        version_comment: "".into(),
+        flavor: Flavor::detect("10.11.19-MariaDB", "", false),
+        variables: vars,
+    }
+}
+
+fn sample(t: f64, uptime: u64, flushed: u64, history: u64, purged: i64) -> Sample {
+    let at = Utc
+        .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+        .single()
+        .expect("time")
+        + chrono::Duration::milliseconds((t * 1000.0) as i64);
+    let mut s = Sample::new(at, t);
+    for (k, v) in [
+        ("Uptime", uptime),
+        ("Innodb_lsn_current", 1_000_000 + flushed * 100),
+        ("Innodb_lsn_last_checkpoint", 1_000_000),
+        ("Innodb_buffer_pool_pages_flushed", flushed),
+        ("Innodb_history_list_length", history),
+        ("Innodb_buffer_pool_pages_dirty", 100),
+        ("Innodb_buffer_pool_pages_data", 900),
+        ("Innodb_buffer_pool_pages_free", 100),
+    ] {
+        s.status.insert(k.into(), v);
+    }
+    s.metrics.insert(
+        "purge_del_mark_records".into(),
+        MetricValue { count: purged, enabled: true },
+    );
+    s.metrics.insert(
+        "purge_upd_exist_or_extern_records".into(),
+        MetricValue { count: 0, enabled: true },
+    );
+    s.metrics.insert(
+        "buffer_flush_adaptive_total_pages".into(),
+        MetricValue { count: 0, enabled: false },
+    );
+    s
+}
+
+fn deriver() -> Deriver {
+    let mut d = Deriver::new();
+    d.push(&SourceEvent::Connected { at: Utc::now(), info: info() });
+    d
+}
+
+#[test]
+fn rates_history_growth_and_dml_delay() {
+    let mut d = deriver();
+    assert!(d.push_sample(&sample(0.0, 100, 1000, 1000, 50)).is_some());
+    let f = d.push_sample(&sample(2.0, 102, 1400, 3000, 250)).expect("figures");
+    assert_eq!(f.interval_s, Some(2.0));
+    assert_eq!(f.flush.total_pages_per_s, Some(200.0));
+    assert_eq!(f.history.length, Some(3000));
+    assert_eq!(f.history.growth_per_s, Some(1000.0));
+    assert_eq!(f.purge.records_per_s, Some(100.0));
+    // HLL 3000 / lag 1000 = 3 → (3 − 0.5)·10000 = 25000 µs, capped at 2000.
+    assert_eq!(f.purge.dml_delay_us, Some(2000));
+    // 100 dirty / (900 data + 100 free).
+    assert_eq!(f.dirty.pct, Some(10.0));
+    // MariaDB lwm 0 means "use max".
+    assert_eq!(f.dirty.lwm_pct, Some(90.0));
+    assert_eq!(f.redo.checkpoint_age_bytes, Some(140_000));
+    // A counter that is off is null and named, never 0.
+    assert_eq!(f.flush.by_source_pages_per_s.adaptive, None);
+    assert!(f
+        .flush
+        .disabled_counters
+        .contains(&"buffer_flush_adaptive_total_pages".to_string()));
+    assert!(f.warnings.iter().any(|w| w.contains("buffer_flush_adaptive_total_pages")));
+}
+
+#[test]
+fn flush_status_reset_gives_unknown_not_negative() {
+    let mut d = deriver();
+    d.push_sample(&sample(0.0, 100, 1_000_000, 10, 5_000_000));
+    // FLUSH STATUS / re-enabled metrics: counters restart near zero.
+    let f = d.push_sample(&sample(1.0, 101, 40, 10, 3)).expect("figures");
+    assert_eq!(f.flush.total_pages_per_s, None);
+    assert_eq!(f.purge.records_per_s, None);
+    // And the next interval is a normal rate from the new baseline, not a spike.
+    let f = d.push_sample(&sample(2.0, 102, 140, 10, 13)).expect("figures");
+    assert_eq!(f.flush.total_pages_per_s, Some(100.0));
+    assert_eq!(f.purge.records_per_s, Some(10.0));
+}
+
+#[test]
+fn server_restart_restarts_every_rate() {
+    let mut d = deriver();
+    d.push_sample(&sample(0.0, 5000, 1000, 10, 100));
+    d.push_sample(&sample(1.0, 5001, 2000, 10, 200));
+    // Uptime went down: a restart. Counters happen to be higher — still no rate.
+    let f = d.push_sample(&sample(30.0, 3, 9000, 10, 900)).expect("figures");
+    assert_eq!(f.interval_s, None);
+    assert_eq!(f.flush.total_pages_per_s, None);
+    assert_eq!(f.history.growth_per_s, None);
+    let f = d.push_sample(&sample(31.0, 4, 9100, 10, 950)).expect("figures");
+    assert_eq!(f.flush.total_pages_per_s, Some(100.0));
+}
+
+#[test]
+fn blocker_is_the_oldest_read_view_old_enough_to_matter() {
+    let trx = |id: &str, age: u64, iso: &str, cmd: &str, thread: u64| TrxRow {
+        trx_id: id.into(),
+        state: "RUNNING".into(),
+        age_s: age,
+        isolation: Some(iso.into()),
+        thread_id: Some(thread),
+        user: Some("app".into()),
+        host: Some("10.0.0.7:5123".into()),
+        command: Some(cmd.into()),
+        query: None,
+        rows_modified: Some(0),
+    };
+    let mut d = deriver();
+    let mut s = sample(0.0, 100, 1, 1, 1);
+    // An idle READ COMMITTED transaction holds no view; a young autocommit write is noise.
+    s.trx = vec![
+        trx("900", 600, "READ COMMITTED", "Sleep", 11),
+        trx("421", 120, "REPEATABLE READ", "Sleep", 42),
+        trx("950", 0, "REPEATABLE READ", "Query", 77),
+    ];
+    let f = d.push_sample(&s).expect("figures");
+    let b = f.blocker.expect("blocker");
+    assert_eq!(b.thread_id, Some(42));
+    assert_eq!(b.age_s, 120);
+
+    let mut s = sample(1.0, 101, 1, 1, 1);
+    s.trx = vec![trx("950", 0, "REPEATABLE READ", "Query", 77)];
+    assert!(d.push_sample(&s).expect("figures").blocker.is_none());
+}

@@ -1,0 +1,160 @@
+//! `--once --format json` against a private MariaDB under real write load: history grows
+//! behind a REPEATABLE READ snapshot that names itself as the blocker, and clears after commit.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
+use serde_json::Value;
+
+fn once(server: &PrivateServer, extra: &[&str]) -> Value {
+    let out = Command::new(common::innodebt_bin())
+        .args(server.conn_args())
+        .args(["--no-defaults", "--once", "--format", "json", "--interval", "1s"])
+        .args(extra)
+        .output()
+        .expect("run innodebt");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "innodebt --once failed: {}\nstdout: {stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+}
+
+fn u(v: &Value, path: &[&str]) -> Option<u64> {
+    path.iter().try_fold(v, |v, k| v.get(k))?.as_u64()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_grows_behind_a_blocker_and_clears_after_commit() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::start(server.opts(), 4);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let snapshot = BlockingSnapshot::open(server.opts()).await;
+    let blocker_id = snapshot.thread_id();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    let first = once(&server, &[]);
+    assert_eq!(first["server"]["flavor"], "mariadb");
+    let h1 = u(&first, &["history", "length"]).expect("history length");
+    assert_eq!(
+        u(&first, &["blocker", "thread_id"]),
+        Some(blocker_id),
+        "blocker should be the snapshot's session: {}",
+        first["blocker"]
+    );
+    assert!(u(&first, &["blocker", "age_s"]).unwrap_or(0) >= 2);
+    // The redo figures are there and consistent.
+    let age = u(&first, &["redo", "checkpoint_age_bytes"]).expect("checkpoint age");
+    let async_point = u(&first, &["redo", "async_point_bytes"]).expect("async point");
+    let sync_point = u(&first, &["redo", "sync_point_bytes"]).expect("sync point");
+    let capacity = u(&first, &["redo", "capacity_bytes"]).expect("capacity");
+    assert!(async_point < sync_point && sync_point < capacity);
+    assert_eq!(capacity, 16 * 1024 * 1024);
+    assert!(age > 0);
+    assert!(first["history"]["growth_per_s"].as_f64().is_some());
+    assert!(first["flush"]["total_pages_per_s"].as_f64().is_some());
+    // Counters that are off by default are named, and their rates are null, not 0.
+    assert!(first["purge"]["records_per_s"].is_null());
+    let disabled = first["flush"]["disabled_counters"].as_array().expect("list");
+    assert!(disabled.iter().any(|c| c == "buffer_flush_adaptive_total_pages"));
+
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let second = once(&server, &[]);
+    let h2 = u(&second, &["history", "length"]).expect("history length");
+    assert!(h2 > h1, "history should grow behind the snapshot: {h1} → {h2}");
+    assert!(second["history"]["growth_per_s"].as_f64().unwrap_or(0.0) > 0.0);
+
+    snapshot.commit().await;
+    // Purge catches up within seconds once the view is gone.
+    let mut cleared = None;
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let v = once(&server, &[]);
+        let h = u(&v, &["history", "length"]).unwrap_or(u64::MAX);
+        if v["blocker"].is_null() && h < h2 {
+            cleared = Some(h);
+            break;
+        }
+    }
+    let stats = load.stop().await;
+    assert!(stats.ops > 1000, "load ran: {stats:?}");
+    let h3 = cleared.expect("blocker should clear and history fall after commit");
+    assert!(h3 < h2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enabled_metrics_give_purge_and_flush_rates() {
+    let server = PrivateServer::start(ServerConfig::default());
+    for group in ["module_buffer", "module_purge", "module_log", "trx_rseg_current_size", "module_buffer_page"] {
+        server
+            .sql(&format!("SET GLOBAL innodb_monitor_enable = '{group}'"))
+            .await;
+    }
+    let load = WriteLoad::start(server.opts(), 4);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let v = once(&server, &[]);
+    load.stop().await;
+    assert!(v["purge"]["records_per_s"].as_f64().is_some(), "{}", v["purge"]);
+    assert!(v["purge"]["undo_pages_per_s"].as_f64().is_some());
+    assert!(v["undo"]["size_bytes"].as_u64().is_some(), "{}", v["undo"]);
+    assert!(v["flush"]["by_source_pages_per_s"]["adaptive"].as_f64().is_some());
+    assert!(v["flush"]["disabled_counters"].as_array().is_some_and(|a| a.is_empty()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_scan_only_when_asked() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let v = once(&server, &[]);
+    assert!(v["undo"]["cached_pages"].is_null());
+    let v = once(&server, &["--undo-scan-interval", "1s"]);
+    assert!(v["undo"]["cached_pages"].as_u64().is_some(), "{}", v["undo"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_process_privilege_degrades_only_what_needs_it() {
+    let server = PrivateServer::start(ServerConfig::default());
+    server
+        .sql("CREATE USER 'watcher'@'localhost' IDENTIFIED BY 'Wt-secret-4711'")
+        .await;
+    let out = Command::new(common::innodebt_bin())
+        .args(["--no-defaults", "-S"])
+        .arg(server.socket())
+        .args(["-u", "watcher", "-pWt-secret-4711", "--once", "--format", "json", "--interval", "200ms"])
+        .output()
+        .expect("run innodebt");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stdout.contains("Wt-secret-4711") && !stderr.contains("Wt-secret-4711"));
+    let v: Value = serde_json::from_str(&stdout).expect("json");
+    // SHOW GLOBAL STATUS needs no privilege: redo and history still come through.
+    assert!(v["redo"]["checkpoint_age_bytes"].as_u64().is_some());
+    assert!(v["history"]["length"].as_u64().is_some());
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("INNODB_TRX unavailable: needs the PROCESS privilege"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("INNODB_METRICS unavailable: needs the PROCESS privilege"));
+}
+
+#[test]
+fn bad_credentials_fail_clearly_without_the_password() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let out = Command::new(common::innodebt_bin())
+        .args(["--no-defaults", "-S"])
+        .arg(server.socket())
+        .args(["-u", "nobody", "-pWrong-Pass-99", "--once"])
+        .output()
+        .expect("run innodebt");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("access denied"), "{stderr}");
+    assert!(!stderr.contains("Wrong-Pass-99"));
+    assert!(out.stdout.is_empty());
+}
