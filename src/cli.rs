@@ -64,7 +64,7 @@ pub struct Cli {
 }
 
 /// The mysql client's connection flags.
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Connection (as in the mysql client)")]
 pub struct ConnectionArgs {
     /// Server host name or IP; none or `localhost` means the Unix socket.
@@ -176,6 +176,27 @@ pub struct Options {
     /// Run on built-in synthetic data, without a server.
     #[arg(long)]
     pub demo: bool,
+}
+
+impl Default for ConnectionArgs {
+    /// As if no connection flag was given.
+    fn default() -> Self {
+        Self {
+            host: None,
+            port: None,
+            user: None,
+            password: None,
+            password_prompt: false,
+            socket: None,
+            database: None,
+            defaults_file: None,
+            defaults_extra_file: None,
+            no_defaults: false,
+            ssl_mode: None,
+            ssl_ca: None,
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
 }
 
 impl Default for Options {
@@ -1094,6 +1115,19 @@ mod tests {
                 .parse::<SslMode>()
                 .unwrap_err()
                 .contains("VERIFY_IDENTITY")
+        );
+    }
+
+    #[test]
+    fn defaults_match_an_empty_command_line() {
+        let parsed = parse_args(["innodebt"]).unwrap();
+        assert_eq!(
+            format!("{:?}", parsed.connection),
+            format!("{:?}", ConnectionArgs::default())
+        );
+        assert_eq!(
+            format!("{:?}", parsed.options),
+            format!("{:?}", Options::default())
         );
     }
 

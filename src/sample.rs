@@ -180,3 +180,15 @@ pub enum SourceEvent {
     },
     Audit(AuditEntry),
 }
+
+impl SourceEvent {
+    /// When the event happened (a sample's poll time, a disconnect's start).
+    pub fn at(&self) -> DateTime<Utc> {
+        match self {
+            SourceEvent::Sample(s) => s.taken_at,
+            SourceEvent::Connected { at, .. } | SourceEvent::Variables { at, .. } => *at,
+            SourceEvent::Disconnected { since, .. } => *since,
+            SourceEvent::Audit(a) => a.at,
+        }
+    }
+}

@@ -99,7 +99,7 @@ async fn survives_kill_9_and_restarts_rates() {
             .into_iter()
             .flatten()
             {
-                assert!(rate >= 0.0 && rate < 1e9, "rate after restart: {rate}");
+                assert!((0.0..1e9).contains(&rate), "rate after restart: {rate}");
             }
             if after == 1 {
                 // The first sample after a restart has no baseline: no interval, no rates.

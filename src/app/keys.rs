@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::{Action, App, Command, Confirm, MAX_INTERVAL, MIN_INTERVAL, Overlay, Panel};
+use super::{
+    Action, App, Command, Confirm, Input, InputPurpose, MAX_INTERVAL, MIN_INTERVAL, Overlay, Panel,
+};
 
 /// The help overlay's content: every key, in the order a DBA looks for them.
 pub const HELP: &[(&str, &str)] = &[
@@ -19,6 +21,15 @@ pub const HELP: &[(&str, &str)] = &[
     ("w", "chart window 1m / 5m / 15m / 1h"),
     ("u", "undo residency scan now (asks first)"),
     ("Ctrl-Z", "suspend (fg to resume)"),
+];
+
+/// Extra keys while replaying a capture.
+pub const REPLAY_HELP: &[(&str, &str)] = &[
+    ("space", "play / pause"),
+    ("←  →", "one sample back / forward"),
+    ("[  ]", "slower / faster (0.25× … 1000×)"),
+    ("g", "go to a time (HH:MM:SS, +5m, -30s, RFC 3339)"),
+    ("n  N", "next / previous notable moment"),
 ];
 
 pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
@@ -39,6 +50,11 @@ pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
         return overlay_key(app, key);
     }
     app.needs_draw = true;
+    if app.replay.is_some()
+        && let Some(cmds) = replay_key(app, key)
+    {
+        return cmds;
+    }
     match key.code {
         KeyCode::Char('q') => {
             app.quit = true;
@@ -105,6 +121,81 @@ pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
     }
 }
 
+/// Transport keys; `None` when the key is not a replay key.
+fn replay_key(app: &mut App, key: KeyEvent) -> Option<Vec<Command>> {
+    let r = app.replay.as_mut()?;
+    match key.code {
+        KeyCode::Char(' ') => {
+            if r.at_end() {
+                let first = r.first;
+                app.seek(first);
+            }
+            if let Some(r) = app.replay.as_mut() {
+                r.playing = !r.playing;
+            }
+        }
+        KeyCode::Right => {
+            let pos = r.pos + 1;
+            r.playing = false;
+            app.seek(pos);
+        }
+        KeyCode::Left => {
+            let pos = r.pos.saturating_sub(1);
+            r.playing = false;
+            app.seek(pos);
+        }
+        KeyCode::Char(']') => r.faster(),
+        KeyCode::Char('[') => r.slower(),
+        KeyCode::Char('n') | KeyCode::Char('N') => {
+            let forward = key.code == KeyCode::Char('n');
+            if let Some(m) = r.moment(forward) {
+                let pos = m.sample;
+                r.playing = false;
+                app.seek(pos);
+            }
+        }
+        KeyCode::Char('g') => {
+            app.overlay = Some(Overlay::Input(Input {
+                title: "Go to".into(),
+                lines: vec![
+                    "HH:MM:SS (capture day), +90s / +5m from the start,".into(),
+                    "-30s from here, or an RFC 3339 time".into(),
+                ],
+                text: String::new(),
+                error: None,
+                purpose: InputPurpose::Goto,
+            }));
+        }
+        _ => return None,
+    }
+    Some(Vec::new())
+}
+
+/// Typed text is done: act on it, or keep the prompt open with the error.
+fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
+    match input.purpose {
+        InputPurpose::Goto => {
+            let parsed = match app.replay.as_ref() {
+                Some(r) => super::replay::parse_goto(&input.text, r),
+                None => Err("not replaying".into()),
+            };
+            match parsed {
+                Ok(pos) => {
+                    if let Some(r) = app.replay.as_mut() {
+                        r.playing = false;
+                    }
+                    app.seek(pos);
+                }
+                Err(e) => {
+                    input.error = Some(e);
+                    app.overlay = Some(Overlay::Input(input));
+                }
+            }
+            Vec::new()
+        }
+    }
+}
+
 /// Panels sit in a 2-column grid in reading order; focus moves within it.
 fn move_focus(app: &mut App, dx: i32, dy: i32) -> Vec<Command> {
     let i = app.focus.number() as i32 - 1;
@@ -146,6 +237,26 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
             // Any key closes; `q` on help closes rather than quits, as users expect.
             Vec::new()
         }
+        Overlay::Input(mut input) => match key.code {
+            KeyCode::Esc => Vec::new(),
+            KeyCode::Enter => submit_input(app, input),
+            KeyCode::Backspace => {
+                input.text.pop();
+                input.error = None;
+                app.overlay = Some(Overlay::Input(input));
+                Vec::new()
+            }
+            KeyCode::Char(c) if !c.is_control() && input.text.chars().count() < 64 => {
+                input.text.push(c);
+                input.error = None;
+                app.overlay = Some(Overlay::Input(input));
+                Vec::new()
+            }
+            _ => {
+                app.overlay = Some(Overlay::Input(input));
+                Vec::new()
+            }
+        },
         Overlay::Confirm(mut c) => match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => app.confirmed(c.action),
             KeyCode::Enter if c.yes_selected => app.confirmed(c.action),

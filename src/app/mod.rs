@@ -2,6 +2,8 @@
 //! messages). Side effects leave as [`Command`]s and come back as messages.
 
 pub mod keys;
+pub mod moments;
+pub mod replay;
 pub mod view;
 
 use std::time::Duration;
@@ -10,6 +12,7 @@ use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 
 use crate::sample::SourceEvent;
+pub use replay::{Recording, Replay};
 pub use view::{DataView, Link};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,9 +113,27 @@ pub struct Confirm {
     pub action: Action,
 }
 
+/// What typed text is for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputPurpose {
+    /// Replay: go to a time.
+    Goto,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    pub title: String,
+    pub lines: Vec<String>,
+    pub text: String,
+    /// Shown under the field after a rejected entry.
+    pub error: Option<String>,
+    pub purpose: InputPurpose,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help,
+    Input(Input),
     Confirm(Confirm),
     /// A one-off message (an error or a result); any key closes it.
     Notice { title: String, lines: Vec<String> },
@@ -165,6 +186,12 @@ pub struct App {
     pub quit: bool,
     /// Something on screen changed since the last draw.
     pub needs_draw: bool,
+    /// Set when showing a capture instead of a live server.
+    pub replay: Option<Replay>,
+    /// Wall-clock time of the previous tick (replay pacing).
+    last_wall: Option<DateTime<Utc>>,
+    /// Capture seconds owed to playback (wall time × speed not yet spent on samples).
+    play_debt_s: f64,
 }
 
 impl App {
@@ -182,7 +209,51 @@ impl App {
             read_only: false,
             quit: false,
             needs_draw: true,
+            replay: None,
+            last_wall: None,
+            play_debt_s: 0.0,
         }
+    }
+
+    /// An app showing a capture, positioned at its first sample (or `--from`).
+    pub fn replaying(replay: Replay, interval: Duration) -> Self {
+        let now = replay.now().unwrap_or_default();
+        let mut app = App::new(interval, now);
+        app.read_only = true;
+        app.live = replay.recording.view_at(replay.pos);
+        app.replay = Some(replay);
+        app
+    }
+
+    /// Moves the replay to sample `pos`, rebuilding what the screen shows.
+    pub fn seek(&mut self, pos: usize) {
+        let Some(r) = self.replay.as_mut() else {
+            return;
+        };
+        r.seek(pos);
+        self.live = r.recording.view_at(r.pos);
+        self.now = r.now().unwrap_or(self.now);
+        self.needs_draw = true;
+    }
+
+    /// One sample forward during playback: feed only the new events.
+    fn play_step(&mut self) -> bool {
+        let Some(r) = self.replay.as_mut() else {
+            return false;
+        };
+        let from = r.recording.samples.get(r.pos).copied();
+        if !r.step(true) {
+            return false;
+        }
+        let (Some(from), Some(&to)) = (from, r.recording.samples.get(r.pos)) else {
+            return false;
+        };
+        let events = std::sync::Arc::clone(&r.recording.events);
+        for ev in events.get(from + 1..=to).unwrap_or_default() {
+            self.live.ingest(ev, ev.at());
+        }
+        self.now = r.now().unwrap_or(self.now);
+        true
     }
 
     /// What the panels show: the frozen copy while frozen, else live data.
@@ -229,6 +300,10 @@ impl App {
                 }
                 Vec::new()
             }
+            Msg::Tick(now) if self.replay.is_some() => {
+                self.tick_replay(now);
+                Vec::new()
+            }
             Msg::Tick(now) => {
                 let before = self.freshness();
                 self.now = now;
@@ -242,6 +317,41 @@ impl App {
                 self.needs_draw = true;
                 Vec::new()
             }
+        }
+    }
+
+    /// Playback: spend wall time × speed on samples. `wall` is the tick's wall-clock time; the
+    /// displayed clock (`self.now`) is the capture's.
+    fn tick_replay(&mut self, wall: DateTime<Utc>) {
+        let Some(r) = self.replay.as_ref() else {
+            return;
+        };
+        let elapsed = secs_between(self.last_wall.unwrap_or(wall), wall).clamp(0.0, 1.0);
+        self.last_wall = Some(wall);
+        if !r.playing {
+            return;
+        }
+        self.play_debt_s += elapsed * r.speed;
+        let mut moved = false;
+        // Bounded per tick so a huge speed-up can't freeze the UI.
+        for _ in 0..5000 {
+            let Some(gap) = self.replay.as_ref().and_then(|r| r.gap_to_next()) else {
+                break;
+            };
+            if self.play_debt_s < gap {
+                break;
+            }
+            self.play_debt_s -= gap;
+            moved |= self.play_step();
+        }
+        if let Some(r) = self.replay.as_mut()
+            && r.at_end()
+        {
+            r.playing = false;
+            self.play_debt_s = 0.0;
+        }
+        if moved {
+            self.needs_draw = true;
         }
     }
 

@@ -449,6 +449,15 @@ impl Flavor {
         }
     }
 
+    /// How many files the size variable multiplies by: `innodb_log_file_size` is per file on
+    /// MySQL 5.7 / 8.0 < .30 (× `innodb_log_files_in_group`); one setting elsewhere.
+    pub fn redo_size_files(&self, files_in_group: u64) -> u64 {
+        match self.redo {
+            RedoModel::Mysql57 | RedoModel::Mysql80 => files_in_group.max(1),
+            RedoModel::Mysql8030 | RedoModel::Mariadb => 1,
+        }
+    }
+
     /// What happens to writes past the sync line, in the DBA's words.
     pub fn sync_point_effect(&self) -> &'static str {
         if self.is_mariadb() {

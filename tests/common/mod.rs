@@ -22,6 +22,8 @@
 //! a server is ready about 0.2-0.3 s after `start` once the template exists.
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use std::fs;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::net::TcpListener;

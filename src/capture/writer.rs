@@ -1,0 +1,477 @@
+//! Writing captures: [`CaptureWriter`] appends events to a file (see `format` for the bytes),
+//! and [`spawn_writer`] runs one on its own thread behind a bounded channel so the poller
+//! never waits on the disk: when the channel is full the event is dropped and counted, and
+//! the count ends up in the file's trailer and in the [`WriteSummary`].
+
+use std::borrow::Cow;
+use std::fs::{File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+
+use super::format::{
+    self, FRAME_RECORDS, Header, MAX_RECORD_LEN, Marker, RECORD_PREFIX, Trailer, event_time,
+};
+use super::{CaptureError, digest, shown};
+use crate::sample::SourceEvent;
+
+/// How a capture is written.
+#[derive(Debug, Clone)]
+pub struct WriterOptions {
+    /// Replace an existing file (otherwise creating it fails with [`CaptureError::Exists`]).
+    pub overwrite: bool,
+    /// Records per zstd frame: the unit of seeking and of loss after damage.
+    pub frame_records: u32,
+    /// zstd level; 3 writes a 1 s capture at well under 1 MB per hour.
+    pub level: i32,
+    /// At most this long between `fdatasync`s, so a machine crash loses at most this much.
+    pub sync_every: Duration,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            overwrite: false,
+            frame_records: FRAME_RECORDS,
+            level: 3,
+            sync_every: Duration::from_secs(1),
+        }
+    }
+}
+
+/// What a finished capture holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteSummary {
+    pub path: PathBuf,
+    pub records: u64,
+    /// Events not written: the channel was full (the disk was too slow) or an event could
+    /// not be encoded.
+    pub dropped: u64,
+    pub frames: u32,
+    pub bytes: u64,
+}
+
+/// A file with a running byte count, for positions in error messages.
+struct Counted {
+    file: File,
+    written: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+enum Sink {
+    /// Between frames: the next record starts a new section.
+    Idle(Counted),
+    Frame(zstd::stream::write::Encoder<'static, Counted>),
+    /// After an I/O error or `finish`.
+    Gone,
+}
+
+/// Appends events to one capture file. Every `append` leaves a replayable file behind.
+pub struct CaptureWriter {
+    path: PathBuf,
+    sink: Sink,
+    opts: WriterOptions,
+    keep_queries: bool,
+    records: u64,
+    in_frame: u32,
+    frames: u32,
+    dropped: u64,
+    last_sync: Instant,
+    failed: Option<String>,
+}
+
+impl CaptureWriter {
+    /// Creates `path` (mode 0600; an existing file is an error) and writes the header.
+    pub fn create(path: impl AsRef<Path>, header: &Header) -> Result<Self, CaptureError> {
+        Self::create_with(path, header, WriterOptions::default())
+    }
+
+    pub fn create_with(
+        path: impl AsRef<Path>,
+        header: &Header,
+        opts: WriterOptions,
+    ) -> Result<Self, CaptureError> {
+        let path = path.as_ref().to_path_buf();
+        let io_err = |action, at_byte, source| CaptureError::Io {
+            path: shown(&path),
+            action,
+            at_byte,
+            source,
+        };
+        let mut oo = OpenOptions::new();
+        oo.write(true).mode(0o600);
+        if opts.overwrite {
+            oo.create(true).truncate(true);
+        } else {
+            oo.create_new(true);
+        }
+        let file = match oo.open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return Err(CaptureError::Exists { path: shown(&path) });
+            }
+            Err(e) => return Err(io_err("creating the capture", 0, e)),
+        };
+        // An overwritten file keeps its old mode; captures name servers and sessions.
+        file.set_permissions(Permissions::from_mode(0o600))
+            .map_err(|e| io_err("setting mode 0600 on the capture", 0, e))?;
+        let bytes = format::encode_header(header).map_err(|e| CaptureError::Encode {
+            path: shown(&path),
+            record: 0,
+            what: format!("header: {e}"),
+        })?;
+        let mut out = Counted { file, written: 0 };
+        out.write_all(&bytes)
+            .and_then(|()| out.file.sync_data())
+            .map_err(|e| io_err("writing the header", 0, e))?;
+        Ok(CaptureWriter {
+            path,
+            sink: Sink::Idle(out),
+            opts: WriterOptions {
+                frame_records: opts.frame_records.max(1),
+                ..opts
+            },
+            keep_queries: header.keep_queries,
+            records: 0,
+            in_frame: 0,
+            frames: 0,
+            dropped: 0,
+            last_sync: Instant::now(),
+            failed: None,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Bytes on disk so far.
+    pub fn bytes(&self) -> u64 {
+        match &self.sink {
+            Sink::Idle(c) => c.written,
+            Sink::Frame(e) => e.get_ref().written,
+            Sink::Gone => 0,
+        }
+    }
+
+    /// Counts events the caller could not hand over (they go into the trailer).
+    pub fn note_dropped(&mut self, n: u64) {
+        self.dropped += n;
+    }
+
+    /// Appends one event (query texts digested unless the header says keep them; secrets
+    /// always). When this returns, the event is in the file and survives the writer's death.
+    pub fn append(&mut self, event: &SourceEvent) -> Result<(), CaptureError> {
+        if let Some(first) = &self.failed {
+            return Err(CaptureError::Failed {
+                path: shown(&self.path),
+                first: first.clone(),
+            });
+        }
+        let event = scrub(event, self.keep_queries);
+        let record = format::encode_record(&event).map_err(|e| self.encode_error(e.to_string()))?;
+        if record.len() - RECORD_PREFIX > MAX_RECORD_LEN as usize {
+            return Err(self.encode_error(format!(
+                "{} bytes is more than a record may hold ({MAX_RECORD_LEN})",
+                record.len()
+            )));
+        }
+        let result = self.write_record(&record, &event);
+        if let Err(e) = &result {
+            self.failed = Some(e.to_string());
+        }
+        result
+    }
+
+    fn encode_error(&mut self, what: String) -> CaptureError {
+        self.dropped += 1;
+        CaptureError::Encode {
+            path: shown(&self.path),
+            record: self.records,
+            what,
+        }
+    }
+
+    fn write_record(&mut self, record: &[u8], event: &SourceEvent) -> Result<(), CaptureError> {
+        let at = self.bytes();
+        if let Sink::Idle(_) = self.sink {
+            let Sink::Idle(mut out) = std::mem::replace(&mut self.sink, Sink::Gone) else {
+                return Ok(());
+            };
+            let marker = format::encode_marker(&Marker {
+                frame_no: self.frames,
+                first_record: self.records,
+                first_at: event_time(event),
+            });
+            out.write_all(&marker)
+                .map_err(|e| self.io_error("writing a section marker", at, e))?;
+            let encoder = zstd::stream::write::Encoder::new(out, self.opts.level)
+                .map_err(|e| self.io_error("starting a zstd frame", at, e))?;
+            self.sink = Sink::Frame(encoder);
+            self.frames += 1;
+            self.in_frame = 0;
+        }
+        let Sink::Frame(enc) = &mut self.sink else {
+            return Err(CaptureError::Failed {
+                path: shown(&self.path),
+                first: "the file was already finished".to_string(),
+            });
+        };
+        // Flushing ends the zstd block: the record is decodable from the file right away.
+        let written = enc.write_all(record).and_then(|()| enc.flush());
+        written.map_err(|e| self.io_error("writing an event", at, e))?;
+        self.records += 1;
+        self.in_frame += 1;
+        if self.in_frame >= self.opts.frame_records {
+            self.end_frame()?;
+        }
+        if self.last_sync.elapsed() >= self.opts.sync_every {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    fn io_error(&self, action: &'static str, at_byte: u64, source: io::Error) -> CaptureError {
+        CaptureError::Io {
+            path: shown(&self.path),
+            action,
+            at_byte,
+            source,
+        }
+    }
+
+    fn end_frame(&mut self) -> Result<(), CaptureError> {
+        if let Sink::Frame(_) = self.sink {
+            let Sink::Frame(enc) = std::mem::replace(&mut self.sink, Sink::Gone) else {
+                return Ok(());
+            };
+            let at = enc.get_ref().written;
+            let out = enc
+                .finish()
+                .map_err(|e| self.io_error("ending a zstd frame", at, e))?;
+            self.sink = Sink::Idle(out);
+        }
+        Ok(())
+    }
+
+    /// Forces everything written so far to the disk.
+    pub fn sync(&mut self) -> Result<(), CaptureError> {
+        let at = self.bytes();
+        let file = match &self.sink {
+            Sink::Idle(c) => &c.file,
+            Sink::Frame(e) => &e.get_ref().file,
+            Sink::Gone => return Ok(()),
+        };
+        file.sync_data()
+            .map_err(|e| self.io_error("syncing the capture to disk", at, e))?;
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    /// Ends the last frame, writes the trailer (records and dropped count) and syncs.
+    pub fn finish(mut self) -> Result<WriteSummary, CaptureError> {
+        if let Some(first) = self.failed.take() {
+            return Err(CaptureError::Failed {
+                path: shown(&self.path),
+                first,
+            });
+        }
+        self.end_frame()?;
+        let at = self.bytes();
+        let Sink::Idle(mut out) = std::mem::replace(&mut self.sink, Sink::Gone) else {
+            return Ok(self.summary(at));
+        };
+        let trailer = format::encode_trailer(&Trailer {
+            records: self.records,
+            dropped: self.dropped,
+            finished_at: Utc::now(),
+        });
+        out.write_all(&trailer)
+            .and_then(|()| out.file.sync_data())
+            .map_err(|e| self.io_error("writing the end mark", at, e))?;
+        Ok(self.summary(out.written))
+    }
+
+    fn summary(&self, bytes: u64) -> WriteSummary {
+        WriteSummary {
+            path: self.path.clone(),
+            records: self.records,
+            dropped: self.dropped,
+            frames: self.frames,
+            bytes,
+        }
+    }
+}
+
+/// The event as it may be stored: query texts digested (unless kept), secrets always.
+pub fn scrub(event: &SourceEvent, keep_queries: bool) -> Cow<'_, SourceEvent> {
+    let SourceEvent::Sample(sample) = event else {
+        return Cow::Borrowed(event);
+    };
+    let changes = |q: &Option<String>| q.as_deref().is_some_and(|q| digest::redact(q, keep_queries) != q);
+    let trx_changes = sample.trx.iter().any(|t| changes(&t.query));
+    let status_changes = sample
+        .innodb_status
+        .as_ref()
+        .is_some_and(|st| st.transactions.iter().any(|t| changes(&t.query)));
+    if !trx_changes && !status_changes {
+        return Cow::Borrowed(event);
+    }
+    let mut sample = sample.clone();
+    let fix = |q: &mut Option<String>| {
+        if let Some(text) = q.as_mut() {
+            *text = digest::redact(text, keep_queries);
+        }
+    };
+    sample.trx.iter_mut().for_each(|t| fix(&mut t.query));
+    if let Some(st) = sample.innodb_status.as_mut() {
+        st.transactions.iter_mut().for_each(|t| fix(&mut t.query));
+    }
+    Cow::Owned(SourceEvent::Sample(sample))
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    dropped: AtomicU64,
+    failed: AtomicBool,
+}
+
+/// The poller's end of the writer channel. `send` never blocks.
+#[derive(Debug, Clone)]
+pub struct CaptureSender {
+    tx: SyncSender<SourceEvent>,
+    shared: Arc<Shared>,
+}
+
+impl CaptureSender {
+    /// Hands the event to the writer thread; `false` when it had to be dropped (the channel
+    /// is full because the disk is slow, or the writer failed) — it is counted either way.
+    pub fn send(&self, event: SourceEvent) -> bool {
+        match self.tx.try_send(event) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    /// Events dropped so far.
+    pub fn dropped(&self) -> u64 {
+        self.shared.dropped.load(Ordering::Relaxed)
+    }
+
+    /// The writer thread stopped on an error: nothing more reaches the file.
+    pub fn writer_failed(&self) -> bool {
+        self.shared.failed.load(Ordering::Relaxed)
+    }
+}
+
+/// The writer thread. Drop every [`CaptureSender`] to shut it down: it drains what is
+/// queued, writes the trailer and syncs; then [`WriterHandle::join`] returns the summary.
+pub struct WriterHandle {
+    path: PathBuf,
+    join: JoinHandle<Result<WriteSummary, CaptureError>>,
+}
+
+impl WriterHandle {
+    /// Waits for the thread (blocking: from async code, call it in `spawn_blocking`).
+    pub fn join(self) -> Result<WriteSummary, CaptureError> {
+        match self.join.join() {
+            Ok(r) => r,
+            Err(panic) => Err(CaptureError::WriterThread {
+                path: shown(&self.path),
+                what: panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panicked".to_string()),
+            }),
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.join.is_finished()
+    }
+}
+
+/// Creates the file now (so "exists" or "permission denied" reach the user at once) and
+/// starts the writer thread behind a channel of `capacity` events.
+pub fn spawn_writer(
+    path: impl AsRef<Path>,
+    header: &Header,
+    capacity: usize,
+) -> Result<(CaptureSender, WriterHandle), CaptureError> {
+    spawn_writer_with(path, header, capacity, WriterOptions::default())
+}
+
+pub fn spawn_writer_with(
+    path: impl AsRef<Path>,
+    header: &Header,
+    capacity: usize,
+    opts: WriterOptions,
+) -> Result<(CaptureSender, WriterHandle), CaptureError> {
+    let writer = CaptureWriter::create_with(path.as_ref(), header, opts)?;
+    let (tx, rx) = sync_channel(capacity.max(1));
+    let shared = Arc::new(Shared::default());
+    let thread_shared = Arc::clone(&shared);
+    let join = std::thread::Builder::new()
+        .name("capture-writer".to_string())
+        .spawn(move || writer_loop(writer, rx, thread_shared))
+        .map_err(|e| CaptureError::Io {
+            path: shown(path.as_ref()),
+            action: "starting the writer thread",
+            at_byte: 0,
+            source: e,
+        })?;
+    Ok((
+        CaptureSender { tx, shared },
+        WriterHandle {
+            path: path.as_ref().to_path_buf(),
+            join,
+        },
+    ))
+}
+
+fn writer_loop(
+    mut writer: CaptureWriter,
+    rx: Receiver<SourceEvent>,
+    shared: Arc<Shared>,
+) -> Result<WriteSummary, CaptureError> {
+    while let Ok(event) = rx.recv() {
+        match writer.append(&event) {
+            Ok(()) => {}
+            // One odd event (counted as dropped) must not end the recording.
+            Err(CaptureError::Encode { .. }) => {}
+            Err(e) => {
+                shared.failed.store(true, Ordering::Relaxed);
+                // Returning drops the receiver: every later send fails (and counts) at once.
+                return Err(e);
+            }
+        }
+    }
+    writer.note_dropped(shared.dropped.load(Ordering::Relaxed));
+    writer.finish()
+}

@@ -1,0 +1,195 @@
+//! Panel 1, checkpoint age: redo not yet checkpointed, against the redo capacity, with the
+//! async and sync points (MariaDB: the furious-flush point M) marked on the gauge and drawn
+//! as lines on the chart. Past async is a warning, past sync critical — by colour and symbol.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use crate::app::{App, Panel};
+use crate::output;
+use crate::theme::{Severity, Theme, ThemeItem};
+
+use super::widgets::{
+    GaugeMark, Item, MarkerLabel, Plot, Threshold, axis_bytes, bytes, draw_lines, flow,
+    gauge_line, marker_labels, pct, sanitize, severity, time_chart, waiting, CHART_MIN_COLS,
+    CHART_MIN_ROWS,
+};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let inner = super::widgets::panel_frame(frame, area, Panel::Checkpoint, app, theme);
+    if inner.is_empty() {
+        return;
+    }
+    let view = app.view();
+    let Some(f) = view.latest.as_ref() else {
+        waiting(frame.buffer_mut(), inner, theme);
+        return;
+    };
+    let r = &f.redo;
+    let dim = theme.style(ThemeItem::Dim);
+    let text = theme.style(ThemeItem::Text);
+    let sync_name = {
+        let n = sanitize(&r.sync_point_name, 40);
+        if n.is_empty() { "sync".to_string() } else { n }
+    };
+    // "furious flush (M)" → "M" where room is short.
+    let sync_short = match (sync_name.rfind('('), sync_name.ends_with(')')) {
+        (Some(i), true) => sync_name[i + 1..sync_name.len() - 1].to_string(),
+        _ => sync_name.clone(),
+    };
+    let age = r.checkpoint_age_bytes;
+    let cap = r.capacity_bytes.filter(|c| *c > 0);
+    let sev = severity(
+        age.map(|a| a as f64),
+        r.async_point_bytes.map(|a| a as f64),
+        r.sync_point_bytes.map(|s| s as f64),
+    );
+    let sev_style = theme.severity(sev);
+    let frac = |v: u64| cap.map(|c| v as f64 / c as f64);
+
+    let mut items = vec![Item::new(vec![
+        Span::styled("age ", dim),
+        Span::styled(bytes(age), sev_style),
+        Span::styled(format!(" {}", theme.severity_symbol(sev)), sev_style),
+        Span::styled(" = ", dim),
+        Span::styled(pct(r.checkpoint_age_pct_of_capacity), sev_style),
+        Span::styled(" of ", dim),
+        Span::styled(bytes(r.capacity_bytes), text),
+    ])];
+    if age.is_some() {
+        let state = match sev {
+            Severity::Ok => "below async".to_string(),
+            Severity::Warning => "past async".to_string(),
+            Severity::Critical => format!("past {sync_short}"),
+        };
+        items.push(Item::new(vec![Span::styled(state, sev_style)]));
+    }
+    items.push(Item::new(vec![
+        Span::styled("async ", theme.style(ThemeItem::AsyncLine)),
+        Span::styled(bytes(r.async_point_bytes), text),
+        Span::styled(
+            format!(" ({})", pct(r.async_point_bytes.and_then(frac).map(|x| x * 100.0))),
+            dim,
+        ),
+    ]));
+    items.push(Item::new(vec![
+        Span::styled(format!("{sync_name} "), theme.style(ThemeItem::SyncLine)),
+        Span::styled(bytes(r.sync_point_bytes), text),
+        Span::styled(
+            format!(" ({})", pct(r.sync_point_bytes.and_then(frac).map(|x| x * 100.0))),
+            dim,
+        ),
+    ]));
+    items.push(Item::kv(
+        theme,
+        "redo written",
+        r.written_bytes_per_s
+            .filter(|b| b.is_finite() && *b >= 0.0)
+            .map(|b| format!("{}/s", output::bytes(b.min(u64::MAX as f64) as u64)))
+            .unwrap_or_else(|| super::widgets::NA.to_string()),
+        text,
+    ));
+    let lines = flow(items, inner.width as usize);
+
+    // The gauge and its labels.
+    let w = inner.width as usize;
+    let mut gauge: Vec<Line<'static>> = Vec::new();
+    if cap.is_some() {
+        let fill = match sev {
+            Severity::Ok => theme.style(ThemeItem::GaugeFill),
+            s => theme.severity(s),
+        };
+        let marks: Vec<GaugeMark> = [
+            (r.async_point_bytes, ThemeItem::AsyncLine),
+            (r.sync_point_bytes, ThemeItem::SyncLine),
+        ]
+        .into_iter()
+        .filter_map(|(p, item)| {
+            Some(GaugeMark {
+                at: p.and_then(frac)?,
+                style: theme.style(item),
+            })
+        })
+        .collect();
+        gauge.push(gauge_line(age.and_then(frac), w, fill, &marks, theme));
+        let async_forms = [format!("async {}", bytes(r.async_point_bytes)), "async".to_string()];
+        let sync_forms = [
+            format!("{sync_name} {}", bytes(r.sync_point_bytes)),
+            format!("{sync_short} {}", bytes(r.sync_point_bytes)),
+            sync_short.clone(),
+        ];
+        let mut labels = Vec::new();
+        if let Some(at) = r.async_point_bytes.and_then(frac) {
+            labels.push(MarkerLabel {
+                at,
+                forms: &async_forms,
+                style: theme.style(ThemeItem::AsyncLine),
+            });
+        }
+        if let Some(at) = r.sync_point_bytes.and_then(frac) {
+            labels.push(MarkerLabel {
+                at,
+                forms: &sync_forms,
+                style: theme.style(ThemeItem::SyncLine),
+            });
+        }
+        gauge.push(marker_labels(w, &labels));
+    }
+
+    // Rows: the first figures line, the gauge, the other figures lines while the chart keeps
+    // its minimum, then the chart.
+    let fixed = 1 + gauge.len() as u16;
+    let chart_ok = inner.width >= CHART_MIN_COLS && inner.height >= fixed + CHART_MIN_ROWS;
+    let extra_room = if chart_ok {
+        inner.height - fixed - CHART_MIN_ROWS
+    } else {
+        inner.height.saturating_sub(fixed)
+    };
+    let extra = (lines.len().saturating_sub(1) as u16).min(extra_room);
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    rows.extend(lines.iter().take(1).cloned());
+    rows.extend(gauge);
+    rows.extend(lines.iter().skip(1).take(extra as usize).cloned());
+    let used = rows.len() as u16;
+    let buf = frame.buffer_mut();
+    draw_lines(buf, inner, &rows);
+    if !chart_ok {
+        return;
+    }
+    let chart_area = Rect {
+        y: inner.y + used,
+        height: inner.height.saturating_sub(used),
+        ..inner
+    };
+    let mut thresholds = Vec::new();
+    if let Some(a) = r.async_point_bytes {
+        thresholds.push(Threshold {
+            value: a as f64,
+            style: theme.style(ThemeItem::AsyncLine),
+            label: "async".into(),
+            soft: false,
+        });
+    }
+    if let Some(s) = r.sync_point_bytes {
+        thresholds.push(Threshold {
+            value: s as f64,
+            style: theme.style(ThemeItem::SyncLine),
+            label: sync_name.clone(),
+            soft: false,
+        });
+    }
+    time_chart(
+        frame,
+        chart_area,
+        app,
+        theme,
+        &[Plot {
+            series: &view.charts.checkpoint_age,
+            style: theme.style(ThemeItem::SeriesCheckpointAge),
+        }],
+        &thresholds,
+        cap.map(|c| c as f64),
+        &axis_bytes,
+    );
+}

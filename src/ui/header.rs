@@ -1,0 +1,204 @@
+//! The header bar: where we are connected, what the server is, and how fresh the data is —
+//! with badges (WAITING, STALE, DISCONNECTED, FROZEN, REC, READ-ONLY) that never rely on
+//! colour alone. When the bar is too narrow, the least useful parts go first.
+
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use crate::app::{App, Freshness, Link};
+use crate::output;
+use crate::source::flavor::FlavorKind;
+use crate::theme::{Theme, ThemeItem};
+
+use super::widgets::{sanitize, truncate, width};
+
+/// How much of a connection error the header shows.
+const ERROR_COLS: usize = 48;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let bg = theme.style(ThemeItem::HeaderBg);
+    let text = theme.style(ThemeItem::Text).patch(bg).patch(theme.style(ThemeItem::HeaderText));
+    let dim = theme.style(ThemeItem::Dim).patch(bg);
+    let badge = |item: ThemeItem| bg.patch(theme.style(item));
+
+    let view = app.view();
+    let info = view.info();
+    let latest = view.latest.as_ref();
+
+    // (importance: lower is kept longer, spans)
+    let mut left: Vec<(u8, Vec<Span<'static>>)> = Vec::new();
+    let label = info
+        .map(|i| sanitize(&i.label, 200))
+        .or_else(|| latest.map(|f| sanitize(&f.server.label, 200)))
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| "innodebt".to_string());
+    left.push((0, vec![Span::styled(label, text)]));
+    if let Some(i) = info {
+        let flavour = match i.flavor.kind {
+            FlavorKind::Mariadb => "MariaDB",
+            FlavorKind::Mysql => "MySQL",
+            FlavorKind::Percona => "Percona",
+        };
+        left.push((
+            3,
+            vec![Span::styled(
+                format!("{flavour} {}", short_version(&i.version)),
+                text,
+            )],
+        ));
+    }
+    if let Some(up) = latest.and_then(|f| f.server.uptime_s) {
+        left.push((
+            4,
+            vec![
+                Span::styled("up ", dim),
+                Span::styled(output::duration(up), text),
+            ],
+        ));
+    }
+    left.push((
+        5,
+        vec![
+            Span::styled("every ", dim),
+            Span::styled(interval(app.interval), text),
+        ],
+    ));
+
+    let mut badges: Vec<Span<'static>> = Vec::new();
+    match app.freshness() {
+        Freshness::Waiting => {
+            badges.push(Span::styled(" WAITING ", badge(ThemeItem::BadgeStale)));
+            let what = match view.link {
+                Link::Connecting if info.is_none() => "connecting…",
+                _ => "for the first sample",
+            };
+            left.push((2, vec![Span::styled(what, dim)]));
+        }
+        Freshness::Fresh { age_s } => {
+            left.push((
+                2,
+                vec![
+                    Span::styled("data ", dim),
+                    Span::styled(format!("{}s", age_s.max(0.0) as u64), text),
+                    Span::styled(" ago", dim),
+                ],
+            ));
+        }
+        Freshness::Stale { age_s } => {
+            badges.push(Span::styled(
+                format!(" STALE {} ", output::duration(age_s.max(0.0) as u64)),
+                badge(ThemeItem::BadgeStale),
+            ));
+        }
+        Freshness::Disconnected {
+            retry_in_s,
+            down_for_s,
+            error,
+        } => {
+            badges.push(Span::styled(
+                format!(" DISCONNECTED · retry in {}s ", retry_in_s.max(0.0).ceil() as u64),
+                badge(ThemeItem::BadgeDisconnected),
+            ));
+            let err = truncate(&sanitize(&error, 400), ERROR_COLS);
+            left.push((
+                1,
+                vec![
+                    Span::styled(err, text),
+                    Span::styled(
+                        format!(" · down {}", output::duration(down_for_s.max(0.0) as u64)),
+                        dim,
+                    ),
+                ],
+            ));
+        }
+    }
+    if app.is_frozen() {
+        badges.push(Span::styled(" FROZEN ", badge(ThemeItem::BadgeFrozen)));
+    }
+    if app.recording.is_some() {
+        badges.push(Span::styled(" REC ", badge(ThemeItem::BadgeRec)));
+    }
+    if app.read_only {
+        badges.push(Span::styled(" READ-ONLY ", badge(ThemeItem::Key)));
+    }
+
+    let total = area.width as usize;
+    let badges_w: usize = badges.iter().map(Span::width).sum::<usize>() + badges.len().saturating_sub(1);
+    let seg_w = |segs: &[(u8, Vec<Span<'static>>)]| -> usize {
+        segs.iter()
+            .map(|(_, s)| s.iter().map(Span::width).sum::<usize>() + 2)
+            .sum::<usize>()
+            + 1
+    };
+    // Drop the least important parts until everything fits beside the badges.
+    while left.len() > 1 && seg_w(&left) + badges_w > total {
+        if let Some(idx) = left
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (p, _))| *p)
+            .map(|(i, _)| i)
+        {
+            left.remove(idx);
+        }
+    }
+    let mut spans: Vec<Span<'static>> = vec![Span::styled(" ", text)];
+    let room_for_left = total.saturating_sub(badges_w + 1);
+    let mut used = 1;
+    for (i, (_, segment)) in left.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled("  ", text));
+            used += 2;
+        }
+        for s in segment {
+            let w = s.width();
+            let room = room_for_left.saturating_sub(used);
+            if w <= room {
+                used += w;
+                spans.push(s);
+            } else {
+                let cut = truncate(&s.content, room);
+                used += width(&cut);
+                spans.push(Span::styled(cut, s.style));
+            }
+        }
+    }
+    let buf = frame.buffer_mut();
+    buf.set_style(area, bg);
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+    if !badges.is_empty() && badges_w <= total {
+        let mut x = area.right() - badges_w as u16;
+        for (i, b) in badges.iter().enumerate() {
+            if i > 0 {
+                x += 1;
+            }
+            let (nx, _) = buf.set_span(x, area.y, b, area.right().saturating_sub(x));
+            x = nx;
+        }
+    }
+}
+
+/// `10.11.6-MariaDB-log` → `10.11.6`; anything odd is sanitised and shortened.
+fn short_version(v: &str) -> String {
+    let v = sanitize(v, 64);
+    let head = v.split('-').next().unwrap_or("");
+    if head.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+        head.to_string()
+    } else {
+        truncate(&v, 24)
+    }
+}
+
+fn interval(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+

@@ -1,0 +1,116 @@
+//! Panel 3, history list length: the undo logs purge still has to process, how fast that
+//! grows, when `innodb_max_purge_lag` will be reached, and the transaction holding purge back.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use crate::app::{App, Panel};
+use crate::metrics::Blocker;
+use crate::output;
+use crate::theme::{Severity, Theme, ThemeItem};
+
+use super::widgets::{
+    Item, Plot, Threshold, axis_count, draw_lines, layout_text, opt, sanitize, secs, signed_rate,
+    time_chart, waiting,
+};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let inner = super::widgets::panel_frame(frame, area, Panel::History, app, theme);
+    if inner.is_empty() {
+        return;
+    }
+    let view = app.view();
+    let Some(f) = view.latest.as_ref() else {
+        waiting(frame.buffer_mut(), inner, theme);
+        return;
+    };
+    let h = &f.history;
+    let dim = theme.style(ThemeItem::Dim);
+    let text = theme.style(ThemeItem::Text);
+
+    let mut items = vec![
+        Item::kv(theme, "length", opt(h.length, |l| output::count(l as f64)), text),
+        Item::kv(theme, "growth", signed_rate(h.growth_per_s), text),
+    ];
+    let lag = f.purge.max_purge_lag.filter(|l| *l > 0);
+    items.push(match lag {
+        None => Item::kv(theme, "max_purge_lag", "off".into(), dim),
+        Some(l) => match h.seconds_to_max_purge_lag.filter(|s| s.is_finite()) {
+            Some(s) if s <= 0.0 => Item::new(vec![
+                Span::styled(format!("max_purge_lag {l} "), dim),
+                Span::styled(
+                    format!("reached {}", theme.severity_symbol(Severity::Warning)),
+                    theme.severity(Severity::Warning),
+                ),
+            ]),
+            Some(s) => Item::new(vec![
+                Span::styled(format!("max_purge_lag {l} in "), dim),
+                Span::styled(secs(s), theme.severity(Severity::Warning)),
+            ]),
+            None => Item::new(vec![
+                Span::styled(format!("max_purge_lag {l} "), dim),
+                Span::styled("not nearing", text),
+            ]),
+        },
+    });
+    items.push(blocker_item(f.blocker.as_ref(), theme).on_own_line());
+
+    let (lines, text_area, chart) = layout_text(items, inner, true);
+    draw_lines(frame.buffer_mut(), text_area, &lines);
+    let Some(chart) = chart else { return };
+    let thresholds: Vec<Threshold> = lag
+        .map(|l| Threshold {
+            value: l as f64,
+            style: theme.style(ThemeItem::AsyncLine),
+            label: "max_purge_lag".into(),
+            soft: true,
+        })
+        .into_iter()
+        .collect();
+    time_chart(
+        frame,
+        chart,
+        app,
+        theme,
+        &[Plot {
+            series: &view.charts.history_length,
+            style: theme.style(ThemeItem::SeriesHistory),
+        }],
+        &thresholds,
+        None,
+        &axis_count,
+    );
+}
+
+/// One line: `blocker thread 42 app@10.0.0.5 1m 01s: SELECT …` or `no blocker`.
+fn blocker_item(b: Option<&Blocker>, theme: &Theme) -> Item {
+    let dim = theme.style(ThemeItem::Dim);
+    let text = theme.style(ThemeItem::Text);
+    let Some(b) = b else {
+        return Item::new(vec![Span::styled("no blocker", dim)]);
+    };
+    let warn = theme.severity(Severity::Warning);
+    let who = format!(
+        "{}@{}",
+        sanitize(b.user.as_deref().unwrap_or("?"), 64),
+        sanitize(b.host.as_deref().unwrap_or("?"), 64)
+    );
+    let doing = match b.query.as_deref().map(|q| sanitize(q, 300)) {
+        Some(q) if !q.is_empty() => q,
+        _ => match b.command.as_deref().map(|c| sanitize(c, 32)) {
+            Some(c) if c == "Sleep" => "(idle in transaction)".to_string(),
+            Some(c) if !c.is_empty() => format!("({c}, no statement)"),
+            _ => "(no statement running)".to_string(),
+        },
+    };
+    Item::new(vec![
+        Span::styled(format!("{} blocker ", theme.severity_symbol(Severity::Warning)), warn),
+        Span::styled("thread ", dim),
+        Span::styled(opt(b.thread_id, |t| t.to_string()), text),
+        Span::styled(format!(" {who} "), text),
+        Span::styled(output::duration(b.age_s), warn),
+        Span::styled(": ", dim),
+        Span::styled(doing, text),
+    ])
+}

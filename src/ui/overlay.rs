@@ -1,0 +1,119 @@
+//! Popups over the dashboard: Help (every key), Confirm (what will run, the exact SQL, and
+//! `[ Yes ]  [ No ]` with No the default) and Notice. Each is centered over a cleared area.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear};
+
+use crate::app::keys::HELP;
+use crate::app::{Confirm, Overlay};
+use crate::theme::{Theme, ThemeItem};
+
+use super::widgets::{draw_lines, sanitize, truncate, width, wrap};
+
+/// Widest a popup gets, so lines stay readable on huge terminals.
+const MAX_WIDTH: u16 = 78;
+
+pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: &Theme) {
+    let bg = theme.style(ThemeItem::PopupBg);
+    let base = theme.style(ThemeItem::Text).patch(bg);
+    let dim = theme.style(ThemeItem::Dim).patch(bg);
+    // Text width inside the border and one column of padding each side.
+    let max_text = area.width.min(MAX_WIDTH).saturating_sub(4) as usize;
+    let (title, lines) = match overlay {
+        Overlay::Help => ("Help: keys".to_string(), help_lines(theme, base, dim)),
+        Overlay::Confirm(c) => (sanitize(&c.title, 120), confirm_lines(c, max_text, theme, base, dim)),
+        Overlay::Notice { title, lines } => {
+            let mut out: Vec<Line<'static>> = Vec::new();
+            for l in lines {
+                for w in wrap(&sanitize(l, 2000), max_text) {
+                    out.push(Line::styled(w, base));
+                }
+            }
+            out.push(Line::default());
+            out.push(Line::styled("any key closes", dim));
+            (sanitize(title, 120), out)
+        }
+    };
+    let content_w = lines.iter().map(Line::width).max().unwrap_or(0).max(width(&title) + 2);
+    let w = (content_w as u16).saturating_add(4).min(area.width).min(MAX_WIDTH.max(content_w as u16 + 4));
+    let h = (lines.len() as u16).saturating_add(2).min(area.height);
+    if w < 3 || h < 3 {
+        return;
+    }
+    let popup = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    frame.render_widget(Clear, popup);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(bg.patch(theme.style(ThemeItem::PopupBorder)))
+        .title(Line::styled(
+            format!(" {} ", truncate(&title, w.saturating_sub(4) as usize)),
+            bg.patch(theme.style(ThemeItem::Title)),
+        ))
+        .style(base);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let text_area = Rect {
+        x: inner.x + 1.min(inner.width),
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    draw_lines(frame.buffer_mut(), text_area, &lines);
+}
+
+fn help_lines(theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
+    let key = base.patch(theme.style(ThemeItem::Key));
+    let kw = HELP.iter().map(|(k, _)| width(k)).max().unwrap_or(0);
+    let mut out: Vec<Line<'static>> = HELP
+        .iter()
+        .map(|(k, what)| {
+            let pad = " ".repeat(kw.saturating_sub(width(k)) + 2);
+            Line::from(vec![
+                Span::styled((*k).to_string(), key),
+                Span::styled(pad, base),
+                Span::styled((*what).to_string(), base),
+            ])
+        })
+        .collect();
+    out.push(Line::default());
+    out.push(Line::styled("any key closes", dim));
+    out
+}
+
+fn confirm_lines(c: &Confirm, max: usize, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    for l in &c.lines {
+        for w in wrap(&sanitize(l, 2000), max) {
+            out.push(Line::styled(w, base));
+        }
+    }
+    if let Some(sql) = &c.sql {
+        out.push(Line::default());
+        out.push(Line::styled("Will run:", dim));
+        let sql_style = base.patch(theme.style(ThemeItem::Sql));
+        for w in wrap(&sanitize(sql, 4000), max) {
+            out.push(Line::styled(w, sql_style));
+        }
+    }
+    out.push(Line::default());
+    let selected = base.patch(theme.style(ThemeItem::Selected));
+    let (yes, no) = if c.yes_selected { (selected, base) } else { (base, selected) };
+    let buttons = "[ Yes ]  [ No ]";
+    let pad = " ".repeat(max.saturating_sub(width(buttons)) / 2);
+    out.push(Line::from(vec![
+        Span::styled(pad, base),
+        Span::styled("[ Yes ]", yes),
+        Span::styled("  ", base),
+        Span::styled("[ No ]", no),
+    ]));
+    out.push(Line::default());
+    out.push(Line::styled("y yes · n/Esc no · ←/→ choose · Enter answers", dim));
+    out
+}

@@ -1,0 +1,89 @@
+//! Panel 4, purge: how fast purge pays undo debt back (records and undo pages per second)
+//! against how fast new debt arrives (rows updated + deleted per second), the purge state and
+//! threads, and the `innodb_max_purge_lag` throttle with the DML delay it injects now.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use crate::app::{App, Panel};
+use crate::theme::{Theme, ThemeItem};
+
+use super::flush::SWATCH;
+use super::widgets::{
+    Item, Plot, axis_count, draw_lines, layout_text, opt, rate, sanitize, time_chart, waiting,
+};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let inner = super::widgets::panel_frame(frame, area, Panel::Purge, app, theme);
+    if inner.is_empty() {
+        return;
+    }
+    let view = app.view();
+    let Some(f) = view.latest.as_ref() else {
+        waiting(frame.buffer_mut(), inner, theme);
+        return;
+    };
+    let p = &f.purge;
+    let dim = theme.style(ThemeItem::Dim);
+    let text = theme.style(ThemeItem::Text);
+    let us = |v: u64| format!("{v} µs");
+
+    let items = vec![
+        Item::new(vec![
+            Span::styled(SWATCH, theme.style(ThemeItem::SeriesPurge)),
+            Span::styled("purged ", dim),
+            Span::styled(rate(p.records_per_s), text),
+            Span::styled(" rec", dim),
+        ]),
+        Item::new(vec![
+            Span::styled(SWATCH, theme.style(ThemeItem::SeriesInflow)),
+            Span::styled("inflow ", dim),
+            Span::styled(rate(p.inflow_records_per_s), text),
+            Span::styled(" rec", dim),
+        ]),
+        Item::kv(theme, "undo pages", rate(p.undo_pages_per_s), text),
+        Item::kv(
+            theme,
+            "state",
+            opt(p.state.as_deref(), |s| {
+                let s = sanitize(s, 40);
+                if s.is_empty() { "n/a".into() } else { s }
+            }),
+            text,
+        ),
+        Item::kv(theme, "threads", opt(p.threads, |t| t.to_string()), text),
+        Item::kv(theme, "DML delay now", opt(p.dml_delay_us, us), text),
+        Item::kv(
+            theme,
+            "max_purge_lag",
+            opt(p.max_purge_lag, |l| if l == 0 { "0 (off)".into() } else { l.to_string() }),
+            text,
+        ),
+        Item::kv(theme, "_delay", opt(p.max_purge_lag_delay_us, us), text),
+        Item::kv(theme, "batch", opt(p.batch_size, |b| b.to_string()), text),
+    ];
+
+    let (lines, text_area, chart) = layout_text(items, inner, true);
+    draw_lines(frame.buffer_mut(), text_area, &lines);
+    let Some(chart) = chart else { return };
+    time_chart(
+        frame,
+        chart,
+        app,
+        theme,
+        &[
+            Plot {
+                series: &view.charts.purge_inflow,
+                style: theme.style(ThemeItem::SeriesInflow),
+            },
+            Plot {
+                series: &view.charts.purge_records,
+                style: theme.style(ThemeItem::SeriesPurge),
+            },
+        ],
+        &[],
+        None,
+        &axis_count,
+    );
+}

@@ -1,0 +1,81 @@
+//! Panel 6, undo residency: how big undo is, whether it is being read back from disk (no
+//! longer cached), and the cached share from the last (expensive, on-demand) buffer-pool scan.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+
+use crate::app::{App, Panel, secs_between};
+use crate::output;
+use crate::theme::{Theme, ThemeItem};
+
+use super::widgets::{
+    Item, Plot, axis_bytes, bytes, draw_lines, layout_text, opt, rate, secs, time_chart, waiting,
+};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let inner = super::widgets::panel_frame(frame, area, Panel::Undo, app, theme);
+    if inner.is_empty() {
+        return;
+    }
+    let view = app.view();
+    let Some(f) = view.latest.as_ref() else {
+        waiting(frame.buffer_mut(), inner, theme);
+        return;
+    };
+    let u = &f.undo;
+    let dim = theme.style(ThemeItem::Dim);
+    let text = theme.style(ThemeItem::Text);
+    let key = theme.style(ThemeItem::Key);
+
+    let mut items = vec![
+        Item::kv(theme, "size", bytes(u.size_bytes), text),
+        Item::kv(theme, "read from disk", rate(u.reads_per_s), text),
+    ];
+    items.push(match u.scanned_at {
+        Some(at) => Item::new(vec![
+            Span::styled("cached ", dim),
+            Span::styled(
+                opt(u.resident_pct.filter(|p| p.is_finite()), |p| format!("{p:.0}%")),
+                text,
+            ),
+            Span::styled(
+                format!(
+                    " ({} pages) · scanned {} ago",
+                    opt(u.cached_pages, |c| output::count(c as f64)),
+                    secs(secs_between(at, app.now).max(0.0))
+                ),
+                dim,
+            ),
+        ]),
+        None => Item::new(vec![
+            Span::styled("cached ", dim),
+            Span::styled("never scanned — press ", text),
+            Span::styled("u", key),
+        ]),
+    });
+    items.push(
+        Item::new(vec![
+            Span::styled("u", key),
+            Span::styled(" scan now (reads the whole buffer pool; asks first)", dim),
+        ])
+        .on_own_line(),
+    );
+
+    let (lines, text_area, chart) = layout_text(items, inner, true);
+    draw_lines(frame.buffer_mut(), text_area, &lines);
+    let Some(chart) = chart else { return };
+    time_chart(
+        frame,
+        chart,
+        app,
+        theme,
+        &[Plot {
+            series: &view.charts.undo_size,
+            style: theme.style(ThemeItem::SeriesHistory),
+        }],
+        &[],
+        None,
+        &axis_bytes,
+    );
+}

@@ -1,0 +1,787 @@
+//! Pieces every panel shares: string hygiene for server text, width-aware truncation and
+//! word flow, the panel frame, the marked gauge line and the time chart. Layout and
+//! formatting only: nothing here derives a figure.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType};
+
+use crate::app::{App, Panel};
+use crate::metrics::series::Series;
+use crate::output;
+use crate::theme::{Severity, Theme, ThemeItem};
+
+/// What an unknown figure shows: never a made-up 0.
+pub const NA: &str = "n/a";
+
+/// Below this a panel's chart would be noise: only the figures are drawn.
+pub const CHART_MIN_ROWS: u16 = 6;
+pub const CHART_MIN_COLS: u16 = 24;
+
+// ---------------------------------------------------------------------------
+// Strings
+// ---------------------------------------------------------------------------
+
+/// Display width of a string in terminal columns.
+pub fn width(s: &str) -> usize {
+    Span::raw(s).width()
+}
+
+fn char_width(c: char) -> usize {
+    let mut b = [0u8; 4];
+    Span::raw(&*c.encode_utf8(&mut b)).width()
+}
+
+/// Makes server-supplied text safe to draw: escape sequences (CSI, OSC, two-byte ESC)
+/// removed, other control characters and bidi overrides dropped, whitespace runs (tabs,
+/// newlines) folded into one space, at most `max_chars` characters kept.
+pub fn sanitize(s: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_chars));
+    let mut chars = s.chars().peekable();
+    let mut kept = 0usize;
+    let mut last_space = false;
+    while let Some(c) = chars.next() {
+        if kept >= max_chars {
+            break;
+        }
+        if c == '\u{1b}' || c == '\u{9b}' {
+            let csi = c == '\u{9b}' || chars.peek() == Some(&'[');
+            let osc = chars.peek() == Some(&']');
+            if c == '\u{1b}' && (csi || osc) {
+                chars.next();
+            }
+            if csi {
+                // Parameters and intermediates up to the final byte.
+                for n in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&n) {
+                        break;
+                    }
+                }
+            } else if osc {
+                // Up to BEL or ESC \ (string terminator).
+                while let Some(n) = chars.next() {
+                    if n == '\u{7}' || n == '\u{9c}' {
+                        break;
+                    }
+                    if n == '\u{1b}' {
+                        if chars.peek() == Some(&'\\') {
+                            chars.next();
+                        }
+                        break;
+                    }
+                }
+            } else {
+                // ESC + one character.
+                chars.next();
+            }
+            continue;
+        }
+        if c.is_whitespace() {
+            if !last_space && kept > 0 {
+                out.push(' ');
+                kept += 1;
+                last_space = true;
+            }
+            continue;
+        }
+        if c.is_control() || is_bidi_control(c) || c == '\u{feff}' || c == '\u{200b}' {
+            continue;
+        }
+        out.push(c);
+        kept += 1;
+        last_space = false;
+    }
+    while out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
+}
+
+/// At most `max` columns; a cut string ends in `…`.
+pub fn truncate(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+/// A line cut to `max` columns, with `…` where it was cut.
+pub fn fit_line(line: Line<'static>, max: usize) -> Line<'static> {
+    if line.width() <= max {
+        return line;
+    }
+    let style = line.style;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let w = span.width();
+        if used + w < max {
+            used += w;
+            spans.push(span);
+            continue;
+        }
+        let room = max - used;
+        if room > 0 {
+            spans.push(Span::styled(truncate_hard(&span.content, room - 1) + "…", span.style));
+        } else if let Some(last) = spans.pop() {
+            // No room left at all: the ellipsis replaces the end of the previous span.
+            let lw = last.width();
+            spans.push(Span::styled(
+                truncate_hard(&last.content, lw.saturating_sub(1)) + "…",
+                last.style,
+            ));
+        }
+        break;
+    }
+    Line::from(spans).style(style)
+}
+
+/// The longest prefix of `s` at most `max` columns wide, no ellipsis.
+pub fn truncate_hard(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if w + cw > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out
+}
+
+/// Greedy word wrap to `max` columns; a word longer than a line is split.
+pub fn wrap(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    let mut cur_w = 0;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word = word.to_string();
+        let mut ww = width(&word);
+        if cur_w > 0 && cur_w + 1 + ww <= max {
+            cur.push(' ');
+            cur.push_str(&word);
+            cur_w += 1 + ww;
+            continue;
+        }
+        if cur_w > 0 {
+            lines.push(std::mem::take(&mut cur));
+        }
+        while ww > max {
+            let head = truncate_hard(&word, max);
+            if head.is_empty() {
+                // A character wider than the line: nothing can show it.
+                word.clear();
+                break;
+            }
+            word = word[head.len()..].to_string();
+            lines.push(head);
+            ww = width(&word);
+        }
+        cur = word;
+        cur_w = ww;
+    }
+    if cur_w > 0 || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+// ---------------------------------------------------------------------------
+// Formatting
+// ---------------------------------------------------------------------------
+
+pub fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| NA.to_string())
+}
+
+/// A rate in the panel's unit: `1.2k/s`.
+pub fn rate(v: Option<f64>) -> String {
+    opt(v.filter(|v| v.is_finite()), |r| format!("{}/s", output::count(r)))
+}
+
+pub fn bytes(v: Option<u64>) -> String {
+    opt(v, output::bytes)
+}
+
+pub fn pct(v: Option<f64>) -> String {
+    opt(v.filter(|v| v.is_finite()), |p| format!("{p:.1}%"))
+}
+
+/// A signed per-second change: `+1.5k/s`, `-20/s`.
+pub fn signed_rate(v: Option<f64>) -> String {
+    opt(v.filter(|v| v.is_finite()), |g| {
+        let sign = if g > 0.0 { "+" } else if g < 0.0 { "-" } else { "±" };
+        format!("{sign}{}/s", output::count(g.abs()))
+    })
+}
+
+/// Seconds as the dashboard shows them (finite and non-negative only).
+pub fn secs(v: f64) -> String {
+    if !v.is_finite() || v < 0.0 {
+        return NA.to_string();
+    }
+    output::duration(v.min(u64::MAX as f64) as u64)
+}
+
+// ---------------------------------------------------------------------------
+// Flowed text
+// ---------------------------------------------------------------------------
+
+/// One unit of flowed text: never split across lines unless wider than a line.
+pub struct Item {
+    pub spans: Vec<Span<'static>>,
+    /// Starts a new line (and the next item starts after it on the same line if it fits).
+    pub own_line: bool,
+}
+
+impl Item {
+    pub fn new(spans: Vec<Span<'static>>) -> Item {
+        Item {
+            spans,
+            own_line: false,
+        }
+    }
+
+    /// `label value` with the label dim.
+    pub fn kv(theme: &Theme, label: &str, value: String, value_style: Style) -> Item {
+        Item::new(vec![
+            Span::styled(format!("{label} "), theme.style(ThemeItem::Dim)),
+            Span::styled(value, value_style),
+        ])
+    }
+
+    pub fn on_own_line(mut self) -> Item {
+        self.own_line = true;
+        self
+    }
+
+    fn width(&self) -> usize {
+        self.spans.iter().map(Span::width).sum()
+    }
+}
+
+const GAP: &str = "  ";
+
+/// Items laid out left to right, wrapping between items at `max` columns.
+pub fn flow(items: Vec<Item>, max: usize) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut cur: Vec<Span<'static>> = Vec::new();
+    let mut cur_w = 0;
+    for item in items {
+        let w = item.width();
+        let fits = cur_w == 0 || cur_w + GAP.len() + w <= max;
+        if !cur.is_empty() && (!fits || item.own_line) {
+            lines.push(Line::from(std::mem::take(&mut cur)));
+            cur_w = 0;
+        }
+        if cur_w > 0 {
+            cur.push(Span::raw(GAP));
+            cur_w += GAP.len();
+        }
+        cur.extend(item.spans);
+        cur_w += w;
+    }
+    if !cur.is_empty() {
+        lines.push(Line::from(cur));
+    }
+    lines
+}
+
+/// Lines from the top of `area`, each cut to its width.
+pub fn draw_lines(buf: &mut Buffer, area: Rect, lines: &[Line<'static>]) {
+    for (i, line) in lines.iter().take(area.height as usize).enumerate() {
+        let line = fit_line(line.clone(), area.width as usize);
+        buf.set_line(area.x, area.y + i as u16, &line, area.width);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Panels
+// ---------------------------------------------------------------------------
+
+/// Draws the panel's border and title (`1 Checkpoint age`), the focused one highlighted;
+/// returns the inside.
+pub fn panel_frame(frame: &mut Frame, area: Rect, panel: Panel, app: &App, theme: &Theme) -> Rect {
+    let focused = app.focus == panel;
+    let border = if focused {
+        theme.style(ThemeItem::BorderFocused)
+    } else {
+        theme.style(ThemeItem::Border)
+    };
+    let title = Line::from(vec![
+        Span::styled(format!(" {} ", panel.number()), theme.style(ThemeItem::Key)),
+        Span::styled(format!("{} ", panel.title()), theme.style(ThemeItem::Title)),
+    ]);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(border)
+        .title(title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}
+
+/// What a panel shows before the first sample arrives.
+pub fn waiting(buf: &mut Buffer, area: Rect, theme: &Theme) {
+    draw_lines(
+        buf,
+        area,
+        &[Line::styled("waiting for the first sample…", theme.style(ThemeItem::Dim))],
+    );
+}
+
+/// Splits a panel's inside into figures on top and a chart below when there is room for
+/// both; otherwise everything is figures.
+pub fn split_for_chart(inner: Rect, text_rows: u16) -> (Rect, Option<Rect>) {
+    let text_rows = text_rows.min(inner.height);
+    if inner.width >= CHART_MIN_COLS && inner.height >= text_rows + CHART_MIN_ROWS {
+        let text = Rect {
+            height: text_rows,
+            ..inner
+        };
+        let chart = Rect {
+            y: inner.y + text_rows,
+            height: inner.height - text_rows,
+            ..inner
+        };
+        (text, Some(chart))
+    } else {
+        (inner, None)
+    }
+}
+
+/// Which of two ways a set of flowed items is best drawn: the lines and whether a chart
+/// goes below them (only when `want_chart` and there is room).
+pub fn layout_text(items: Vec<Item>, inner: Rect, want_chart: bool) -> (Vec<Line<'static>>, Rect, Option<Rect>) {
+    let lines = flow(items, inner.width as usize);
+    if !want_chart {
+        return (lines, inner, None);
+    }
+    let (text, chart) = split_for_chart(inner, lines.len() as u16);
+    (lines, text, chart)
+}
+
+// ---------------------------------------------------------------------------
+// Gauge with markers
+// ---------------------------------------------------------------------------
+
+pub struct GaugeMark {
+    /// Position as a fraction of the gauge, 0–1.
+    pub at: f64,
+    pub style: Style,
+}
+
+/// The column of fraction `at` on a gauge `w` columns wide.
+pub fn gauge_col(at: f64, w: usize) -> usize {
+    if w == 0 || !at.is_finite() {
+        return 0;
+    }
+    ((at.clamp(0.0, 1.0) * w as f64).round() as usize).min(w - 1)
+}
+
+/// A one-line gauge `w` columns wide: filled to `fraction` with `fill`, the rest dim, and a
+/// `│` at each marker so thresholds show on the bar itself.
+pub fn gauge_line(fraction: Option<f64>, w: usize, fill: Style, markers: &[GaugeMark], theme: &Theme) -> Line<'static> {
+    let empty = theme
+        .style(ThemeItem::Dim)
+        .patch(theme.style(ThemeItem::GaugeEmpty));
+    let filled = match fraction.filter(|f| f.is_finite()) {
+        Some(f) => (f.clamp(0.0, 1.0) * w as f64).round() as usize,
+        None => 0,
+    };
+    let mut cells: Vec<(char, Style)> = (0..w)
+        .map(|i| if i < filled { ('█', fill) } else { ('░', empty) })
+        .collect();
+    for m in markers {
+        if w == 0 || !m.at.is_finite() {
+            continue;
+        }
+        let col = gauge_col(m.at, w);
+        if let Some(cell) = cells.get_mut(col) {
+            let base = if col < filled { fill } else { empty };
+            *cell = ('│', base.patch(m.style));
+        }
+    }
+    // Merge runs of one style into spans.
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_style: Option<Style> = None;
+    for (c, s) in cells {
+        if run_style != Some(s) {
+            if let Some(rs) = run_style {
+                spans.push(Span::styled(std::mem::take(&mut run), rs));
+            }
+            run_style = Some(s);
+        }
+        run.push(c);
+    }
+    if let Some(rs) = run_style {
+        spans.push(Span::styled(run, rs));
+    }
+    Line::from(spans)
+}
+
+/// One label under a gauge marker, in long to short forms; the longest that fits is used.
+pub struct MarkerLabel<'a> {
+    pub at: f64,
+    pub forms: &'a [String],
+    pub style: Style,
+}
+
+/// A line of labels under a gauge `w` columns wide, each pointing at its marker: ending at it
+/// (`async 67 MiB ┘`) or starting at it (`└ M 77 MiB`), never overlapping; markers in
+/// increasing order. A label with no room is left out (the figures line says it anyway).
+pub fn marker_labels(w: usize, labels: &[MarkerLabel<'_>]) -> Line<'static> {
+    let mut cells: Vec<(char, Style)> = vec![(' ', Style::new()); w];
+    // First free column (one space is kept between labels).
+    let mut free = 0usize;
+    for l in labels {
+        if w == 0 || !l.at.is_finite() {
+            continue;
+        }
+        let col = gauge_col(l.at, w);
+        let placed = l.forms.iter().find_map(|form| {
+            let before = format!("{form} ┘");
+            let bw = width(&before);
+            if bw <= col + 1 && col + 1 - bw >= free {
+                return Some((col + 1 - bw, before));
+            }
+            let after = format!("└ {form}");
+            let aw = width(&after);
+            if col >= free && col + aw <= w {
+                return Some((col, after));
+            }
+            None
+        });
+        if let Some((start, text)) = placed {
+            let mut x = start;
+            for c in text.chars() {
+                if let Some(cell) = cells.get_mut(x) {
+                    *cell = (c, l.style);
+                }
+                x += char_width(c);
+            }
+            free = x + 1;
+        }
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_style: Option<Style> = None;
+    for (c, s) in cells {
+        if run_style != Some(s) {
+            if let Some(rs) = run_style {
+                spans.push(Span::styled(std::mem::take(&mut run), rs));
+            }
+            run_style = Some(s);
+        }
+        run.push(c);
+    }
+    if let Some(rs) = run_style {
+        spans.push(Span::styled(run, rs));
+    }
+    Line::from(spans)
+}
+
+/// Severity of a figure against two thresholds (either may be unknown).
+pub fn severity(value: Option<f64>, warn_at: Option<f64>, crit_at: Option<f64>) -> Severity {
+    match value {
+        Some(v) if crit_at.is_some_and(|c| v >= c) => Severity::Critical,
+        Some(v) if warn_at.is_some_and(|w| v >= w) => Severity::Warning,
+        _ => Severity::Ok,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Time charts
+// ---------------------------------------------------------------------------
+
+pub struct Plot<'a> {
+    pub series: &'a Series,
+    pub style: Style,
+}
+
+pub struct Threshold {
+    pub value: f64,
+    pub style: Style,
+    /// Written on the line at its left end.
+    pub label: String,
+    /// A reference only: drawn when it would not squash the data (at most 2× its peak).
+    pub soft: bool,
+}
+
+/// `points` (in time order) reduced to at most two per bucket — the min and the max, in the
+/// order they happened — so spikes survive and the chart stays cheap.
+pub fn downsample(points: &[(f64, f64)], t0: f64, t1: f64, buckets: usize) -> Vec<(f64, f64)> {
+    if buckets == 0 || points.len() <= buckets * 2 || t1 <= t0 {
+        return points.to_vec();
+    }
+    let span = t1 - t0;
+    let mut out = Vec::with_capacity(buckets * 2 + 2);
+    let mut cur: Option<usize> = None;
+    let mut lo = (0.0, f64::INFINITY);
+    let mut hi = (0.0, f64::NEG_INFINITY);
+    let flush = |out: &mut Vec<(f64, f64)>, lo: (f64, f64), hi: (f64, f64)| {
+        if lo.0 == hi.0 {
+            out.push(lo);
+        } else if lo.0 < hi.0 {
+            out.push(lo);
+            out.push(hi);
+        } else {
+            out.push(hi);
+            out.push(lo);
+        }
+    };
+    for &(t, v) in points {
+        let b = (((t - t0) / span) * buckets as f64).floor();
+        let b = if b.is_finite() { b.clamp(0.0, (buckets - 1) as f64) as usize } else { 0 };
+        if cur != Some(b) {
+            if cur.is_some() {
+                flush(&mut out, lo, hi);
+            }
+            cur = Some(b);
+            lo = (t, v);
+            hi = (t, v);
+            continue;
+        }
+        if v < lo.1 {
+            lo = (t, v);
+        }
+        if v > hi.1 {
+            hi = (t, v);
+        }
+    }
+    if cur.is_some() {
+        flush(&mut out, lo, hi);
+    }
+    out
+}
+
+/// A "nice" upper bound at or above `v`: 1, 2, 2.5 or 5 × 10ⁿ.
+pub fn nice_ceil(v: f64) -> f64 {
+    if !v.is_finite() || v <= 0.0 {
+        return 1.0;
+    }
+    let exp = 10f64.powf(v.log10().floor());
+    let m = v / exp;
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .find(|s| m <= *s + 1e-9)
+        .unwrap_or(10.0);
+    step * exp
+}
+
+/// The x-axis labels for a chart window: `-5m … now`.
+fn x_labels(app: &App, graph_w: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let dim = theme.style(ThemeItem::Dim);
+    let w = app.window.secs();
+    let mut labels = vec![Line::styled(format!("-{}", app.window.label()), dim)];
+    if graph_w >= 50 {
+        labels.push(Line::styled(format!("-{}", secs(w / 2.0).replace(' ', "")), dim));
+    }
+    labels.push(Line::styled("now", dim));
+    labels
+}
+
+/// A time chart of the chart window ending at the newest sample: the series as lines, each
+/// threshold as a horizontal line labelled at its left end. `y_max`: a fixed top (e.g. the
+/// redo capacity) — otherwise a nice bound over the data and thresholds.
+pub fn time_chart(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    theme: &Theme,
+    plots: &[Plot<'_>],
+    thresholds: &[Threshold],
+    y_max: Option<f64>,
+    fmt_y: &dyn Fn(f64) -> String,
+) {
+    if area.width < 8 || area.height < 3 {
+        return;
+    }
+    let view = app.view();
+    let t1 = view.latest_t;
+    let t0 = t1 - app.window.secs();
+    let dim = theme.style(ThemeItem::Dim);
+
+    // Columns the plot gets (the y labels and axis take the rest), for downsampling.
+    let buckets = area.width as usize;
+    let data: Vec<Vec<(f64, f64)>> = plots
+        .iter()
+        .map(|p| downsample(&p.series.window(t0), t0, t1, buckets))
+        .collect();
+    let data_max = data
+        .iter()
+        .flatten()
+        .map(|(_, v)| *v)
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let thresholds: Vec<&Threshold> = thresholds
+        .iter()
+        .filter(|t| t.value.is_finite() && (!t.soft || (data_max > 0.0 && t.value <= data_max * 2.0)))
+        .collect();
+    let top = match y_max.filter(|m| m.is_finite() && *m > 0.0) {
+        Some(m) => m.max(data_max),
+        None => {
+            let th = thresholds
+                .iter()
+                .map(|t| t.value)
+                .filter(|v| v.is_finite())
+                .fold(0.0f64, f64::max);
+            nice_ceil(data_max.max(th) * 1.05)
+        }
+    };
+    let graph_h = area.height.saturating_sub(2);
+    let mut y_labels = vec![Line::styled(fmt_y(0.0), dim)];
+    if graph_h >= 6 {
+        y_labels.push(Line::styled(fmt_y(top / 2.0), dim));
+    }
+    y_labels.push(Line::styled(fmt_y(top), dim));
+    let label_w = y_labels.iter().map(Line::width).max().unwrap_or(0) as u16;
+    let xl_first = (app.window.label().len() + 1) as u16;
+    let left_w = label_w.max(xl_first.saturating_sub(1)).min(area.width / 3);
+    let graph_x = area.x + left_w + 1;
+    let graph_w = area.right().saturating_sub(graph_x);
+
+    let lines: Vec<[(f64, f64); 2]> = thresholds
+        .iter()
+        .map(|t| [(t0, t.value), (t1, t.value)])
+        .collect();
+    let mut datasets = Vec::new();
+    for (t, pts) in thresholds.iter().zip(&lines) {
+        datasets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(t.style)
+                .data(pts),
+        );
+    }
+    for (p, pts) in plots.iter().zip(&data) {
+        datasets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(if pts.len() == 1 { GraphType::Scatter } else { GraphType::Line })
+                .style(p.style)
+                .data(pts),
+        );
+    }
+    let chart = Chart::new(datasets)
+        .x_axis(
+            Axis::default()
+                .bounds([t0, t1])
+                .labels(x_labels(app, graph_w, theme))
+                .style(dim),
+        )
+        .y_axis(Axis::default().bounds([0.0, top]).labels(y_labels).style(dim))
+        .legend_position(None);
+    frame.render_widget(chart, area);
+
+    // Threshold labels, on the row the canvas draws each line in.
+    if graph_h == 0 || graph_w < 4 || top <= 0.0 {
+        return;
+    }
+    let buf = frame.buffer_mut();
+    let dots = (graph_h as f64) * 4.0 - 1.0;
+    let mut used_rows = Vec::new();
+    for t in &thresholds {
+        if !(0.0..=top).contains(&t.value) {
+            continue;
+        }
+        let dot = ((top - t.value) * dots / top).round();
+        let row = (dot / 4.0).floor() as u16;
+        if row >= graph_h || used_rows.contains(&row) {
+            continue;
+        }
+        used_rows.push(row);
+        let label = truncate(&t.label, graph_w.saturating_sub(2) as usize);
+        buf.set_stringn(graph_x + 1, area.y + row, &label, graph_w as usize - 1, t.style);
+    }
+}
+
+/// A short byte figure for axis labels: `96 MiB`, `1.5 GiB`.
+pub fn axis_bytes(v: f64) -> String {
+    if !v.is_finite() || v <= 0.0 {
+        return "0".into();
+    }
+    output::bytes(v.min(u64::MAX as f64) as u64).replace(".0 ", " ")
+}
+
+/// A short count for axis labels.
+pub fn axis_count(v: f64) -> String {
+    if !v.is_finite() {
+        return NA.into();
+    }
+    output::count(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_strips_escapes_and_controls() {
+        assert_eq!(sanitize("a\u{1b}[31mred\u{1b}[0m b", 100), "ared b");
+        assert_eq!(sanitize("x\u{1b}]0;title\u{7}y", 100), "xy");
+        assert_eq!(sanitize("tab\there\nnew\r\n", 100), "tab here new");
+        assert_eq!(sanitize("\u{202e}evil", 100), "evil");
+        assert_eq!(sanitize("abcdef", 3), "abc");
+    }
+
+    #[test]
+    fn truncation_by_width() {
+        assert_eq!(truncate("hello", 5), "hello");
+        assert_eq!(truncate("hello world", 6), "hello…");
+        assert_eq!(truncate("日本語テキスト", 5), "日本…");
+        assert_eq!(truncate("abc", 0), "");
+    }
+
+    #[test]
+    fn wraps_words() {
+        assert_eq!(wrap("one two three", 7), vec!["one two", "three"]);
+        assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 4), vec![""]);
+    }
+
+    #[test]
+    fn downsample_keeps_extremes() {
+        let pts: Vec<(f64, f64)> = (0..1000)
+            .map(|i| (i as f64, if i == 500 { 99.0 } else { 1.0 }))
+            .collect();
+        let d = downsample(&pts, 0.0, 1000.0, 10);
+        assert!(d.len() <= 20);
+        assert!(d.iter().any(|(_, v)| *v == 99.0));
+    }
+
+    #[test]
+    fn nice_bounds() {
+        assert_eq!(nice_ceil(7.0), 10.0);
+        assert_eq!(nice_ceil(2.2), 2.5);
+        assert_eq!(nice_ceil(0.0), 1.0);
+        assert_eq!(nice_ceil(f64::NAN), 1.0);
+    }
+}

@@ -1,0 +1,435 @@
+//! Verdicts: what the figures mean for a DBA in an incident, and what to do about it.
+//!
+//! Owns the diagnosis layer on top of [`crate::metrics`]: one [`Figures`] per sample goes into
+//! [`VerdictEngine::observe`] with its monotonic time, and an [`Assessment`] comes out — the
+//! verdicts that hold (purge blocked by a read view, purge too slow, the purge-lag trap, flush
+//! pressure, or healthy), the crash-recovery estimate and the redo sizing advice. Pure: no I/O,
+//! no clock; the time of everything is the sample's time, so a recorded `Vec<Figures>` replays
+//! into exactly the same verdicts ([`VerdictEngine::replay`]).
+//!
+//! # Hysteresis
+//! A verdict must not flap tick to tick. Each kind enters only after its condition held on
+//! [`Hysteresis::enter_samples`] consecutive samples (2) spanning at least
+//! [`Hysteresis::enter_min_s`] (0.9 s: "two samples a second apart" with room for poll jitter),
+//! and leaves only after the condition was false on every sample for
+//! [`Hysteresis::leave_s`] (5 s). While it is leaving it keeps its last message and severity.
+//! `since` is the sample time at which the condition began (the first sample of the streak that
+//! entered), not the moment the hysteresis confirmed it; a verdict whose severity changes while
+//! active keeps its `since`.
+
+mod flush;
+mod purge;
+pub mod recovery;
+pub mod sizing;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::Figures;
+use crate::metrics::series::Series;
+use crate::source::flavor::Flavor;
+
+pub use recovery::{
+    Calibration, CalibrationError, Recovery, RecoveryModel, calibrate_from_error_log,
+};
+pub use sizing::{RedoLayout, Sizing};
+
+/// How bad a verdict is. Orders `ok < warning < critical`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Ok,
+    Warning,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// What a verdict is about. Serialised in snake_case (`blocked_by_read_view`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictKind {
+    /// An old read view keeps purge from removing history newer than it.
+    BlockedByReadView,
+    /// `innodb_max_purge_lag` delays (or is armed to delay) DML while purge is blocked.
+    PurgeLagTrap,
+    /// No blocker, yet history grows: purge removes less than the writes add.
+    PurgeTooSlow,
+    /// Checkpoint age past the async/sync point, or dirty pages past their maximum.
+    FlushPressure,
+    /// None of the above.
+    Healthy,
+}
+
+impl VerdictKind {
+    /// The kinds the engine tracks, in the order ties of severity are shown.
+    const TRACKED: [VerdictKind; 4] = [
+        VerdictKind::BlockedByReadView,
+        VerdictKind::PurgeLagTrap,
+        VerdictKind::PurgeTooSlow,
+        VerdictKind::FlushPressure,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::BlockedByReadView => "blocked_by_read_view",
+            VerdictKind::PurgeLagTrap => "purge_lag_trap",
+            VerdictKind::PurgeTooSlow => "purge_too_slow",
+            VerdictKind::FlushPressure => "flush_pressure",
+            VerdictKind::Healthy => "healthy",
+        }
+    }
+}
+
+/// One verdict as shown to the DBA.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    pub severity: Severity,
+    /// When the condition began (sample time).
+    pub since: DateTime<Utc>,
+    /// What is wrong, with the figures, and what to do.
+    pub message: String,
+    /// The session to act on (commit / kill with `K`), for read-view verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<u64>,
+}
+
+/// Purge figures the engine derives over time (not in one sample's [`Figures`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PurgeTrend {
+    /// History-length growth per second, least squares over the trend window.
+    pub history_growth_per_s: Option<f64>,
+    /// History (undo logs) the oldest read view holds back: HLL now − HLL when it started.
+    pub held_back: Option<u64>,
+    /// `held_back` is a lower bound: the history series does not reach back to the view's start.
+    pub held_back_is_lower_bound: bool,
+}
+
+/// Everything the engine says about one sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Assessment {
+    pub at: DateTime<Utc>,
+    /// Most severe first; `healthy` alone when nothing else holds.
+    pub verdicts: Vec<Verdict>,
+    pub purge: PurgeTrend,
+    pub recovery: Option<Recovery>,
+    pub sizing: Option<Sizing>,
+}
+
+impl Assessment {
+    /// The worst severity among the verdicts.
+    pub fn severity(&self) -> Severity {
+        self.verdicts
+            .iter()
+            .map(|v| v.severity)
+            .max()
+            .unwrap_or(Severity::Ok)
+    }
+
+    pub fn get(&self, kind: VerdictKind) -> Option<&Verdict> {
+        self.verdicts.iter().find(|v| v.kind == kind)
+    }
+}
+
+/// Enter/leave rules shared by every verdict kind (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Hysteresis {
+    /// Consecutive samples the condition must hold before the verdict shows.
+    pub enter_samples: u32,
+    /// …and the time those samples must span, seconds.
+    pub enter_min_s: f64,
+    /// Seconds the condition must stay false before the verdict goes.
+    pub leave_s: f64,
+}
+
+impl Default for Hysteresis {
+    fn default() -> Self {
+        Hysteresis {
+            enter_samples: 2,
+            enter_min_s: 0.9,
+            leave_s: 5.0,
+        }
+    }
+}
+
+/// Thresholds of the purge and flush rules. Defaults are documented on each field.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    /// Window of the smoothed history growth, seconds (20 s: long enough to ride over purge
+    /// batches and 1 s counter jitter, short enough to notice a new blocker within the window).
+    pub trend_window_s: f64,
+    /// The growth needs points spanning at least this much of the window, seconds (10 s).
+    pub trend_min_span_s: f64,
+    /// History "grows steadily" at or above this smoothed rate, undo logs/s (1/s: history
+    /// counts transactions, so even a slow leak of one per second is a day's 86,400).
+    pub growth_min_per_s: f64,
+    /// A read view is named as the blocker once it holds back this much history (1,000 undo
+    /// logs ≈ 0.7 s of the 1,500 tps lab load), or history grows steadily behind it.
+    pub held_back_min: u64,
+    /// Purge verdicts turn critical at this history length (1,000,000 undo logs).
+    pub history_critical: u64,
+    /// A blocker turns critical once it holds back this much history (100,000; the lab's 60 s
+    /// snapshot at 1,500 tps held back ~89,000).
+    pub held_back_critical: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            trend_window_s: 20.0,
+            trend_min_span_s: 10.0,
+            growth_min_per_s: 1.0,
+            held_back_min: 1_000,
+            history_critical: 1_000_000,
+            held_back_critical: 100_000,
+        }
+    }
+}
+
+/// Everything the engine is configured with.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EngineConfig {
+    pub hysteresis: Hysteresis,
+    pub thresholds: Thresholds,
+    pub recovery: RecoveryModel,
+    /// Server settings sizing needs besides the capacity (page size, files in group, …).
+    pub layout: RedoLayout,
+}
+
+/// Points kept per series: two hours at 1 Hz. History is looked up at the blocker's start, so
+/// older blockers get a lower bound ("≥").
+const HISTORY_POINTS: usize = 7_200;
+/// Rates are only averaged over the trend window; an hour of redo writes over the last hour.
+const RATE_POINTS: usize = 3_600;
+
+/// A verdict kind's hysteresis state.
+#[derive(Debug, Clone, Default)]
+struct Track {
+    /// First sample (monotonic s, wall time) of the current streak of "condition holds".
+    streak_start: Option<(f64, DateTime<Utc>)>,
+    streak_len: u32,
+    active_since: Option<DateTime<Utc>>,
+    /// First sample of the current "condition false" streak while active.
+    clear_start: Option<f64>,
+    last: Option<Finding>,
+}
+
+impl Track {
+    /// Feeds one sample; returns whether the verdict is shown now.
+    fn update(&mut self, t: f64, at: DateTime<Utc>, finding: Option<Finding>, h: &Hysteresis) -> bool {
+        match finding {
+            Some(found) => {
+                self.clear_start = None;
+                self.streak_len = self.streak_len.saturating_add(1);
+                let (start_t, start_at) = *self.streak_start.get_or_insert((t, at));
+                if self.active_since.is_none()
+                    && self.streak_len >= h.enter_samples.max(1)
+                    && t - start_t >= h.enter_min_s
+                {
+                    self.active_since = Some(start_at);
+                }
+                self.last = Some(found);
+            }
+            None => {
+                self.streak_len = 0;
+                self.streak_start = None;
+                if self.active_since.is_some() {
+                    let since = *self.clear_start.get_or_insert(t);
+                    if t - since >= h.leave_s {
+                        self.active_since = None;
+                        self.clear_start = None;
+                        self.last = None;
+                    }
+                } else {
+                    self.last = None;
+                }
+            }
+        }
+        self.active_since.is_some()
+    }
+}
+
+/// What a rule found in one sample, before hysteresis.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Finding {
+    pub severity: Severity,
+    pub message: String,
+    pub thread_id: Option<u64>,
+}
+
+/// Feeds on one [`Figures`] per sample and keeps the bounded state the verdicts need.
+#[derive(Debug, Clone)]
+pub struct VerdictEngine {
+    cfg: EngineConfig,
+    history: Series,
+    purge_rate: Series,
+    inflow_rate: Series,
+    written_rate: Series,
+    peak: sizing::PeakTracker,
+    tracks: [Track; 4],
+    healthy_since: Option<DateTime<Utc>>,
+    last_t: Option<f64>,
+}
+
+impl Default for VerdictEngine {
+    fn default() -> Self {
+        Self::new(EngineConfig::default())
+    }
+}
+
+impl VerdictEngine {
+    pub fn new(cfg: EngineConfig) -> Self {
+        VerdictEngine {
+            cfg,
+            history: Series::new(HISTORY_POINTS),
+            purge_rate: Series::new(RATE_POINTS),
+            inflow_rate: Series::new(RATE_POINTS),
+            written_rate: Series::new(RATE_POINTS),
+            peak: sizing::PeakTracker::default(),
+            tracks: Default::default(),
+            healthy_since: None,
+            last_t: None,
+        }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
+    /// Replaces the recovery model (e.g. after calibrating from an error log); the state is kept.
+    pub fn set_recovery_model(&mut self, model: RecoveryModel) {
+        self.cfg.recovery = model;
+    }
+
+    /// Forgets everything observed (a replay seek, another server).
+    pub fn reset(&mut self) {
+        *self = Self::new(self.cfg.clone());
+    }
+
+    /// Feeds one sample taken at monotonic time `t_s` (seconds, any origin) and assesses it.
+    /// Time going backwards restarts the state, like [`Series`].
+    pub fn observe(&mut self, t_s: f64, f: &Figures, flavor: Flavor) -> Assessment {
+        if self.last_t.is_some_and(|last| t_s < last) {
+            self.reset();
+        }
+        self.last_t = Some(t_s);
+        let at = f.sampled_at;
+
+        self.history.push(t_s, f.history.length.map(|h| h as f64));
+        self.purge_rate.push(t_s, f.purge.records_per_s);
+        self.inflow_rate.push(t_s, f.purge.inflow_records_per_s);
+        self.written_rate.push(t_s, f.redo.written_bytes_per_s);
+        self.peak.observe(t_s, at, f.redo.checkpoint_age_bytes);
+
+        let th = self.cfg.thresholds;
+        let trend = purge::trend(&self.history, t_s, f, &th);
+        let ctx = purge::Context {
+            f,
+            flavor,
+            th: &th,
+            trend: &trend,
+            purge_avg: mean_since(&self.purge_rate, t_s - th.trend_window_s),
+            inflow_avg: mean_since(&self.inflow_rate, t_s - th.trend_window_s),
+        };
+        let findings = [
+            purge::blocked_by_read_view(&ctx),
+            purge::purge_lag_trap(&ctx),
+            purge::purge_too_slow(&ctx),
+            flush::flush_pressure(f, flavor),
+        ];
+
+        let h = self.cfg.hysteresis;
+        let mut verdicts = Vec::new();
+        for ((kind, track), finding) in VerdictKind::TRACKED
+            .iter()
+            .zip(self.tracks.iter_mut())
+            .zip(findings)
+        {
+            if track.update(t_s, at, finding, &h)
+                && let (Some(since), Some(last)) = (track.active_since, track.last.as_ref())
+            {
+                verdicts.push(Verdict {
+                    kind: *kind,
+                    severity: last.severity,
+                    since,
+                    message: last.message.clone(),
+                    thread_id: last.thread_id,
+                });
+            }
+        }
+        // Most severe first; ties keep the TRACKED order (a stable sort).
+        verdicts.sort_by(|a, b| b.severity.cmp(&a.severity));
+        if verdicts.is_empty() {
+            let since = *self.healthy_since.get_or_insert(at);
+            verdicts.push(Verdict {
+                kind: VerdictKind::Healthy,
+                severity: Severity::Ok,
+                since,
+                message: "no purge or flushing problem: history is not growing behind a read view or past purge, and checkpoint age is below the async point".to_string(),
+                thread_id: None,
+            });
+        } else {
+            self.healthy_since = None;
+        }
+
+        let recovery = self.cfg.recovery.estimate(f);
+        let hour_rate = mean_since(&self.written_rate, t_s - 3_600.0);
+        let sizing = sizing::advise(
+            &self.peak,
+            f,
+            flavor,
+            &self.cfg.layout,
+            &self.cfg.recovery,
+            hour_rate,
+        );
+        Assessment {
+            at,
+            verdicts,
+            purge: PurgeTrend {
+                history_growth_per_s: trend.growth_per_s,
+                held_back: trend.held_back,
+                held_back_is_lower_bound: trend.held_back_is_lower_bound,
+            },
+            recovery,
+            sizing,
+        }
+    }
+
+    /// Replays recorded figures in order; each sample's time is its `sampled_at` relative to
+    /// the first one (the monotonic clock is not recorded in [`Figures`]).
+    pub fn replay<'a, I>(&mut self, figures: I, flavor: Flavor) -> Vec<Assessment>
+    where
+        I: IntoIterator<Item = &'a Figures>,
+    {
+        let mut origin: Option<DateTime<Utc>> = None;
+        figures
+            .into_iter()
+            .map(|f| {
+                let start = *origin.get_or_insert(f.sampled_at);
+                let t = (f.sampled_at - start).num_milliseconds() as f64 / 1000.0;
+                self.observe(t, f, flavor)
+            })
+            .collect()
+    }
+}
+
+/// Mean of a series' values with `t >= since`.
+fn mean_since(s: &Series, since: f64) -> Option<f64> {
+    let pts = s.window(since);
+    if pts.is_empty() {
+        return None;
+    }
+    Some(pts.iter().map(|(_, v)| v).sum::<f64>() / pts.len() as f64)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,309 @@
+//! Purge rules: a read view blocking purge, purge too slow for the writes, and the
+//! `innodb_max_purge_lag` trap. Each returns what it found in one sample; the engine applies
+//! the hysteresis.
+
+use crate::metrics::Figures;
+use crate::metrics::series::Series;
+use crate::output::{count, duration};
+use crate::source::flavor::Flavor;
+
+use super::{Finding, Severity, Thresholds};
+
+/// History trend and what the oldest read view holds back, from the engine's series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Trend {
+    /// Least-squares growth over the trend window; `None` until the points span enough time.
+    pub growth_per_s: Option<f64>,
+    pub held_back: Option<u64>,
+    pub held_back_is_lower_bound: bool,
+}
+
+pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) -> Trend {
+    let pts = history.window(t_s - th.trend_window_s);
+    let span = match (pts.first(), pts.last()) {
+        (Some(a), Some(b)) => b.0 - a.0,
+        _ => 0.0,
+    };
+    let growth_per_s = if pts.len() >= 3 && span >= th.trend_min_span_s {
+        slope(&pts)
+    } else {
+        None
+    };
+    let (held_back, lower_bound) = match (f.blocker.as_ref(), f.history.length) {
+        (Some(b), Some(now)) => {
+            let started = t_s - b.age_s as f64;
+            match history.value_at(started) {
+                Some(then) => (Some(now.saturating_sub(then.max(0.0) as u64)), false),
+                // The series starts after the view did: what it grew since is at least held back.
+                None => {
+                    let oldest = history.window(f64::NEG_INFINITY).first().map(|p| p.1);
+                    (oldest.map(|o| now.saturating_sub(o.max(0.0) as u64)), true)
+                }
+            }
+        }
+        _ => (None, false),
+    };
+    Trend {
+        growth_per_s,
+        held_back,
+        held_back_is_lower_bound: lower_bound,
+    }
+}
+
+/// Least-squares slope of `(t, v)` points.
+fn slope(pts: &[(f64, f64)]) -> Option<f64> {
+    let n = pts.len() as f64;
+    let mt = pts.iter().map(|p| p.0).sum::<f64>() / n;
+    let mv = pts.iter().map(|p| p.1).sum::<f64>() / n;
+    let (num, den) = pts.iter().fold((0.0, 0.0), |(num, den), (t, v)| {
+        (num + (t - mt) * (v - mv), den + (t - mt) * (t - mt))
+    });
+    (den > 0.0).then(|| num / den)
+}
+
+/// What the purge rules read for one sample.
+pub(crate) struct Context<'a> {
+    pub f: &'a Figures,
+    pub flavor: Flavor,
+    pub th: &'a Thresholds,
+    pub trend: &'a Trend,
+    /// Purge records/s averaged over the trend window.
+    pub purge_avg: Option<f64>,
+    /// Rows updated + deleted per second, averaged over the trend window.
+    pub inflow_avg: Option<f64>,
+}
+
+impl Context<'_> {
+    /// The history growth to judge by: smoothed when there is enough of it, else this tick's.
+    fn growth(&self) -> Option<f64> {
+        self.trend.growth_per_s.or(self.f.history.growth_per_s)
+    }
+
+    fn growing_steadily(&self) -> bool {
+        self.trend
+            .growth_per_s
+            .is_some_and(|g| g >= self.th.growth_min_per_s)
+    }
+
+    fn falling(&self) -> bool {
+        self.growth().is_some_and(|g| g <= -self.th.growth_min_per_s)
+    }
+
+    /// A read view exists and purge cannot pass it: history is not falling, and the view holds
+    /// back a real amount of it (or history grows steadily behind it).
+    fn blocked(&self) -> bool {
+        self.f.blocker.is_some()
+            && !self.falling()
+            && (self.trend.held_back.unwrap_or(0) >= self.th.held_back_min.max(1)
+                || self.growing_steadily())
+    }
+}
+
+/// `blocked_by_read_view`: names the session, what it holds back and the way out.
+pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
+    if !c.blocked() {
+        return None;
+    }
+    let b = c.f.blocker.as_ref()?;
+    let thread = b
+        .thread_id
+        .map_or_else(|| format!("trx {}", b.trx_id), |id| format!("thread {id}"));
+    let who = format!(
+        "{}@{}",
+        b.user.as_deref().unwrap_or("?"),
+        b.host.as_deref().unwrap_or("?")
+    );
+    let what = match (b.query.as_deref(), b.command.as_deref()) {
+        (Some(q), _) if !q.trim().is_empty() => format!("running: {}", short_query(q)),
+        (_, Some("Sleep")) => "idle in transaction (no statement running)".to_string(),
+        (_, Some(cmd)) => format!("command {cmd}, no statement text"),
+        _ => "no statement text".to_string(),
+    };
+    let held = match c.trend.held_back {
+        Some(h) if c.trend.held_back_is_lower_bound => {
+            format!("holding back ≥ {} undo logs of history", count(h as f64))
+        }
+        Some(h) => format!("holding back ~{} undo logs of history", count(h as f64)),
+        None => "holding back history".to_string(),
+    };
+    let growth = c
+        .growth()
+        .map(|g| format!(", {:+.0}/s", g))
+        .unwrap_or_default();
+    let history = c
+        .f
+        .history
+        .length
+        .map(|h| format!(" (history {}{growth})", count(h as f64)))
+        .unwrap_or_default();
+    let message = format!(
+        "{thread} ({who}) has held a read view for {}, {held}{history}; purge cannot pass it. \
+         {what}. Commit it, or kill it with K (asks for confirmation).",
+        duration(b.age_s)
+    );
+    let critical = c
+        .trend
+        .held_back
+        .is_some_and(|h| h >= c.th.held_back_critical)
+        || c.f.history.length.is_some_and(|h| h >= c.th.history_critical);
+    Some(Finding {
+        severity: if critical {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        },
+        message,
+        thread_id: b.thread_id,
+    })
+}
+
+/// `purge_lag_trap`: the DML delay while purge is blocked. On flavours that apply the delay
+/// anyway (MySQL) every write pays it for nothing; on MariaDB (measured on 10.11: not applied
+/// while blocked) it is armed and will throttle writes the moment the blocker goes.
+pub(crate) fn purge_lag_trap(c: &Context) -> Option<Finding> {
+    if !c.blocked() {
+        return None;
+    }
+    let lag = c.f.purge.max_purge_lag.filter(|l| *l > 0)?;
+    let delay = c.f.purge.dml_delay_us.filter(|d| *d > 0)?;
+    let history = c.f.history.length.map(|h| count(h as f64)).unwrap_or_default();
+    let thread = c
+        .f
+        .blocker
+        .as_ref()
+        .and_then(|b| b.thread_id)
+        .map_or_else(|| "the oldest read view".to_string(), |id| format!("thread {id}"));
+    let lag_s = count(lag as f64);
+    if c.flavor.purge_lag_delays_while_blocked() {
+        Some(Finding {
+            severity: Severity::Critical,
+            message: format!(
+                "innodb_max_purge_lag = {lag_s} with history {history}: every DML row is delayed \
+                 {delay} µs while {thread} keeps purge from running. The delay slows every write \
+                 and lets purge progress not at all: set innodb_max_purge_lag back to 0 (key l)."
+            ),
+            thread_id: None,
+        })
+    } else {
+        Some(Finding {
+            severity: Severity::Warning,
+            message: format!(
+                "innodb_max_purge_lag = {lag_s} is armed (history {history}): writes are not \
+                 delayed while {thread} blocks purge, but as soon as it commits and purge resumes \
+                 every DML row will wait up to {delay} µs until history falls below {lag_s}. Set \
+                 innodb_max_purge_lag back to 0 first if writes must not slow (key l)."
+            ),
+            thread_id: None,
+        })
+    }
+}
+
+/// `purge_too_slow`: no blocker, history growing steadily, purge behind the writes.
+pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
+    if c.f.blocker.is_some() || !c.growing_steadily() {
+        return None;
+    }
+    // Both rates known and purge keeping up: the growth is something else (e.g. a burst of
+    // small transactions); say nothing rather than something wrong.
+    if let (Some(p), Some(i)) = (c.purge_avg, c.inflow_avg)
+        && p >= i
+    {
+        return None;
+    }
+    let growth = c.trend.growth_per_s.unwrap_or(0.0);
+    let f = c.f;
+    let history = f.history.length.map(|h| count(h as f64)).unwrap_or_default();
+    let rates = match (c.purge_avg, c.inflow_avg) {
+        (Some(p), Some(i)) => format!(
+            "purge removes {}/s records, writes add {}/s",
+            count(p),
+            count(i)
+        ),
+        (None, Some(i)) => format!(
+            "writes add {}/s records; purge counters are off (innodb_monitor_enable = 'module_purge')",
+            count(i)
+        ),
+        _ => "purge counters are off (innodb_monitor_enable = 'module_purge')".to_string(),
+    };
+    let from_disk = f.undo.reads_per_s.is_some_and(|r| r > 0.0)
+        || f.undo.resident_pct.is_some_and(|p| p < 100.0);
+    let undo = if from_disk {
+        let reads = f
+            .undo
+            .reads_per_s
+            .map(|r| format!("{} pages/s", count(r)))
+            .unwrap_or_else(|| "reads".to_string());
+        let resident = f
+            .undo
+            .resident_pct
+            .map(|p| format!(", {p:.0} % resident"))
+            .unwrap_or_default();
+        format!(
+            " Undo is being read from disk ({reads}{resident}): purge waits on I/O — keep undo \
+             cached (a larger buffer pool; buffer pool dump/load so it is warm after restarts)."
+        )
+    } else {
+        String::new()
+    };
+    let threads = f
+        .purge
+        .threads
+        .map(|t| format!(" (now {t})"))
+        .unwrap_or_default();
+    let restart = if c.flavor.purge_threads_dynamic() {
+        ""
+    } else {
+        ", needs a restart here"
+    };
+    let batch = f
+        .purge
+        .batch_size
+        .map(|b| format!(" (now {b})"))
+        .unwrap_or_default();
+    let message = format!(
+        "history {history} grows {:+.0}/s over the last {:.0} s with no read view blocking purge: \
+         {rates}.{undo} Give purge more room: innodb_purge_threads{threads}{restart}, \
+         innodb_purge_batch_size{batch}.",
+        growth, c.th.trend_window_s
+    );
+    let critical = f.history.length.is_some_and(|h| h >= c.th.history_critical);
+    Some(Finding {
+        severity: if critical {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        },
+        message,
+        thread_id: None,
+    })
+}
+
+/// One line of query text, at most ~100 characters.
+fn short_query(q: &str) -> String {
+    let one_line = q.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 100 {
+        let cut: String = one_line.chars().take(97).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slope_of_a_line() {
+        let pts: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, 5.0 + 3.0 * i as f64)).collect();
+        assert!((slope(&pts).unwrap_or(0.0) - 3.0).abs() < 1e-9);
+        assert_eq!(slope(&[(1.0, 1.0), (1.0, 2.0)]), None);
+    }
+
+    #[test]
+    fn queries_are_one_short_line() {
+        assert_eq!(short_query("SELECT *\n  FROM t"), "SELECT * FROM t");
+        let long = "x".repeat(300);
+        assert_eq!(short_query(&long).chars().count(), 98);
+    }
+}

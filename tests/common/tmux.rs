@@ -1,0 +1,117 @@
+//! Driving the real binary in tmux: a private tmux server (own socket) per test, keys in,
+//! screen text out. Used for end-to-end tests of the dashboard.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub struct Tmux {
+    socket: PathBuf,
+    session: String,
+}
+
+impl Tmux {
+    /// A detached session of `width`×`height` running `bash --norc` in `dir`.
+    pub fn start(dir: &Path, width: u16, height: u16) -> Tmux {
+        let which = Command::new("tmux").arg("-V").output();
+        assert!(
+            which.is_ok_and(|o| o.status.success()),
+            "tmux is needed for the end-to-end tests: apt-get install tmux"
+        );
+        let t = Tmux {
+            socket: dir.join("tmux.sock"),
+            session: "innodebt-e2e".into(),
+        };
+        t.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            &t.session,
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            "env",
+            "PS1=$ ",
+            "TERM=xterm-256color",
+            "bash",
+            "--norc",
+            "--noprofile",
+        ]);
+        t
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("run tmux");
+        assert!(
+            out.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types literal text (no key-name interpretation).
+    pub fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", &self.session, "-l", text]);
+    }
+
+    /// Sends tmux key names (`Enter`, `Escape`, `C-c`, `q`).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.session.as_str()];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", &self.session])
+    }
+
+    pub fn resize(&self, width: u16, height: u16) {
+        self.run(&[
+            "resize-window",
+            "-t",
+            &self.session,
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
+    }
+
+    /// Whether the pane is showing the alternate screen (a full-screen program is up).
+    pub fn alternate_on(&self) -> bool {
+        self.run(&["display", "-p", "-t", &self.session, "#{alternate_on}"]).trim() == "1"
+    }
+
+    /// Waits until the screen satisfies `pred`, returning it; panics with the last screen.
+    pub fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; screen was:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["kill-server"])
+            .output();
+    }
+}

@@ -1,0 +1,95 @@
+//! The real binary in tmux against a private MariaDB: it shows the server's values, `?` opens
+//! help, a resize re-lays out, `q` exits and the shell is usable (not stuck in the alternate
+//! screen).
+
+mod common;
+
+use std::time::Duration;
+
+use common::tmux::Tmux;
+use common::{PrivateServer, ServerConfig};
+
+fn command_line(server: &PrivateServer, extra: &str) -> String {
+    format!(
+        "{} --no-defaults -S {} -u root --interval 500ms {extra}",
+        common::innodebt_bin().display(),
+        server.socket().display()
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dashboard_keys_resize_and_quit() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tmux = Tmux::start(dir.path(), 200, 60);
+    tmux.type_text(&command_line(&server, ""));
+    tmux.keys(&["Enter"]);
+
+    let long = Duration::from_secs(20);
+    let screen = tmux.wait_for("the header with the server", long, |s| {
+        s.contains("MariaDB") && s.contains("Checkpoint age")
+    });
+    assert!(tmux.alternate_on(), "dashboard uses the alternate screen");
+    // The server's own values are on screen: its 16 MiB redo log.
+    assert!(screen.contains("16.0 MiB") || screen.contains("16 MiB"), "{screen}");
+    for title in ["Flush sources", "History list length", "Purge", "Dirty pages", "Undo residency"] {
+        assert!(screen.contains(title), "missing panel {title}:\n{screen}");
+    }
+
+    tmux.keys(&["?"]);
+    tmux.wait_for("the help overlay", long, |s| s.contains("freeze the display"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("help closed", long, |s| !s.contains("freeze the display"));
+
+    tmux.resize(80, 24);
+    let small = tmux.wait_for("the 80x24 layout", long, |s| {
+        s.lines().count() <= 24 && s.contains("Checkpoint") && s.contains("History")
+    });
+    assert!(small.lines().all(|l| l.chars().count() <= 80), "{small}");
+
+    tmux.resize(60, 20);
+    tmux.wait_for("the too-small message", long, |s| s.contains("terminal too small"));
+    tmux.resize(120, 40);
+    tmux.wait_for("the layout again", long, |s| s.contains("Checkpoint age"));
+
+    tmux.keys(&["q"]);
+    tmux.wait_for("the shell back", long, |s| !s.contains("Checkpoint age"));
+    assert!(!tmux.alternate_on(), "left the alternate screen");
+    tmux.type_text("echo shell-is-$((40+2))");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the shell to answer", long, |s| s.contains("shell-is-42"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_restore_the_terminal() {
+    let server = PrivateServer::start(ServerConfig::default());
+    for signal in ["TERM", "HUP"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let tmux = Tmux::start(dir.path(), 120, 40);
+        let pidfile = dir.path().join("pid");
+        tmux.type_text(&format!(
+            "{} & echo $! > {}; fg",
+            command_line(&server, ""),
+            pidfile.display()
+        ));
+        tmux.keys(&["Enter"]);
+        tmux.wait_for("the dashboard", Duration::from_secs(20), |s| {
+            s.contains("Checkpoint age")
+        });
+        let pid = std::fs::read_to_string(&pidfile).expect("pid");
+        let status = std::process::Command::new("kill")
+            .args([format!("-{signal}"), pid.trim().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        tmux.wait_for("the shell back", Duration::from_secs(10), |s| {
+            !s.contains("Checkpoint age")
+        });
+        assert!(!tmux.alternate_on(), "SIG{signal} left the alternate screen");
+        tmux.type_text("echo alive-$((1+1))");
+        tmux.keys(&["Enter"]);
+        tmux.wait_for("the shell to answer", Duration::from_secs(10), |s| {
+            s.contains("alive-2")
+        });
+    }
+}
