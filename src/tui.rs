@@ -13,6 +13,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::app::{App, Command, Msg};
+use crate::cli::ConnectOptions;
+use crate::control::{self, AuditLog};
+use crate::capture::CaptureSender;
 use crate::sample::SourceEvent;
 use crate::source::live::PollerCommand;
 use crate::term;
@@ -21,12 +24,21 @@ use crate::theme::Theme;
 const MIN_FRAME: Duration = Duration::from_millis(66);
 const CLOCK: Duration = Duration::from_millis(250);
 
+/// What runtime changes need: where to connect (a side connection, never the poller's) and
+/// the audit log.
+pub struct Control {
+    pub opts: ConnectOptions,
+    pub audit: Option<AuditLog>,
+}
+
 /// Where app commands go: the poller (live) or nowhere (replay).
 pub struct Wiring {
+    /// Runtime changes; `None` in replays.
+    pub control: Option<Control>,
     pub events: mpsc::Receiver<SourceEvent>,
     pub poller: Option<mpsc::Sender<PollerCommand>>,
     /// A copy of every source event for the recorder, when recording.
-    pub recorder: Option<mpsc::Sender<SourceEvent>>,
+    pub recorder: Option<CaptureSender>,
 }
 
 pub async fn run(mut app: App, theme: Theme, mut wiring: Wiring) -> anyhow::Result<()> {
@@ -49,6 +61,8 @@ async fn event_loop(
     clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_draw = Instant::now() - MIN_FRAME;
     let mut source_open = true;
+    // Side tasks (facts, changes) report back here; the loop never awaits them.
+    let (side_tx, mut side_rx) = mpsc::channel::<Msg>(16);
 
     loop {
         if app.needs_draw && last_draw.elapsed() >= MIN_FRAME {
@@ -72,7 +86,7 @@ async fn event_loop(
                 Some(ev) => {
                     if let Some(rec) = &wiring.recorder {
                         // Bounded: a slow disk drops records (counted by the writer), never stalls the UI.
-                        let _ = rec.try_send(ev.clone());
+                        rec.send(ev.clone());
                     }
                     Msg::Source(ev)
                 }
@@ -81,6 +95,16 @@ async fn event_loop(
                     continue;
                 }
             },
+            Some(msg) = side_rx.recv() => {
+                if let Msg::Executed { outcome, .. } = &msg {
+                    let audit = SourceEvent::Audit(outcome.audit.clone());
+                    if let Some(rec) = &wiring.recorder {
+                        rec.send(audit);
+                    }
+                    send(wiring, PollerCommand::RefreshVariables);
+                }
+                msg
+            }
             _ = tokio::time::sleep_until(frame_due), if app.needs_draw => continue,
             _ = clock.tick() => Msg::Tick(Utc::now()),
         };
@@ -93,6 +117,39 @@ async fn event_loop(
                 }
                 Command::SetPollInterval(d) => send(wiring, PollerCommand::SetInterval(d)),
                 Command::UndoScanNow => send(wiring, PollerCommand::UndoScanNow),
+                Command::FetchFacts { knob, then } => {
+                    let (Some(c), Some(info)) = (&wiring.control, app.live.info()) else {
+                        continue;
+                    };
+                    let (opts, flavor, tx) = (c.opts.clone(), info.flavor, side_tx.clone());
+                    tokio::spawn(async move {
+                        let result = control::fetch_facts(&opts, flavor, knob)
+                            .await
+                            .map(Box::new)
+                            .map_err(|e| e.to_string());
+                        let _ = tx.send(Msg::Facts { knob, then, result }).await;
+                    });
+                }
+                Command::Execute(plan) => {
+                    let Some(c) = &wiring.control else {
+                        continue;
+                    };
+                    let (opts, audit, tx) = (c.opts.clone(), c.audit.clone(), side_tx.clone());
+                    tokio::spawn(async move {
+                        let outcome = control::execute(&opts, &plan).await;
+                        let audit_error = match audit {
+                            Some(log) => log.append(&outcome.audit).err().map(|e| e.to_string()),
+                            None => Some("no audit log (no state directory)".into()),
+                        };
+                        let _ = tx
+                            .send(Msg::Executed {
+                                plan,
+                                outcome: Box::new(outcome),
+                                audit_error,
+                            })
+                            .await;
+                    });
+                }
             }
         }
         if app.quit {

@@ -5,21 +5,30 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::{
-    Action, App, Command, Confirm, Input, InputPurpose, MAX_INTERVAL, MIN_INTERVAL, Overlay, Panel,
+    Action, App, Command, Confirm, FactsThen, Input, InputPurpose, MAX_INTERVAL, MIN_INTERVAL,
+    Overlay, Panel,
 };
+use crate::control::{self, Knob};
 
 /// The help overlay's content: every key, in the order a DBA looks for them.
 pub const HELP: &[(&str, &str)] = &[
     ("?", "this help"),
     ("q  Ctrl-C", "quit"),
     ("1-6", "zoom a panel full-screen (Esc back)"),
-    ("h j k l  arrows", "move focus between panels"),
+    ("arrows  h j k  Tab", "move focus between panels (l is the purge-lag key)"),
     ("Enter", "zoom the focused panel"),
     ("Esc", "back / close"),
     ("p", "freeze the display (polling continues)"),
     ("+  -", "refresh interval up / down"),
     ("w", "chart window 1m / 5m / 15m / 1h"),
     ("u", "undo residency scan now (asks first)"),
+    ("t  T", "innodb_purge_threads +1 / −1 (asks first)"),
+    ("P", "innodb_purge_threads: type a value"),
+    ("l", "innodb_max_purge_lag: type a value"),
+    ("d", "innodb_max_purge_lag_delay: type a value"),
+    ("b", "innodb_purge_batch_size: type a value"),
+    ("m", "enable the INNODB_METRICS counters the panels need"),
+    ("K", "kill the session that blocks purge (asks first)"),
     ("Ctrl-Z", "suspend (fg to resume)"),
 ];
 
@@ -110,8 +119,21 @@ pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
             }));
             Vec::new()
         }
+        KeyCode::Char('t') => change_key(app, Some((Knob::PurgeThreads, FactsThen::Step(1)))),
+        KeyCode::Char('T') => change_key(app, Some((Knob::PurgeThreads, FactsThen::Step(-1)))),
+        KeyCode::Char('P') => change_key(app, Some((Knob::PurgeThreads, FactsThen::Prompt))),
+        KeyCode::Char('l') => change_key(app, Some((Knob::MaxPurgeLag, FactsThen::Prompt))),
+        KeyCode::Char('d') => change_key(app, Some((Knob::MaxPurgeLagDelay, FactsThen::Prompt))),
+        KeyCode::Char('b') => change_key(app, Some((Knob::PurgeBatchSize, FactsThen::Prompt))),
+        KeyCode::Char('m') => monitors_key(app),
+        KeyCode::Char('K') => kill_key(app),
         KeyCode::Char('h') | KeyCode::Left => move_focus(app, -1, 0),
-        KeyCode::Char('l') | KeyCode::Right => move_focus(app, 1, 0),
+        KeyCode::Right => move_focus(app, 1, 0),
+        KeyCode::Tab => {
+            let next = app.focus.number() % Panel::ALL.len() + 1;
+            app.focus = Panel::from_number(next).unwrap_or(app.focus);
+            Vec::new()
+        }
         KeyCode::Char('k') | KeyCode::Up => move_focus(app, 0, -1),
         KeyCode::Char('j') | KeyCode::Down => move_focus(app, 0, 1),
         _ => {
@@ -173,7 +195,22 @@ fn replay_key(app: &mut App, key: KeyEvent) -> Option<Vec<Command>> {
 
 /// Typed text is done: act on it, or keep the prompt open with the error.
 fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
-    match input.purpose {
+    match &input.purpose {
+        InputPurpose::Knob(knob, facts) => {
+            let (knob, facts) = (*knob, facts.clone());
+            let planned = control::parse_input(&input.text).and_then(|v| {
+                let ctx = app.plan_context().ok_or("not connected")?;
+                control::plan_set(knob, v, &facts, &ctx).map_err(|r| r.to_string())
+            });
+            match planned {
+                Ok(plan) => app.confirm_plan(plan),
+                Err(e) => {
+                    input.error = Some(e);
+                    app.overlay = Some(Overlay::Input(input));
+                }
+            }
+            Vec::new()
+        }
         InputPurpose::Goto => {
             let parsed = match app.replay.as_ref() {
                 Some(r) => super::replay::parse_goto(&input.text, r),
@@ -194,6 +231,84 @@ fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
             Vec::new()
         }
     }
+}
+
+/// Why a change key does nothing here, if it doesn't.
+fn change_blocked(app: &App) -> Option<String> {
+    if app.replay.is_some() {
+        return Some("replays never change a server: this is a recording".into());
+    }
+    if app.read_only {
+        return Some("read-only mode (--read-only): changes are disabled".into());
+    }
+    if app.busy.is_some() {
+        return Some("another change is still running: wait for its result".into());
+    }
+    if app.live.info().is_none() {
+        return Some("not connected to a server yet".into());
+    }
+    None
+}
+
+/// `t`/`T`/`P`/`l`/`d`/`b`: read the knob's facts first (a side connection), then step or ask.
+fn change_key(app: &mut App, what: Option<(Knob, FactsThen)>) -> Vec<Command> {
+    let Some((knob, then)) = what else {
+        return Vec::new();
+    };
+    if let Some(why) = change_blocked(app) {
+        app.notice(knob.variable(), why);
+        return Vec::new();
+    }
+    app.busy = Some(format!("reading {} …", knob.variable()));
+    vec![Command::FetchFacts { knob, then }]
+}
+
+/// `m`: enable the counters the panels need that are off.
+fn monitors_key(app: &mut App) -> Vec<Command> {
+    if let Some(why) = change_blocked(app) {
+        app.notice("INNODB_METRICS", why);
+        return Vec::new();
+    }
+    let off = app
+        .live
+        .latest
+        .as_ref()
+        .map(|f| f.metrics_off.clone())
+        .unwrap_or_default();
+    match app
+        .plan_context()
+        .ok_or_else(|| "not connected".to_string())
+        .and_then(|ctx| control::plan_enable_monitors(&off, &ctx).map_err(|r| r.to_string()))
+    {
+        Ok(plan) => app.confirm_plan(plan),
+        Err(e) => app.notice("INNODB_METRICS", e),
+    }
+    Vec::new()
+}
+
+/// `K`: kill the session the history panel names as the purge blocker.
+fn kill_key(app: &mut App) -> Vec<Command> {
+    if let Some(why) = change_blocked(app) {
+        app.notice("Kill the purge blocker", why);
+        return Vec::new();
+    }
+    let blocker = app.live.latest.as_ref().and_then(|f| f.blocker.clone());
+    let Some(blocker) = blocker else {
+        app.notice(
+            "Kill the purge blocker",
+            "no transaction is blocking purge right now".into(),
+        );
+        return Vec::new();
+    };
+    match app
+        .plan_context()
+        .ok_or_else(|| "not connected".to_string())
+        .and_then(|ctx| control::plan_kill(&blocker, &ctx).map_err(|r| r.to_string()))
+    {
+        Ok(plan) => app.confirm_plan(plan),
+        Err(e) => app.notice("Kill the purge blocker", e),
+    }
+    Vec::new()
 }
 
 /// Panels sit in a 2-column grid in reading order; focus moves within it.

@@ -11,6 +11,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 
+use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
 use crate::sample::SourceEvent;
 pub use replay::{Recording, Replay};
 pub use view::{DataView, Link};
@@ -99,6 +100,17 @@ impl ChartWindow {
 pub enum Action {
     /// Count undo pages in INNODB_BUFFER_PAGE_LRU now (scans the whole buffer pool).
     UndoScanNow,
+    /// A runtime change (SET GLOBAL, enable monitors, KILL) exactly as planned and shown.
+    Change(Box<ChangePlan>),
+}
+
+/// What to do with a knob's facts once they are read from the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactsThen {
+    /// `t` / `T`: one step up or down.
+    Step(i64),
+    /// Ask for a value.
+    Prompt,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -118,6 +130,8 @@ pub struct Confirm {
 pub enum InputPurpose {
     /// Replay: go to a time.
     Goto,
+    /// A new value for a knob, checked against these facts.
+    Knob(Knob, Box<KnobFacts>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -146,6 +160,10 @@ pub enum Command {
     UndoScanNow,
     /// Ctrl-Z: leave the terminal, stop, and come back on `fg`.
     Suspend,
+    /// Read a knob's current value, range and dynamism on a side connection.
+    FetchFacts { knob: Knob, then: FactsThen },
+    /// Run a confirmed plan on its own connection, audit it, report back.
+    Execute(Box<ChangePlan>),
 }
 
 #[derive(Debug)]
@@ -155,6 +173,19 @@ pub enum Msg {
     /// The clock moved (drives staleness and countdowns).
     Tick(DateTime<Utc>),
     Resize,
+    /// A knob's facts arrived (or could not be read).
+    Facts {
+        knob: Knob,
+        then: FactsThen,
+        result: Result<Box<KnobFacts>, String>,
+    },
+    /// A runtime change finished.
+    Executed {
+        plan: Box<ChangePlan>,
+        outcome: Box<ChangeOutcome>,
+        /// The change ran but could not be written to the audit log.
+        audit_error: Option<String>,
+    },
 }
 
 /// How fresh the newest data is, for the header badge.
@@ -190,6 +221,8 @@ pub struct App {
     pub replay: Option<Replay>,
     /// Wall-clock time of the previous tick (replay pacing).
     last_wall: Option<DateTime<Utc>>,
+    /// A side task in flight (reading facts, running a change), for the status line.
+    pub busy: Option<String>,
     /// Capture seconds owed to playback (wall time × speed not yet spent on samples).
     play_debt_s: f64,
 }
@@ -211,6 +244,7 @@ impl App {
             needs_draw: true,
             replay: None,
             last_wall: None,
+            busy: None,
             play_debt_s: 0.0,
         }
     }
@@ -317,6 +351,94 @@ impl App {
                 self.needs_draw = true;
                 Vec::new()
             }
+            Msg::Facts { knob, then, result } => {
+                self.needs_draw = true;
+                self.facts_arrived(knob, then, result);
+                Vec::new()
+            }
+            Msg::Executed {
+                plan,
+                outcome,
+                audit_error,
+            } => {
+                self.needs_draw = true;
+                self.busy = None;
+                let mut lines = outcome.lines(&plan);
+                if let Some(e) = audit_error {
+                    lines.push(format!("warning: not written to the audit log: {e}"));
+                }
+                self.overlay = Some(Overlay::Notice {
+                    title: outcome.title(&plan),
+                    lines,
+                });
+                Vec::new()
+            }
+        }
+    }
+
+    /// The context plans are checked in: flavour, read-only, and whether purge is blocked now.
+    pub fn plan_context(&self) -> Option<PlanContext> {
+        let flavor = self.live.info()?.flavor;
+        Some(match &self.live.latest {
+            Some(f) => PlanContext::from_figures(flavor, self.read_only, f),
+            None => PlanContext::new(flavor, self.read_only),
+        })
+    }
+
+    /// Shows a refusal or error as a notice.
+    pub fn notice(&mut self, title: &str, line: String) {
+        self.overlay = Some(Overlay::Notice {
+            title: title.to_string(),
+            lines: vec![line],
+        });
+        self.needs_draw = true;
+    }
+
+    /// Opens the confirmation for a plan (the default answer is No).
+    pub fn confirm_plan(&mut self, plan: ChangePlan) {
+        self.overlay = Some(Overlay::Confirm(Confirm {
+            title: plan.title.clone(),
+            lines: plan.confirm_lines(),
+            sql: Some(plan.sql_text()),
+            yes_selected: false,
+            action: Action::Change(Box::new(plan)),
+        }));
+    }
+
+    fn facts_arrived(&mut self, knob: Knob, then: FactsThen, result: Result<Box<KnobFacts>, String>) {
+        self.busy = None;
+        let facts = match result {
+            Ok(f) => f,
+            Err(e) => return self.notice(knob.variable(), e),
+        };
+        let Some(ctx) = self.plan_context() else {
+            return self.notice(knob.variable(), "not connected to a server yet".into());
+        };
+        match then {
+            FactsThen::Step(delta) => match crate::control::plan_step(knob, delta, &facts, &ctx) {
+                Ok(plan) => self.confirm_plan(plan),
+                Err(r) => self.notice(knob.variable(), r.to_string()),
+            },
+            FactsThen::Prompt => {
+                let range = match (facts.min, facts.max) {
+                    (Some(lo), Some(hi)) => format!("allowed {lo} … {hi} {}", knob.unit()),
+                    _ => "range unknown".to_string(),
+                };
+                self.overlay = Some(Overlay::Input(Input {
+                    title: format!("Set {}", knob.variable()),
+                    lines: vec![
+                        format!(
+                            "now {} {}  ·  {range}",
+                            facts.current.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
+                            knob.unit()
+                        ),
+                        "type the new value, Enter to review, Esc to cancel".into(),
+                    ],
+                    text: facts.current.map(|c| c.to_string()).unwrap_or_default(),
+                    error: None,
+                    purpose: InputPurpose::Knob(knob, facts),
+                }));
+            }
         }
     }
 
@@ -359,6 +481,10 @@ impl App {
     fn confirmed(&mut self, action: Action) -> Vec<Command> {
         match action {
             Action::UndoScanNow => vec![Command::UndoScanNow],
+            Action::Change(plan) => {
+                self.busy = Some(format!("running: {}", plan.sql_text()));
+                vec![Command::Execute(plan)]
+            }
         }
     }
 }

@@ -8,7 +8,9 @@ use chrono::{DateTime, Utc};
 
 use super::moments::Moment;
 use super::view::{DataView, SERIES_POINTS};
+use crate::metrics::Deriver;
 use crate::sample::SourceEvent;
+use crate::verdicts::RecoveryModel;
 
 pub const MIN_SPEED: f64 = 0.25;
 pub const MAX_SPEED: f64 = 1000.0;
@@ -26,6 +28,8 @@ pub struct Recording {
     pub end_note: Option<String>,
     /// The file (or directory) name for the header.
     pub name: String,
+    /// How recovery estimates are made when re-deriving (`--recovery-rate`).
+    pub recovery: RecoveryModel,
 }
 
 impl Recording {
@@ -41,6 +45,7 @@ impl Recording {
             samples,
             end_note,
             name,
+            recovery: RecoveryModel::published_default(),
         }
     }
 
@@ -72,7 +77,7 @@ impl Recording {
 
     /// The view as live showed it at sample `pos`: replays the chart span before it.
     pub fn view_at(&self, pos: usize) -> DataView {
-        let mut view = DataView::default();
+        let mut view = DataView::new(Deriver::with_recovery(self.recovery.clone()));
         let Some(&end) = self.samples.get(pos) else {
             return view;
         };

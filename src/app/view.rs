@@ -25,6 +25,8 @@ pub struct Charts {
     /// Indexed like [`FLUSH_SOURCES`].
     pub flush: [Series; 5],
     pub flush_total: Series,
+    /// Undo size in bytes (`trx_rseg_current_size` × page size), for the undo panel's chart.
+    pub undo_size: Series,
 }
 
 impl Default for Charts {
@@ -39,6 +41,7 @@ impl Default for Charts {
             dirty_pct: s(),
             flush: [s(), s(), s(), s(), s()],
             flush_total: s(),
+            undo_size: s(),
         }
     }
 }
@@ -62,6 +65,7 @@ impl Charts {
             series.push(t, v);
         }
         self.flush_total.push(t, f.flush.total_pages_per_s);
+        self.undo_size.push(t, f.undo.size_bytes.map(|v| v as f64));
     }
 }
 
@@ -102,6 +106,14 @@ impl Default for DataView {
 }
 
 impl DataView {
+    /// An empty view whose figures come from `deriver` (e.g. with `--recovery-rate`).
+    pub fn new(deriver: Deriver) -> Self {
+        DataView {
+            deriver,
+            ..DataView::default()
+        }
+    }
+
     pub fn info(&self) -> Option<&ServerInfo> {
         self.deriver.info()
     }

@@ -80,9 +80,7 @@ fn tokenize(q: &str) -> Vec<Tok> {
                 i = (i + 2).min(chars.len());
             }
             '#' => i = skip_line(&chars, i),
-            '-' if next == Some('-')
-                && chars.get(i + 2).is_none_or(|c| c.is_whitespace()) =>
-            {
+            '-' if next == Some('-') && chars.get(i + 2).is_none_or(|c| c.is_whitespace()) => {
                 i = skip_line(&chars, i)
             }
             '(' => {
@@ -98,9 +96,7 @@ fn tokenize(q: &str) -> Vec<Tok> {
                 toks.push(Tok::Comma);
                 i += 1;
             }
-            _ if c.is_ascii_digit()
-                || (c == '.' && next.is_some_and(|n| n.is_ascii_digit())) =>
-            {
+            _ if c.is_ascii_digit() || (c == '.' && next.is_some_and(|n| n.is_ascii_digit())) => {
                 i = skip_number(&chars, i);
                 toks.push(Tok::Value);
             }
@@ -182,7 +178,9 @@ fn skip_number(chars: &[char], i: usize) -> usize {
         let exp_sign = (c == '+' || c == '-')
             && j > i
             && matches!(chars[j - 1], 'e' | 'E')
-            && chars[i..j - 1].iter().all(|d| d.is_ascii_digit() || *d == '.');
+            && chars[i..j - 1]
+                .iter()
+                .all(|d| d.is_ascii_digit() || *d == '.');
         if c.is_ascii_alphanumeric() || c == '.' || c == '_' || exp_sign {
             j += 1;
         } else {
@@ -207,15 +205,15 @@ fn collapse_lists(toks: Vec<Tok>) -> Vec<Tok> {
                 .checked_sub(2)
                 .and_then(|k| out.get(k))
                 .and_then(|t| match t {
-                    Tok::Text(w) => Some(w.as_str()),
+                    Tok::Text(w) => Some(w.clone()),
                     _ => None,
                 });
             let after_row = matches!(out.last(), Some(Tok::Comma))
-                && matches!(before_comma, Some("(...)" | "/* , ... */"));
+                && matches!(before_comma.as_deref(), Some("(...)" | "/* , ... */"));
             if after_row {
                 // another row of a VALUES list: fold it (and its comma) into one mark
                 out.pop();
-                if before_comma == Some("(...)") {
+                if before_comma.as_deref() == Some("(...)") {
                     out.push(Tok::Text("/* , ... */".into()));
                 }
                 i += len;
@@ -318,7 +316,9 @@ mod tests {
 
     #[test]
     fn never_panics_on_odd_input() {
-        for q in ["'", "\"abc", "`x", "/* open", "0x", "1e", "--", "#", "\\", "IN (", "(((", "é'ü"] {
+        for q in [
+            "'", "\"abc", "`x", "/* open", "0x", "1e", "--", "#", "\\", "IN (", "(((", "é'ü",
+        ] {
             let _ = digest(q);
         }
         assert_eq!(digest("SELECT 'unterminated"), "SELECT ?");

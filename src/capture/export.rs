@@ -32,29 +32,55 @@ fn num(v: Option<f64>, decimals: usize) -> String {
 
 /// The columns, in order: name and how to read it.
 const COLUMNS: &[(&str, Cell)] = &[
-    ("time", |f| f.sampled_at.to_rfc3339_opts(SecondsFormat::Millis, true)),
+    ("time", |f| {
+        f.sampled_at.to_rfc3339_opts(SecondsFormat::Millis, true)
+    }),
     ("interval_s", |f| num(f.interval_s, 3)),
     ("lsn", |f| int(f.redo.lsn)),
     ("checkpoint_lsn", |f| int(f.redo.checkpoint_lsn)),
     ("checkpoint_age_bytes", |f| int(f.redo.checkpoint_age_bytes)),
     ("redo_capacity_bytes", |f| int(f.redo.capacity_bytes)),
-    ("checkpoint_age_pct", |f| num(f.redo.checkpoint_age_pct_of_capacity, 2)),
+    ("checkpoint_age_pct", |f| {
+        num(f.redo.checkpoint_age_pct_of_capacity, 2)
+    }),
     ("async_point_bytes", |f| int(f.redo.async_point_bytes)),
     ("sync_point_bytes", |f| int(f.redo.sync_point_bytes)),
-    ("redo_written_bytes_per_s", |f| num(f.redo.written_bytes_per_s, 1)),
-    ("flush_total_pages_per_s", |f| num(f.flush.total_pages_per_s, 2)),
-    ("flush_adaptive_pages_per_s", |f| num(f.flush.by_source_pages_per_s.adaptive, 2)),
-    ("flush_lru_pages_per_s", |f| num(f.flush.by_source_pages_per_s.lru, 2)),
-    ("flush_sync_pages_per_s", |f| num(f.flush.by_source_pages_per_s.sync, 2)),
-    ("flush_background_pages_per_s", |f| num(f.flush.by_source_pages_per_s.background, 2)),
-    ("flush_neighbor_pages_per_s", |f| num(f.flush.by_source_pages_per_s.neighbor, 2)),
-    ("flush_list_pages_per_s", |f| num(f.flush.flush_list_pages_per_s, 2)),
+    ("redo_written_bytes_per_s", |f| {
+        num(f.redo.written_bytes_per_s, 1)
+    }),
+    ("flush_total_pages_per_s", |f| {
+        num(f.flush.total_pages_per_s, 2)
+    }),
+    ("flush_adaptive_pages_per_s", |f| {
+        num(f.flush.by_source_pages_per_s.adaptive, 2)
+    }),
+    ("flush_lru_pages_per_s", |f| {
+        num(f.flush.by_source_pages_per_s.lru, 2)
+    }),
+    ("flush_sync_pages_per_s", |f| {
+        num(f.flush.by_source_pages_per_s.sync, 2)
+    }),
+    ("flush_background_pages_per_s", |f| {
+        num(f.flush.by_source_pages_per_s.background, 2)
+    }),
+    ("flush_neighbor_pages_per_s", |f| {
+        num(f.flush.by_source_pages_per_s.neighbor, 2)
+    }),
+    ("flush_list_pages_per_s", |f| {
+        num(f.flush.flush_list_pages_per_s, 2)
+    }),
     ("history_length", |f| int(f.history.length)),
     ("history_growth_per_s", |f| num(f.history.growth_per_s, 2)),
-    ("seconds_to_max_purge_lag", |f| num(f.history.seconds_to_max_purge_lag, 1)),
+    ("seconds_to_max_purge_lag", |f| {
+        num(f.history.seconds_to_max_purge_lag, 1)
+    }),
     ("purge_records_per_s", |f| num(f.purge.records_per_s, 2)),
-    ("purge_undo_pages_per_s", |f| num(f.purge.undo_pages_per_s, 2)),
-    ("purge_inflow_records_per_s", |f| num(f.purge.inflow_records_per_s, 2)),
+    ("purge_undo_pages_per_s", |f| {
+        num(f.purge.undo_pages_per_s, 2)
+    }),
+    ("purge_inflow_records_per_s", |f| {
+        num(f.purge.inflow_records_per_s, 2)
+    }),
     ("dml_delay_us", |f| int(f.purge.dml_delay_us)),
     ("purge_state", |f| f.purge.state.clone().unwrap_or_default()),
     ("dirty_pages", |f| int(f.dirty.pages)),
@@ -67,7 +93,9 @@ const COLUMNS: &[(&str, Cell)] = &[
     ("blocker_thread_id", |f| {
         int(f.blocker.as_ref().and_then(|b| b.thread_id))
     }),
-    ("blocker_age_s", |f| int(f.blocker.as_ref().map(|b| b.age_s))),
+    ("blocker_age_s", |f| {
+        int(f.blocker.as_ref().map(|b| b.age_s))
+    }),
     ("blocker_trx_id", |f| {
         f.blocker
             .as_ref()
@@ -106,7 +134,10 @@ where
         let Some(figures) = deriver.push(event) else {
             continue;
         };
-        let cells: Vec<String> = COLUMNS.iter().map(|(_, cell)| quote(&cell(&figures))).collect();
+        let cells: Vec<String> = COLUMNS
+            .iter()
+            .map(|(_, cell)| quote(&cell(&figures)))
+            .collect();
         let mut line = cells.join(",");
         line.push('\n');
         out.write_all(line.as_bytes())?;

@@ -145,7 +145,11 @@ fn skippable(payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(SKIPPABLE_HEAD + payload.len());
     out.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
     // Payloads are bounded by MAX_HEADER_LEN or fixed sizes, far below u32::MAX.
-    out.extend_from_slice(&u32::try_from(payload.len()).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(
+        &u32::try_from(payload.len())
+            .unwrap_or(u32::MAX)
+            .to_le_bytes(),
+    );
     out.extend_from_slice(payload);
     out
 }

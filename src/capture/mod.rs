@@ -17,7 +17,7 @@ use std::path::Path;
 pub use export::export_csv;
 pub use format::{FORMAT_VERSION, Header, Trailer};
 pub use ptstalk::{ImportError, import_dir};
-pub use reader::{Capture, CaptureIndex, End, FrameEvents, FrameInfo, open};
+pub use reader::{Capture, CaptureIndex, End, FrameEvents, FrameInfo, Gap, open};
 pub use writer::{
     CaptureSender, CaptureWriter, WriteSummary, WriterHandle, WriterOptions, spawn_writer,
     spawn_writer_with,
@@ -27,7 +27,9 @@ pub use writer::{
 /// wrong and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    #[error("{path}: {action} failed at byte {at_byte}: {source} (check the path, the free space and the permissions)")]
+    #[error(
+        "{path}: {action} failed at byte {at_byte}: {source} (check the path, the free space and the permissions)"
+    )]
     Io {
         path: String,
         action: &'static str,
@@ -37,11 +39,17 @@ pub enum CaptureError {
     },
     #[error("{path} already exists: choose another file name, or ask to overwrite it")]
     Exists { path: String },
-    #[error("{path} is empty (0 bytes): the recording wrote nothing, or this is not a capture; record again")]
+    #[error(
+        "{path} is empty (0 bytes): the recording wrote nothing, or this is not a capture; record again"
+    )]
     Empty { path: String },
-    #[error("{path} is not an innodebt capture (it starts with {found}): open a file written by innodebt's recorder")]
+    #[error(
+        "{path} is not an innodebt capture (it starts with {found}): open a file written by innodebt's recorder"
+    )]
     Foreign { path: String, found: String },
-    #[error("{path} uses capture format version {version}, newer than this innodebt {tool} reads (up to {supported}): upgrade innodebt to replay it")]
+    #[error(
+        "{path} uses capture format version {version}, newer than this innodebt {tool} reads (up to {supported}): upgrade innodebt to replay it"
+    )]
     FutureVersion {
         path: String,
         version: u16,
@@ -54,23 +62,33 @@ pub enum CaptureError {
         at_byte: u64,
         what: String,
     },
-    #[error("{path}: the file ends at byte {len}, inside its header ({needed} bytes): the recording stopped before any event was written; nothing to replay")]
+    #[error(
+        "{path}: the file ends at byte {len}, inside its header ({needed} bytes): the recording stopped before any event was written; nothing to replay"
+    )]
     HeaderTruncated { path: String, len: u64, needed: u64 },
-    #[error("{path}: event #{record} cannot be stored: {what} (the event is skipped; please report this as a bug)")]
+    #[error(
+        "{path}: event #{record} cannot be stored: {what} (the event is skipped; please report this as a bug)"
+    )]
     Encode {
         path: String,
         record: u64,
         what: String,
     },
-    #[error("{path}: the writer already failed ({first}); nothing more is written — record to another file")]
+    #[error(
+        "{path}: the writer already failed ({first}); nothing more is written — record to another file"
+    )]
     Failed { path: String, first: String },
-    #[error("{path}: section {index} does not exist (the index holds {count}); refresh the index or pick a section below {count}")]
+    #[error(
+        "{path}: section {index} does not exist (the index holds {count}); refresh the index or pick a section below {count}"
+    )]
     NoFrame {
         path: String,
         index: usize,
         count: usize,
     },
-    #[error("{path}: the writer thread stopped unexpectedly ({what}); the file holds what was written before")]
+    #[error(
+        "{path}: the writer thread stopped unexpectedly ({what}); the file holds what was written before"
+    )]
     WriterThread { path: String, what: String },
 }
 

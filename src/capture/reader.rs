@@ -12,9 +12,9 @@ use chrono::{DateTime, Utc};
 use zstd::stream::raw::{DParameter, Decoder, InBuffer, Operation, OutBuffer};
 
 use super::format::{
-    self, FILE_MAGIC, FORMAT_VERSION, HEADER_FIXED, Header, LayoutError, MARKER_LEN,
-    MAX_HEADER_LEN, MAX_RECORD_LEN, MARKER_TAG, Marker, RECORD_PREFIX, SKIPPABLE_HEAD,
-    SKIPPABLE_MAGIC, TRAILER_LEN, TRAILER_TAG, Trailer, ZSTD_MAGIC,
+    self, FILE_MAGIC, FORMAT_VERSION, HEADER_FIXED, Header, LayoutError, MARKER_TAG,
+    MAX_HEADER_LEN, MAX_RECORD_LEN, RECORD_PREFIX, SKIPPABLE_HEAD, SKIPPABLE_MAGIC, TRAILER_TAG,
+    Trailer, ZSTD_MAGIC,
 };
 use super::{CaptureError, shown};
 use crate::sample::SourceEvent;
@@ -72,20 +72,43 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
     let (header, body) = read_header(bytes, &name)?;
     let scan = scan(&bytes[body..], body as u64, &name);
     let mut events = Vec::new();
-    let mut end = scan.end.clone();
-    for (k, f) in scan.frames.iter().enumerate() {
-        let lo = usize::try_from(f.data_offset).unwrap_or(usize::MAX).min(bytes.len());
-        let hi = usize::try_from(f.end).unwrap_or(usize::MAX).min(bytes.len()).max(lo);
-        let read = decode_frame(&bytes[lo..hi], f.data_offset, f.first_record);
+    let first_gap = scan.gaps.first();
+    let before_gap = first_gap.map_or(scan.frames.len(), |g| {
+        scan.frames.partition_point(|f| f.offset < g.at_byte)
+    });
+    let mut end = match first_gap {
+        Some(g) => {
+            let later = scan.frames.len() - before_gap;
+            End::Truncated {
+                at_byte: g.at_byte,
+                reason: format!(
+                    "{name}: {}; events after it are not read ({later} later section(s) look intact — replay with the capture index to read them)",
+                    g.what
+                ),
+            }
+        }
+        None => scan.end.clone(),
+    };
+    let mut decoder = None;
+    for (k, f) in scan.frames[..before_gap].iter().enumerate() {
+        let lo = usize::try_from(f.data_offset)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
+        let hi = usize::try_from(f.end)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len())
+            .max(lo);
+        let read = decode_frame(&mut decoder, &bytes[lo..hi], f.data_offset, f.first_record);
         let decoded = read.events.len();
         events.extend(read.events);
+        let plain_cut = f.damage.is_none() && matches!(read.end, FrameEnd::Cut);
         let problem = match (&f.damage, read.end) {
             (Some(d), _) => Some((read.last_good.max(f.offset), d.clone())),
-            (None, FrameEnd::Complete { .. }) => None,
+            (None, FrameEnd::Complete) => None,
             (None, FrameEnd::Cut) => Some((
                 read.last_good.max(f.offset),
                 format!(
-                    "the file ends at byte {} inside section {} (the writer was stopped mid-write, or is still recording); the {} events before it were read",
+                    "the file ends at byte {} inside section {} (the writer was stopped mid-write, or is still recording); {} events were read",
                     bytes.len(),
                     f.frame_no,
                     events.len()
@@ -94,7 +117,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
             (None, FrameEnd::Damaged { at_byte, what }) => Some((at_byte, what)),
         };
         if let Some((at_byte, what)) = problem {
-            let later = scan.frames.len() - k - 1;
+            let later = before_gap - k - 1;
             let rest = if later > 0 {
                 format!(
                     "; {later} later section(s) look intact — replay with the capture index to read them"
@@ -102,10 +125,14 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
             } else {
                 String::new()
             };
-            let reason = format!(
-                "{name}: {what} ({decoded} events of section {} were read){rest}",
-                f.frame_no
-            );
+            let reason = if plain_cut {
+                format!("{name}: {what}")
+            } else {
+                format!(
+                    "{name}: {what} ({decoded} events of section {} were read){rest}",
+                    f.frame_no
+                )
+            };
             end = End::Truncated { at_byte, reason };
             break;
         }
@@ -178,7 +205,10 @@ fn read_header(b: &[u8], name: &str) -> Result<(Header, usize), CaptureError> {
     let crc = format::le_u32(b, 20).unwrap_or(0);
     let json = &b[SKIPPABLE_HEAD + HEADER_FIXED..end];
     if crc32fast::hash(json) != crc {
-        return Err(bad(SKIPPABLE_HEAD + HEADER_FIXED, "its checksum does not match".to_string()));
+        return Err(bad(
+            SKIPPABLE_HEAD + HEADER_FIXED,
+            "its checksum does not match".to_string(),
+        ));
     }
     let header: Header = serde_json::from_slice(json).map_err(|e| {
         bad(
@@ -230,8 +260,18 @@ pub struct FrameEvents {
     pub end: End,
 }
 
+/// Bytes between sections that are not a section: damage the scan stepped over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    pub at_byte: u64,
+    /// Where the next intact section starts.
+    pub resumes_at: u64,
+    pub what: String,
+}
+
 struct Scan {
     frames: Vec<FrameInfo>,
+    gaps: Vec<Gap>,
     trailer: Option<Trailer>,
     end: End,
 }
@@ -241,7 +281,10 @@ enum Skippable<'a> {
     Cut,
     /// Not a skippable frame of ours (or an impossible size).
     NotOurs,
-    Frame { payload: &'a [u8], next: usize },
+    Frame {
+        payload: &'a [u8],
+        next: usize,
+    },
 }
 
 fn skippable_at(b: &[u8], pos: usize) -> Skippable<'_> {
@@ -272,6 +315,7 @@ fn skippable_at(b: &[u8], pos: usize) -> Skippable<'_> {
 fn scan(b: &[u8], base: u64, name: &str) -> Scan {
     let at = |rel: usize| base + rel as u64;
     let mut frames: Vec<FrameInfo> = Vec::new();
+    let mut gaps: Vec<Gap> = Vec::new();
     let mut trailer = None;
     let mut pos = 0usize;
     let end = loop {
@@ -306,8 +350,16 @@ fn scan(b: &[u8], base: u64, name: &str) -> Scan {
                     ),
                 };
             }
-            Skippable::NotOurs => match resync(b, pos + 1, &mut frames, at(pos)) {
+            Skippable::NotOurs => match format::find_marker(b, pos + 1) {
                 Some(n) => {
+                    gaps.push(Gap {
+                        at_byte: at(pos),
+                        resumes_at: at(n),
+                        what: format!(
+                            "damaged at byte {}: no section marker where one should start",
+                            at(pos)
+                        ),
+                    });
                     pos = n;
                     continue;
                 }
@@ -331,8 +383,16 @@ fn scan(b: &[u8], base: u64, name: &str) -> Scan {
         let Some(marker) = format::decode_marker(payload) else {
             if payload.starts_with(MARKER_TAG) || payload.starts_with(TRAILER_TAG) {
                 // Ours but its checksum fails.
-                match resync(b, pos + 1, &mut frames, at(pos)) {
+                match format::find_marker(b, pos + 1) {
                     Some(n) => {
+                        gaps.push(Gap {
+                            at_byte: at(pos),
+                            resumes_at: at(n),
+                            what: format!(
+                                "damaged at byte {}: a section marker fails its checksum",
+                                at(pos)
+                            ),
+                        });
                         pos = n;
                         continue;
                     }
@@ -423,25 +483,15 @@ fn scan(b: &[u8], base: u64, name: &str) -> Scan {
     };
     Scan {
         frames,
+        gaps,
         trailer,
         end,
     }
 }
 
-/// After damage at `damaged_at`: the next intact marker at or after `from`; the frame before the
-/// damage (if any) is marked as damaged too when it ran into it.
-fn resync(b: &[u8], from: usize, frames: &mut [FrameInfo], damaged_at: u64) -> Option<usize> {
-    if let Some(last) = frames.last_mut()
-        && last.end > damaged_at
-    {
-        last.damage.get_or_insert_with(|| format!("damaged at byte {damaged_at}"));
-    }
-    format::find_marker(b, from.min(b.len()))
-}
-
 enum FrameEnd {
-    /// The zstd frame ended properly after `len` bytes.
-    Complete { len: usize },
+    /// The zstd frame ended properly.
+    Complete,
     /// The input ends inside the frame.
     Cut,
     /// The bytes are not what the writer wrote.
@@ -510,7 +560,12 @@ impl Records {
 
 /// Decodes one zstd frame (`data` starts at absolute offset `base`), feeding it block by block
 /// so the end of the last complete record is known to the block.
-fn decode_frame(data: &[u8], base: u64, first_record: u64) -> FrameRead {
+fn decode_frame(
+    decoder: &mut Option<Decoder<'static>>,
+    data: &[u8],
+    base: u64,
+    first_record: u64,
+) -> FrameRead {
     let mut read = FrameRead {
         events: Vec::new(),
         last_good: base,
@@ -520,11 +575,17 @@ fn decode_frame(data: &[u8], base: u64, first_record: u64) -> FrameRead {
     let layout = match format::frame_layout(data) {
         Ok(l) => l,
         Err(LayoutError::NotZstd) => {
-            read.end = damaged(base, format!("damaged at byte {base}: no zstd frame where section data should start"));
+            read.end = damaged(
+                base,
+                format!("damaged at byte {base}: no zstd frame where section data should start"),
+            );
             return read;
         }
         Err(LayoutError::Invalid(w)) => {
-            read.end = damaged(base, format!("damaged at byte {base}: not valid zstd ({w})"));
+            read.end = damaged(
+                base,
+                format!("damaged at byte {base}: not valid zstd ({w})"),
+            );
             return read;
         }
     };
@@ -538,17 +599,23 @@ fn decode_frame(data: &[u8], base: u64, first_record: u64) -> FrameRead {
             ends.push(len);
         }
     }
-    let mut decoder = match Decoder::new() {
-        Ok(d) => d,
-        Err(e) => {
-            read.end = damaged(base, format!("cannot start a zstd decoder: {e}"));
-            return read;
-        }
+    // One decoder serves every frame of a read (creating one costs more than a small frame).
+    let decoder = match decoder {
+        Some(d) => match d.reinit() {
+            Ok(()) => d,
+            Err(e) => {
+                read.end = damaged(base, format!("cannot reset the zstd decoder: {e}"));
+                return read;
+            }
+        },
+        None => match new_decoder() {
+            Ok(d) => decoder.insert(d),
+            Err(e) => {
+                read.end = damaged(base, format!("cannot start a zstd decoder: {e}"));
+                return read;
+            }
+        },
     };
-    if let Err(e) = decoder.set_parameter(DParameter::WindowLogMax(WINDOW_LOG_MAX)) {
-        read.end = damaged(base, format!("cannot set up the zstd decoder: {e}"));
-        return read;
-    }
     let mut records = Records {
         buf: Vec::new(),
         head: 0,
@@ -569,7 +636,9 @@ fn decode_frame(data: &[u8], base: u64, first_record: u64) -> FrameRead {
                 if let Err(e) = decoder.run(&mut inb, &mut ob) {
                     read.end = damaged(
                         chunk_at,
-                        format!("damaged at byte {chunk_at}: the compressed data does not decode ({e})"),
+                        format!(
+                            "damaged at byte {chunk_at}: the compressed data does not decode ({e})"
+                        ),
                     );
                     return read;
                 }
@@ -579,10 +648,7 @@ fn decode_frame(data: &[u8], base: u64, first_record: u64) -> FrameRead {
                 Ok(n) => completed += n,
                 Err(what) => {
                     let at = read.last_good;
-                    read.end = damaged(
-                        at,
-                        format!("damaged after byte {at}: {what}"),
-                    );
+                    read.end = damaged(at, format!("damaged after byte {at}: {what}"));
                     return read;
                 }
             }
@@ -610,10 +676,16 @@ fn decode_frame(data: &[u8], base: u64, first_record: u64) -> FrameRead {
                 ),
             )
         }
-        Some(len) => FrameEnd::Complete { len },
+        Some(_) => FrameEnd::Complete,
         None => FrameEnd::Cut,
     };
     read
+}
+
+fn new_decoder() -> std::io::Result<Decoder<'static>> {
+    let mut d = Decoder::new()?;
+    d.set_parameter(DParameter::WindowLogMax(WINDOW_LOG_MAX))?;
+    Ok(d)
 }
 
 /// A capture opened for random access: the section table from one quick scan, and the file.
@@ -624,6 +696,7 @@ pub struct CaptureIndex {
     header: Header,
     body_start: u64,
     frames: Vec<FrameInfo>,
+    gaps: Vec<Gap>,
     trailer: Option<Trailer>,
     end: End,
 }
@@ -650,6 +723,7 @@ impl CaptureIndex {
             header,
             body_start: body as u64,
             frames: s.frames,
+            gaps: s.gaps,
             trailer: s.trailer,
             end: s.end,
         })
@@ -669,6 +743,11 @@ impl CaptureIndex {
 
     pub fn trailer(&self) -> Option<&Trailer> {
         self.trailer.as_ref()
+    }
+
+    /// Damaged stretches between sections that the scan stepped over.
+    pub fn gaps(&self) -> &[Gap] {
+        &self.gaps
     }
 
     /// How the file ended at the last scan (a section's own damage shows in `read_frame`).
@@ -710,18 +789,17 @@ impl CaptureIndex {
         };
         let len = usize::try_from(end.saturating_sub(f.data_offset)).unwrap_or(0);
         let mut data = vec![0u8; len];
-        let got = read_at_most(&self.file, &mut data, f.data_offset).map_err(|e| {
-            CaptureError::Io {
+        let got =
+            read_at_most(&self.file, &mut data, f.data_offset).map_err(|e| CaptureError::Io {
                 path: name.clone(),
                 action: "reading a section",
                 at_byte: f.data_offset,
                 source: e,
-            }
-        })?;
+            })?;
         data.truncate(got);
-        let read = decode_frame(&data, f.data_offset, f.first_record);
+        let read = decode_frame(&mut None, &data, f.data_offset, f.first_record);
         let end = match (&f.damage, read.end) {
-            (None, FrameEnd::Complete { .. }) => End::Complete,
+            (None, FrameEnd::Complete) => End::Complete,
             (Some(d), _) => End::Truncated {
                 at_byte: read.last_good,
                 reason: format!("{name}: section {}: {d}", f.frame_no),
@@ -780,6 +858,8 @@ impl CaptureIndex {
         let kept = self.frames.partition_point(|f| f.offset < from);
         self.frames.truncate(kept);
         self.frames.extend(s.frames);
+        self.gaps.retain(|g| g.at_byte < from);
+        self.gaps.extend(s.gaps);
         self.trailer = s.trailer;
         self.end = s.end;
         Ok(self.frames.len() - kept)
@@ -813,6 +893,7 @@ mod tests {
 
     #[test]
     fn marker_constants_agree() {
+        use super::super::format::{MARKER_LEN, Marker, TRAILER_LEN};
         let m = Marker {
             frame_no: 0,
             first_record: 0,

@@ -142,6 +142,10 @@ impl CaptureWriter {
         out.write_all(&bytes)
             .and_then(|()| out.file.sync_data())
             .map_err(|e| io_err("writing the header", 0, e))?;
+        // Best effort: make the new name itself survive a machine crash.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = File::open(dir).and_then(|d| d.sync_all());
+        }
         Ok(CaptureWriter {
             path,
             sink: Sink::Idle(out),
@@ -227,7 +231,9 @@ impl CaptureWriter {
             });
             out.write_all(&marker)
                 .map_err(|e| self.io_error("writing a section marker", at, e))?;
-            let encoder = zstd::stream::write::Encoder::new(out, self.opts.level)
+            // Levels above 19 want windows larger than the reader accepts.
+            let level = self.opts.level.clamp(-7, 19);
+            let encoder = zstd::stream::write::Encoder::new(out, level)
                 .map_err(|e| self.io_error("starting a zstd frame", at, e))?;
             self.sink = Sink::Frame(encoder);
             self.frames += 1;
@@ -330,7 +336,10 @@ pub fn scrub(event: &SourceEvent, keep_queries: bool) -> Cow<'_, SourceEvent> {
     let SourceEvent::Sample(sample) = event else {
         return Cow::Borrowed(event);
     };
-    let changes = |q: &Option<String>| q.as_deref().is_some_and(|q| digest::redact(q, keep_queries) != q);
+    let changes = |q: &Option<String>| {
+        q.as_deref()
+            .is_some_and(|q| digest::redact(q, keep_queries) != q)
+    };
     let trx_changes = sample.trx.iter().any(|t| changes(&t.query));
     let status_changes = sample
         .innodb_status

@@ -4,6 +4,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::verdicts::{Recovery, Sizing, Verdict};
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     pub server: ServerFigures,
@@ -17,6 +19,19 @@ pub struct Figures {
     pub blocker: Option<Blocker>,
     pub dirty: Dirty,
     pub undo: Undo,
+    /// What the figures mean, most severe first (`healthy` alone when nothing holds).
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
+    /// If the server crashed now: redo to apply and the estimated recovery time.
+    #[serde(default)]
+    pub recovery: Option<Recovery>,
+    /// Peak checkpoint age over the session and the redo capacity that would keep it below
+    /// the async point with headroom.
+    #[serde(default)]
+    pub sizing: Option<Sizing>,
+    /// Every INNODB_METRICS counter the panels use that is switched off.
+    #[serde(default)]
+    pub metrics_off: Vec<String>,
     pub warnings: Vec<String>,
 }
 
@@ -72,6 +87,9 @@ pub struct History {
     pub growth_per_s: Option<f64>,
     /// Seconds until `innodb_max_purge_lag` is reached at the current growth, when it is set.
     pub seconds_to_max_purge_lag: Option<f64>,
+    /// History the oldest read view holds back (history now − history when it started).
+    #[serde(default)]
+    pub held_back: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

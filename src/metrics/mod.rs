@@ -13,24 +13,68 @@ use rates::{counter_rate, gauge_change, metric_rate, sum_known};
 use crate::innodb_status::InnodbStatus;
 use crate::sample::{Sample, ServerInfo, SourceEvent, TrxRow, UndoScan, Unavailable};
 use crate::source::flavor::{self, Flavor};
+use crate::verdicts::{EngineConfig, RecoveryModel, RedoLayout, VerdictEngine};
 
 /// A transaction must be at least this old to be named as the purge blocker: autocommit
 /// writes pass through INNODB_TRX for milliseconds and block nothing.
 pub const BLOCKER_MIN_AGE_S: u64 = 2;
 
-/// Holds what derivation needs between samples: the server, the previous sample, and the
-/// slow-cadence facts (last SEIS, last residency scan) that later samples keep showing.
-#[derive(Debug, Default, Clone)]
+/// Holds what derivation needs between samples: the server, the previous sample, the
+/// slow-cadence facts (last SEIS, last residency scan) that later samples keep showing, and
+/// the verdict engine that reads the figures over time.
+#[derive(Debug, Clone)]
 pub struct Deriver {
     info: Option<ServerInfo>,
     prev: Option<Sample>,
     last_status: Option<(DateTime<Utc>, InnodbStatus)>,
     last_undo_scan: Option<(DateTime<Utc>, UndoScan)>,
+    recovery: RecoveryModel,
+    engine: Option<(RedoLayout, VerdictEngine)>,
+}
+
+impl Default for Deriver {
+    fn default() -> Self {
+        Deriver::with_recovery(RecoveryModel::published_default())
+    }
 }
 
 impl Deriver {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A deriver whose recovery estimates use `model` (`--recovery-rate`, a calibration).
+    pub fn with_recovery(recovery: RecoveryModel) -> Self {
+        Deriver {
+            info: None,
+            prev: None,
+            last_status: None,
+            last_undo_scan: None,
+            recovery,
+            engine: None,
+        }
+    }
+
+    /// Verdicts, recovery and sizing for one sample's figures. The engine restarts when the
+    /// redo layout changes (a restart with another log size).
+    fn assess(&mut self, figures: &mut Figures, info: &ServerInfo, t_s: f64) {
+        let layout = RedoLayout::from_info(info);
+        if self.engine.as_ref().is_none_or(|(l, _)| *l != layout) {
+            let cfg = EngineConfig {
+                recovery: self.recovery.clone(),
+                layout,
+                ..EngineConfig::default()
+            };
+            self.engine = Some((layout, VerdictEngine::new(cfg)));
+        }
+        let Some((_, engine)) = self.engine.as_mut() else {
+            return;
+        };
+        let a = engine.observe(t_s, figures, info.flavor);
+        figures.verdicts = a.verdicts;
+        figures.recovery = a.recovery;
+        figures.sizing = a.sizing;
+        figures.history.held_back = a.purge.held_back;
     }
 
     pub fn info(&self) -> Option<&ServerInfo> {
@@ -79,7 +123,8 @@ impl Deriver {
             last_status: self.last_status.as_ref().map(|(_, s)| s),
             last_undo_scan: self.last_undo_scan,
         };
-        let figures = ctx.derive();
+        let mut figures = ctx.derive();
+        self.assess(&mut figures, &info, sample.mono_s);
         self.prev = Some(sample.clone());
         Some(figures)
     }
@@ -166,6 +211,10 @@ impl Context<'_> {
             purge,
             dirty,
             undo,
+            verdicts: Vec::new(),
+            recovery: None,
+            sizing: None,
+            metrics_off: off.iter().map(|m| m.to_string()).collect(),
             warnings,
         }
     }
@@ -268,6 +317,7 @@ impl Context<'_> {
             length,
             growth_per_s: growth,
             seconds_to_max_purge_lag: seconds_to_lag,
+            held_back: None,
         }
     }
 

@@ -474,6 +474,143 @@ impl Flavor {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Added for `control` (runtime changes: SET GLOBAL, KILL, monitors). Kept apart so the lead
+// can fold it in; every server difference the controls need is here, nowhere else. Placed
+// before the test module (clippy: items_after_test_module).
+// ---------------------------------------------------------------------------
+
+/// What a version table says about a knob where the server has no
+/// `information_schema.SYSTEM_VARIABLES` to ask (MySQL, Percona).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnobSpec {
+    pub dynamic: bool,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Flavor {
+    /// "MariaDB 10.11.19", "MySQL 8.0.36", "Percona Server 8.0.32": for messages.
+    pub fn display_name(&self) -> String {
+        let name = match self.kind {
+            FlavorKind::Mysql => "MySQL",
+            FlavorKind::Mariadb => "MariaDB",
+            FlavorKind::Percona => "Percona Server",
+        };
+        format!("{name} {}.{}.{}", self.major, self.minor, self.patch)
+    }
+
+    /// MariaDB (≥ 10.1) describes every variable in `information_schema.SYSTEM_VARIABLES`
+    /// (`READ_ONLY`, `NUMERIC_MIN_VALUE`, `NUMERIC_MAX_VALUE`): ask it rather than a table.
+    pub fn has_system_variables_table(&self) -> bool {
+        self.is_mariadb() && (self.major, self.minor) >= (10, 1)
+    }
+
+    /// The version table for the purge knobs on MySQL / Percona (METRICS.md "Runtime knobs";
+    /// the MySQL manual's ranges). `None` for MariaDB (ask SYSTEM_VARIABLES) and unknown names.
+    pub fn knob_spec(&self, variable: &str) -> Option<KnobSpec> {
+        if self.is_mariadb() {
+            return None;
+        }
+        let spec = |dynamic, min, max| Some(KnobSpec { dynamic, min, max });
+        match variable {
+            "innodb_purge_threads" => spec(false, 1, 32),
+            "innodb_max_purge_lag" => spec(true, 0, 4_294_967_295),
+            "innodb_max_purge_lag_delay" => spec(true, 0, 10_000_000),
+            "innodb_purge_batch_size" => spec(true, 1, 5000),
+            _ => None,
+        }
+    }
+
+    /// MySQL / Percona 8.0+ have `SET PERSIST` and `SET PERSIST_ONLY` (mysqld-auto.cnf).
+    pub fn has_set_persist(&self) -> bool {
+        !self.is_mariadb() && self.major >= 8
+    }
+
+    /// The privilege `SET GLOBAL` needs.
+    pub fn set_global_privilege(&self) -> &'static str {
+        if self.has_set_persist() {
+            "SYSTEM_VARIABLES_ADMIN (or SUPER)"
+        } else {
+            "SUPER"
+        }
+    }
+
+    /// The privileges `SET PERSIST_ONLY` of a read-only variable needs (MySQL 8+).
+    pub fn persist_only_privilege(&self) -> &'static str {
+        "SYSTEM_VARIABLES_ADMIN and PERSIST_RO_VARIABLES_ADMIN"
+    }
+
+    /// The privilege `KILL` of another account's session needs (one's own needs none).
+    pub fn kill_privilege(&self) -> &'static str {
+        match self.kind {
+            FlavorKind::Mariadb if (self.major, self.minor) >= (10, 5) => {
+                "CONNECTION ADMIN (or SUPER)"
+            }
+            FlavorKind::Mariadb => "SUPER",
+            _ if self.major >= 8 => "CONNECTION_ADMIN (or SUPER)",
+            _ => "SUPER",
+        }
+    }
+
+    /// How to keep a runtime change across restarts on this flavour.
+    pub fn keep_after_restart_hint(&self, variable: &str, value: u64) -> String {
+        if self.has_set_persist() {
+            "SET PERSIST would also write it to mysqld-auto.cnf (offered as the alternative)"
+                .to_string()
+        } else if self.is_mariadb() {
+            format!("MariaDB has no SET PERSIST: add `{variable} = {value}` under [mysqld] in my.cnf to keep it")
+        } else {
+            format!("add `{variable} = {value}` under [mysqld] in my.cnf to keep it")
+        }
+    }
+
+    /// How to change a variable the running server will not take.
+    pub fn restart_only_hint(&self, variable: &str, value: u64) -> String {
+        if self.has_set_persist() {
+            format!("SET PERSIST_ONLY {variable} = {value} stores it for the next restart")
+        } else if self.is_mariadb() {
+            format!("set `{variable} = {value}` under [mysqld] in my.cnf and restart")
+        } else {
+            format!(
+                "set `{variable} = {value}` under [mysqld] in my.cnf and restart \
+                 ({} has no SET PERSIST_ONLY)",
+                self.display_name()
+            )
+        }
+    }
+
+    /// A predicate on INNODB_METRICS that is true for a counter that is counting (column
+    /// `ENABLED` on MariaDB ≥ 10.5, `STATUS` elsewhere — as in [`Flavor::metrics_sql`]).
+    pub fn metric_enabled_predicate(&self) -> &'static str {
+        if self.is_mariadb() && (self.major, self.minor) >= (10, 5) {
+            "ENABLED = 1"
+        } else {
+            "STATUS = 'enabled'"
+        }
+    }
+
+    /// `innodb_max_purge_lag_wait` (MDEV-16952, MariaDB only): `SET` blocks the session until
+    /// history ≤ value. Check that the variable exists too; old minor releases lack it.
+    pub fn has_purge_lag_wait(&self) -> bool {
+        self.is_mariadb()
+    }
+
+    /// History list length by one cheap query (for the purge-lag-wait progress), where a
+    /// status variable carries it (MariaDB, Percona); else INNODB_METRICS (needs PROCESS).
+    pub fn history_length_sql(&self) -> &'static str {
+        match self.kind {
+            FlavorKind::Mariadb | FlavorKind::Percona => {
+                "SHOW GLOBAL STATUS WHERE Variable_name = 'Innodb_history_list_length'"
+            }
+            FlavorKind::Mysql => {
+                "SELECT 'trx_rseg_history_len', COUNT FROM information_schema.INNODB_METRICS \
+                 WHERE NAME = 'trx_rseg_history_len'"
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,8 @@ use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
-    GaugeMark, Item, MarkerLabel, Plot, Threshold, axis_bytes, bytes, draw_lines, flow,
+    Unit,
+    GaugeMark, Item, MarkerLabel, Plot, Threshold, bytes, draw_lines, flow,
     gauge_line, marker_labels, pct, sanitize, severity, time_chart, waiting, CHART_MIN_COLS,
     CHART_MIN_ROWS,
 };
@@ -65,6 +66,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         };
         items.push(Item::new(vec![Span::styled(state, sev_style)]));
     }
+    let main = flow(items, inner.width as usize);
+    let mut items = Vec::new();
     items.push(Item::new(vec![
         Span::styled("async ", theme.style(ThemeItem::AsyncLine)),
         Span::styled(bytes(r.async_point_bytes), text),
@@ -90,7 +93,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .unwrap_or_else(|| super::widgets::NA.to_string()),
         text,
     ));
-    let lines = flow(items, inner.width as usize);
+    let extra = flow(items, inner.width as usize);
 
     // The gauge and its labels.
     let w = inner.width as usize;
@@ -137,20 +140,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         gauge.push(marker_labels(w, &labels));
     }
 
-    // Rows: the first figures line, the gauge, the other figures lines while the chart keeps
-    // its minimum, then the chart.
+    // Rows: the first figures line, the gauge, then the rest of the figures while the chart
+    // keeps its minimum, then the chart.
     let fixed = 1 + gauge.len() as u16;
     let chart_ok = inner.width >= CHART_MIN_COLS && inner.height >= fixed + CHART_MIN_ROWS;
-    let extra_room = if chart_ok {
+    let room = if chart_ok {
         inner.height - fixed - CHART_MIN_ROWS
     } else {
         inner.height.saturating_sub(fixed)
     };
-    let extra = (lines.len().saturating_sub(1) as u16).min(extra_room);
     let mut rows: Vec<Line<'static>> = Vec::new();
-    rows.extend(lines.iter().take(1).cloned());
+    rows.extend(main.iter().take(1).cloned());
     rows.extend(gauge);
-    rows.extend(lines.iter().skip(1).take(extra as usize).cloned());
+    rows.extend(
+        main.iter()
+            .skip(1)
+            .chain(extra.iter())
+            .take(room as usize)
+            .cloned(),
+    );
     let used = rows.len() as u16;
     let buf = frame.buffer_mut();
     draw_lines(buf, inner, &rows);
@@ -167,7 +175,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         thresholds.push(Threshold {
             value: a as f64,
             style: theme.style(ThemeItem::AsyncLine),
-            label: "async".into(),
+            label: format!("async {}", bytes(Some(a))),
             soft: false,
         });
     }
@@ -175,7 +183,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         thresholds.push(Threshold {
             value: s as f64,
             style: theme.style(ThemeItem::SyncLine),
-            label: sync_name.clone(),
+            label: format!("{sync_name} {}", bytes(Some(s))),
             soft: false,
         });
     }
@@ -190,6 +198,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }],
         &thresholds,
         cap.map(|c| c as f64),
-        &axis_bytes,
+        Unit::Bytes,
     );
 }

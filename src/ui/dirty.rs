@@ -10,6 +10,7 @@ use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
+    Unit,
     GaugeMark, Item, Plot, Threshold, bytes, draw_lines, flow, gauge_line, opt, pct, severity,
     split_for_chart, time_chart, waiting,
 };
@@ -107,12 +108,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }],
         &thresholds,
         None,
-        &|v| {
-            if v.is_finite() {
-                format!("{v:.0}%")
-            } else {
-                "n/a".into()
-            }
-        },
+        Unit::Percent,
     );
 }

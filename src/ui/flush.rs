@@ -12,7 +12,8 @@ use crate::app::{App, Panel};
 use crate::theme::{Theme, ThemeItem};
 
 use super::widgets::{
-    Item, Plot, Threshold, axis_count, draw_lines, layout_text, opt, rate, time_chart, waiting,
+    Unit,
+    Item, Plot, Threshold, draw_lines, layout_text, opt, rate, time_chart, waiting,
 };
 
 /// Display names, in [`FLUSH_SOURCES`] order.
@@ -58,8 +59,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut items = vec![Item::new(vec![
         Span::styled(SWATCH, theme.style(ThemeItem::FlushTotal)),
         Span::styled("total ", dim),
-        Span::styled(rate(fl.total_pages_per_s), text),
-        Span::styled(" pages", dim),
+        Span::styled(
+            opt(fl.total_pages_per_s.filter(|v| v.is_finite()), crate::output::count),
+            text,
+        ),
+        Span::styled(" pages/s", dim),
     ])];
     for i in 0..5 {
         if off[i] {
@@ -89,12 +93,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if !off_names.is_empty() {
         items.push(
             Item::new(vec![
-                Span::styled(format!("{}: off — press ", off_names.join(", ")), dim),
+                Span::styled("off — press ", dim),
                 Span::styled("m", theme.style(ThemeItem::Key)),
-                Span::styled(" to enable", dim),
+                Span::styled(" to enable:", dim),
             ])
             .on_own_line(),
         );
+        for name in off_names {
+            items.push(Item::new(vec![Span::styled(name.to_string(), text)]));
+        }
     }
 
     let (lines, text_area, chart) = layout_text(items, inner, true);
@@ -126,5 +133,5 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
     })
     .collect();
-    time_chart(frame, chart, app, theme, &plots, &thresholds, None, &axis_count);
+    time_chart(frame, chart, app, theme, &plots, &thresholds, None, Unit::Count);
 }

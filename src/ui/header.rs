@@ -8,15 +8,17 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use crate::app::{App, Freshness, Link};
+use crate::app::{App, Freshness, Link, secs_between};
 use crate::output;
 use crate::source::flavor::FlavorKind;
 use crate::theme::{Theme, ThemeItem};
 
-use super::widgets::{sanitize, truncate, width};
+use super::widgets::{sanitize, truncate};
 
 /// How much of a connection error the header shows.
-const ERROR_COLS: usize = 48;
+const ERROR_COLS: usize = 80;
+/// How much of the server label the header shows.
+const LABEL_COLS: usize = 40;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let bg = theme.style(ThemeItem::HeaderBg);
@@ -35,7 +37,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .or_else(|| latest.map(|f| sanitize(&f.server.label, 200)))
         .filter(|l| !l.is_empty())
         .unwrap_or_else(|| "innodebt".to_string());
-    left.push((0, vec![Span::styled(label, text)]));
+    left.push((0, vec![Span::styled(truncate(&label, LABEL_COLS), text)]));
     if let Some(i) = info {
         let flavour = match i.flavor.kind {
             FlavorKind::Mariadb => "MariaDB",
@@ -76,6 +78,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 _ => "for the first sample",
             };
             left.push((2, vec![Span::styled(what, dim)]));
+        }
+        Freshness::Fresh { .. } if app.is_frozen() => {
+            let shown = latest.map(|f| secs_between(f.sampled_at, app.now).max(0.0));
+            left.push((
+                2,
+                vec![
+                    Span::styled("showing data from ", dim),
+                    Span::styled(
+                        shown.map_or_else(|| "n/a".into(), |s| format!("{}s", s as u64)),
+                        text,
+                    ),
+                    Span::styled(" ago", dim),
+                ],
+            ));
         }
         Freshness::Fresh { age_s } => {
             left.push((
@@ -134,21 +150,27 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             + 1
     };
     // Drop the least important parts until everything fits beside the badges.
-    while left.len() > 1 && seg_w(&left) + badges_w > total {
-        if let Some(idx) = left
+    // The label (0) and a connection error (1) are cut rather than dropped.
+    while seg_w(&left) + badges_w > total {
+        let Some(idx) = left
             .iter()
             .enumerate()
+            .filter(|(_, (p, _))| *p >= 2)
             .max_by_key(|(_, (p, _))| *p)
             .map(|(i, _)| i)
-        {
-            left.remove(idx);
-        }
+        else {
+            break;
+        };
+        left.remove(idx);
     }
     let mut spans: Vec<Span<'static>> = vec![Span::styled(" ", text)];
     let room_for_left = total.saturating_sub(badges_w + 1);
     let mut used = 1;
-    for (i, (_, segment)) in left.into_iter().enumerate() {
+    'segments: for (i, (_, segment)) in left.into_iter().enumerate() {
         if i > 0 {
+            if used + 2 >= room_for_left {
+                break;
+            }
             spans.push(Span::styled("  ", text));
             used += 2;
         }
@@ -159,9 +181,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 used += w;
                 spans.push(s);
             } else {
-                let cut = truncate(&s.content, room);
-                used += width(&cut);
-                spans.push(Span::styled(cut, s.style));
+                // Cut this part and stop: a stub of what follows would only be noise.
+                if room >= 4 {
+                    spans.push(Span::styled(truncate(&s.content, room), s.style));
+                }
+                break 'segments;
             }
         }
     }

@@ -11,7 +11,8 @@ use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
-    Item, Plot, Threshold, axis_count, draw_lines, layout_text, opt, sanitize, secs, signed_rate,
+    Unit,
+    Item, Plot, Threshold, draw_lines, layout_text, opt, sanitize, secs, signed_rate,
     time_chart, waiting,
 };
 
@@ -54,7 +55,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ]),
         },
     });
-    items.push(blocker_item(f.blocker.as_ref(), theme).on_own_line());
+    let mut blocker = blocker_items(f.blocker.as_ref(), theme).into_iter();
+    if let Some(first) = blocker.next() {
+        items.push(first.on_own_line());
+    }
+    items.extend(blocker);
 
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);
@@ -79,23 +84,30 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }],
         &thresholds,
         None,
-        &axis_count,
+        Unit::Count,
     );
 }
 
-/// One line: `blocker thread 42 app@10.0.0.5 1m 01s: SELECT …` or `no blocker`.
-fn blocker_item(b: Option<&Blocker>, theme: &Theme) -> Item {
+/// `▲ blocker 1m 01s thread 42` then `app@10.0.0.5: SELECT …` (two items, so the query
+/// goes on the next line when narrow), or `no blocker`.
+fn blocker_items(b: Option<&Blocker>, theme: &Theme) -> Vec<Item> {
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
     let Some(b) = b else {
-        return Item::new(vec![Span::styled("no blocker", dim)]);
+        return vec![Item::new(vec![Span::styled("no blocker", dim)])];
     };
     let warn = theme.severity(Severity::Warning);
-    let who = format!(
-        "{}@{}",
-        sanitize(b.user.as_deref().unwrap_or("?"), 64),
-        sanitize(b.host.as_deref().unwrap_or("?"), 64)
-    );
+    // The client port adds nothing the thread id doesn't already identify.
+    let host = sanitize(b.host.as_deref().unwrap_or("?"), 64);
+    let host = match host.rsplit_once(':') {
+        Some((h, port))
+            if !h.is_empty() && !port.is_empty() && port.bytes().all(|c| c.is_ascii_digit()) =>
+        {
+            h.to_string()
+        }
+        _ => host,
+    };
+    let who = format!("{}@{host}", sanitize(b.user.as_deref().unwrap_or("?"), 64));
     let doing = match b.query.as_deref().map(|q| sanitize(q, 300)) {
         Some(q) if !q.is_empty() => q,
         _ => match b.command.as_deref().map(|c| sanitize(c, 32)) {
@@ -104,13 +116,17 @@ fn blocker_item(b: Option<&Blocker>, theme: &Theme) -> Item {
             _ => "(no statement running)".to_string(),
         },
     };
-    Item::new(vec![
-        Span::styled(format!("{} blocker ", theme.severity_symbol(Severity::Warning)), warn),
-        Span::styled("thread ", dim),
-        Span::styled(opt(b.thread_id, |t| t.to_string()), text),
-        Span::styled(format!(" {who} "), text),
-        Span::styled(output::duration(b.age_s), warn),
-        Span::styled(": ", dim),
-        Span::styled(doing, text),
-    ])
+    vec![
+        Item::new(vec![
+            Span::styled(format!("{} blocker ", theme.severity_symbol(Severity::Warning)), warn),
+            Span::styled(output::duration(b.age_s), warn),
+            Span::styled(" thread ", dim),
+            Span::styled(opt(b.thread_id, |t| t.to_string()), text),
+        ]),
+        Item::new(vec![
+            Span::styled(who, text),
+            Span::styled(": ", dim),
+            Span::styled(doing, text),
+        ]),
+    ]
 }

@@ -21,6 +21,7 @@ pub mod widgets;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::Line;
 
 use crate::app::{App, Panel};
@@ -30,10 +31,11 @@ use crate::theme::{Theme, ThemeItem};
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
 
-/// Height of a compact grid row: border + three lines of figures.
-const COMPACT_ROW: u16 = 5;
+/// Height of a compact grid row: its two borders (shared with its neighbours) and four
+/// lines of figures.
+const COMPACT_ROW: u16 = 6;
 /// Body height from which the three grid rows share it equally (each with a chart).
-const EVEN_ROWS_FROM: u16 = 36;
+const EVEN_ROWS_FROM: u16 = 34;
 
 pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
     let area = frame.area();
@@ -61,8 +63,14 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         match app.zoom {
             Some(panel) => render_panel(frame, body, panel, app, theme),
             None => {
-                for (panel, rect) in grid(body) {
-                    render_panel(frame, rect, panel, app, theme);
+                let cells = grid(body);
+                for (panel, rect) in &cells {
+                    render_panel(frame, *rect, *panel, app, theme);
+                }
+                // Shared borders were drawn by whichever panel came last: give the focused
+                // panel its whole outline back.
+                if let Some((_, rect)) = cells.iter().find(|(p, _)| *p == app.focus) {
+                    restyle_border(frame, *rect, theme.style(ThemeItem::BorderFocused));
                 }
             }
         }
@@ -84,17 +92,19 @@ pub fn render_panel(frame: &mut Frame, area: Rect, panel: Panel, app: &App, them
     }
 }
 
-/// Where each panel goes: two columns, three rows in `Panel::ALL` order.
+/// Where each panel goes: two columns, three rows in `Panel::ALL` order. Neighbouring
+/// rectangles overlap by one cell so that they share a border.
 pub fn grid(body: Rect) -> Vec<(Panel, Rect)> {
-    let h = body.height;
-    let rows: [u16; 3] = if h >= EVEN_ROWS_FROM {
-        let third = h / 3;
-        [h - 2 * third, third, third]
+    // Heights of the three rows, counting both borders; shared borders give back two rows.
+    let total = body.height + 2;
+    let rows: [u16; 3] = if body.height >= EVEN_ROWS_FROM {
+        let third = total / 3;
+        [total - 2 * third, third, third]
     } else {
-        let compact = COMPACT_ROW.min(h / 3);
-        [h - 2 * compact, compact, compact]
+        let compact = COMPACT_ROW.min(total / 3);
+        [total - 2 * compact, compact, compact]
     };
-    let left_w = body.width / 2;
+    let left_w = (body.width / 2 + 1).min(body.width);
     let mut out = Vec::with_capacity(6);
     let mut y = body.y;
     for (r, rh) in rows.iter().enumerate() {
@@ -102,8 +112,10 @@ pub fn grid(body: Rect) -> Vec<(Panel, Rect)> {
             let (x, w) = if c == 0 {
                 (body.x, left_w)
             } else {
-                (body.x + left_w, body.width - left_w)
+                let x = body.x + left_w.saturating_sub(1);
+                (x, body.right().saturating_sub(x))
             };
+            let h = (*rh).min(body.bottom().saturating_sub(y));
             if let Some(panel) = Panel::ALL.get(r * 2 + c as usize) {
                 out.push((
                     *panel,
@@ -111,14 +123,43 @@ pub fn grid(body: Rect) -> Vec<(Panel, Rect)> {
                         x,
                         y,
                         width: w,
-                        height: *rh,
+                        height: h,
                     },
                 ));
             }
         }
-        y += rh;
+        y = (y + rh).saturating_sub(1);
     }
     out
+}
+
+/// Gives the line-drawing cells on the edge of `rect` the style `style` (titles keep theirs).
+fn restyle_border(frame: &mut Frame, rect: Rect, style: Style) {
+    let buf = frame.buffer_mut();
+    let rect = rect.intersection(buf.area);
+    if rect.is_empty() {
+        return;
+    }
+    let mut edge = Vec::new();
+    for x in rect.left()..rect.right() {
+        edge.push((x, rect.top()));
+        edge.push((x, rect.bottom() - 1));
+    }
+    for y in rect.top()..rect.bottom() {
+        edge.push((rect.left(), y));
+        edge.push((rect.right() - 1, y));
+    }
+    for pos in edge {
+        if let Some(cell) = buf.cell_mut(pos)
+            && cell
+                .symbol()
+                .chars()
+                .next()
+                .is_some_and(|c| ('\u{2500}'..='\u{257f}').contains(&c))
+        {
+            cell.set_style(style);
+        }
+    }
 }
 
 fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {

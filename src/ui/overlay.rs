@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear};
 
 use crate::app::keys::HELP;
-use crate::app::{Confirm, Overlay};
+use crate::app::{Confirm, Input, Overlay};
 use crate::theme::{Theme, ThemeItem};
 
 use super::widgets::{draw_lines, sanitize, truncate, width, wrap};
@@ -25,6 +25,7 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: &Theme) {
     let (title, lines) = match overlay {
         Overlay::Help => ("Help: keys".to_string(), help_lines(theme, base, dim)),
         Overlay::Confirm(c) => (sanitize(&c.title, 120), confirm_lines(c, max_text, theme, base, dim)),
+        Overlay::Input(input) => (sanitize(&input.title, 120), input_lines(input, max_text, theme, base, dim)),
         Overlay::Notice { title, lines } => {
             let mut out: Vec<Line<'static>> = Vec::new();
             for l in lines {
@@ -38,7 +39,7 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: &Theme) {
         }
     };
     let content_w = lines.iter().map(Line::width).max().unwrap_or(0).max(width(&title) + 2);
-    let w = (content_w as u16).saturating_add(4).min(area.width).min(MAX_WIDTH.max(content_w as u16 + 4));
+    let w = (content_w.min(u16::MAX as usize - 4) as u16 + 4).min(area.width);
     let h = (lines.len() as u16).saturating_add(2).min(area.height);
     if w < 3 || h < 3 {
         return;
@@ -106,7 +107,8 @@ fn confirm_lines(c: &Confirm, max: usize, theme: &Theme, base: Style, dim: Style
     let selected = base.patch(theme.style(ThemeItem::Selected));
     let (yes, no) = if c.yes_selected { (selected, base) } else { (base, selected) };
     let buttons = "[ Yes ]  [ No ]";
-    let pad = " ".repeat(max.saturating_sub(width(buttons)) / 2);
+    let content_w = out.iter().map(Line::width).max().unwrap_or(0).min(max);
+    let pad = " ".repeat(content_w.saturating_sub(width(buttons)) / 2);
     out.push(Line::from(vec![
         Span::styled(pad, base),
         Span::styled("[ Yes ]", yes),
@@ -115,5 +117,42 @@ fn confirm_lines(c: &Confirm, max: usize, theme: &Theme, base: Style, dim: Style
     ]));
     out.push(Line::default());
     out.push(Line::styled("y yes · n/Esc no · ←/→ choose · Enter answers", dim));
+    out
+}
+
+fn input_lines(i: &Input, max: usize, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    for l in &i.lines {
+        for w in wrap(&sanitize(l, 2000), max) {
+            out.push(Line::styled(w, base));
+        }
+    }
+    out.push(Line::default());
+    // The end of what was typed stays visible, with the cursor after it.
+    let field_w = max.saturating_sub(3).max(1);
+    let typed = sanitize(&i.text, 400);
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in typed.chars().rev() {
+        let cw = width(c.encode_utf8(&mut [0u8; 4]));
+        if used + cw > field_w {
+            break;
+        }
+        used += cw;
+        tail.push(c);
+    }
+    let shown: String = tail.into_iter().rev().collect();
+    let field = base.patch(theme.style(ThemeItem::Selected));
+    out.push(Line::from(vec![
+        Span::styled("> ", base.patch(theme.style(ThemeItem::Key))),
+        Span::styled(format!("{shown}▏"), field),
+    ]));
+    if let Some(e) = &i.error {
+        for w in wrap(&sanitize(e, 400), max) {
+            out.push(Line::styled(w, base.patch(theme.style(ThemeItem::Critical))));
+        }
+    }
+    out.push(Line::default());
+    out.push(Line::styled("Enter go · Esc cancel", dim));
     out
 }

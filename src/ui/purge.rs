@@ -11,7 +11,8 @@ use crate::theme::{Theme, ThemeItem};
 
 use super::flush::SWATCH;
 use super::widgets::{
-    Item, Plot, axis_count, draw_lines, layout_text, opt, rate, sanitize, time_chart, waiting,
+    Unit,
+    Item, Plot, draw_lines, layout_text, opt, rate, sanitize, time_chart, waiting,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -34,13 +35,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(SWATCH, theme.style(ThemeItem::SeriesPurge)),
             Span::styled("purged ", dim),
             Span::styled(rate(p.records_per_s), text),
-            Span::styled(" rec", dim),
+            Span::styled(if p.records_per_s.is_some() { " rec" } else { "" }, dim),
         ]),
         Item::new(vec![
             Span::styled(SWATCH, theme.style(ThemeItem::SeriesInflow)),
             Span::styled("inflow ", dim),
             Span::styled(rate(p.inflow_records_per_s), text),
-            Span::styled(" rec", dim),
+            Span::styled(if p.inflow_records_per_s.is_some() { " rec" } else { "" }, dim),
         ]),
         Item::kv(theme, "undo pages", rate(p.undo_pages_per_s), text),
         Item::kv(
@@ -84,6 +85,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ],
         &[],
         None,
-        &axis_count,
+        Unit::Count,
     );
 }

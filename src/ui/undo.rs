@@ -10,7 +10,8 @@ use crate::output;
 use crate::theme::{Theme, ThemeItem};
 
 use super::widgets::{
-    Item, Plot, axis_bytes, bytes, draw_lines, layout_text, opt, rate, secs, time_chart, waiting,
+    Unit,
+    Item, Plot, bytes, draw_lines, layout_text, opt, rate, secs, time_chart, waiting,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -33,18 +34,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Item::kv(theme, "read from disk", rate(u.reads_per_s), text),
     ];
     items.push(match u.scanned_at {
-        Some(at) => Item::new(vec![
+        Some(_) => Item::new(vec![
             Span::styled("cached ", dim),
             Span::styled(
                 opt(u.resident_pct.filter(|p| p.is_finite()), |p| format!("{p:.0}%")),
                 text,
             ),
             Span::styled(
-                format!(
-                    " ({} pages) · scanned {} ago",
-                    opt(u.cached_pages, |c| output::count(c as f64)),
-                    secs(secs_between(at, app.now).max(0.0))
-                ),
+                format!(" ({} pages)", opt(u.cached_pages, |c| output::count(c as f64))),
                 dim,
             ),
         ]),
@@ -54,10 +51,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("u", key),
         ]),
     });
+    if let Some(at) = u.scanned_at {
+        items.push(Item::new(vec![
+            Span::styled("scanned ", dim),
+            Span::styled(secs(secs_between(at, app.now).max(0.0)), text),
+            Span::styled(" ago", dim),
+        ]));
+    }
     items.push(
         Item::new(vec![
             Span::styled("u", key),
-            Span::styled(" scan now (reads the whole buffer pool; asks first)", dim),
+            Span::styled(" scan now (asks first)", dim),
         ])
         .on_own_line(),
     );
@@ -76,6 +80,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }],
         &[],
         None,
-        &axis_bytes,
+        Unit::Bytes,
     );
 }

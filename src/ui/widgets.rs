@@ -7,6 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
+use ratatui::symbols::merge::MergeStrategy;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType};
 
@@ -105,7 +106,7 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
 }
 
-/// At most `max` columns; a cut string ends in `…`.
+/// At most `max` columns; a cut string ends in `…`, at a word boundary when one is near.
 pub fn truncate(s: &str, max: usize) -> String {
     if width(s) <= max {
         return s.to_string();
@@ -113,18 +114,23 @@ pub fn truncate(s: &str, max: usize) -> String {
     if max == 0 {
         return String::new();
     }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = char_width(c);
-        if w + cw + 1 > max {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
+    let mut out = truncate_words(s, max - 1);
     out.push('…');
     out
+}
+
+/// The longest prefix of `s` at most `max` columns wide, ending at a word boundary when
+/// that keeps at least half of it.
+fn truncate_words(s: &str, max: usize) -> String {
+    let hard = truncate_hard(s, max);
+    let next = s[hard.len()..].chars().next();
+    if next.is_none_or(|c| c == ' ') {
+        return hard.trim_end().to_string();
+    }
+    match hard.rfind(' ') {
+        Some(i) if width(&hard[..i]) * 2 >= max => hard[..i].trim_end().to_string(),
+        _ => hard,
+    }
 }
 
 /// A line cut to `max` columns, with `…` where it was cut.
@@ -144,7 +150,7 @@ pub fn fit_line(line: Line<'static>, max: usize) -> Line<'static> {
         }
         let room = max - used;
         if room > 0 {
-            spans.push(Span::styled(truncate_hard(&span.content, room - 1) + "…", span.style));
+            spans.push(Span::styled(truncate_words(&span.content, room - 1) + "…", span.style));
         } else if let Some(last) = spans.pop() {
             // No room left at all: the ellipsis replaces the end of the previous span.
             let lw = last.width();
@@ -337,9 +343,11 @@ pub fn panel_frame(frame: &mut Frame, area: Rect, panel: Panel, app: &App, theme
         Span::styled(format!(" {} ", panel.number()), theme.style(ThemeItem::Key)),
         Span::styled(format!("{} ", panel.title()), theme.style(ThemeItem::Title)),
     ]);
+    // Neighbouring panels share their borders (the grid overlaps them by one cell).
     let block = Block::new()
         .borders(Borders::ALL)
         .border_style(border)
+        .merge_borders(MergeStrategy::Exact)
         .title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -601,7 +609,13 @@ fn x_labels(app: &App, graph_w: u16, theme: &Theme) -> Vec<Line<'static>> {
     let w = app.window.secs();
     let mut labels = vec![Line::styled(format!("-{}", app.window.label()), dim)];
     if graph_w >= 50 {
-        labels.push(Line::styled(format!("-{}", secs(w / 2.0).replace(' ', "")), dim));
+        let half = (w / 2.0) as u64;
+        let mid = match (half / 60, half % 60) {
+            (0, s) => format!("-{s}s"),
+            (m, 0) => format!("-{m}m"),
+            (m, s) => format!("-{m}m{s:02}s"),
+        };
+        labels.push(Line::styled(mid, dim));
     }
     labels.push(Line::styled("now", dim));
     labels
@@ -618,7 +632,7 @@ pub fn time_chart(
     plots: &[Plot<'_>],
     thresholds: &[Threshold],
     y_max: Option<f64>,
-    fmt_y: &dyn Fn(f64) -> String,
+    unit: Unit,
 ) {
     if area.width < 8 || area.height < 3 {
         return;
@@ -652,15 +666,15 @@ pub fn time_chart(
                 .map(|t| t.value)
                 .filter(|v| v.is_finite())
                 .fold(0.0f64, f64::max);
-            nice_ceil(data_max.max(th) * 1.05)
+            unit.nice(data_max.max(th) * 1.05)
         }
     };
     let graph_h = area.height.saturating_sub(2);
-    let mut y_labels = vec![Line::styled(fmt_y(0.0), dim)];
+    let mut y_labels = vec![Line::styled(unit.label(0.0), dim)];
     if graph_h >= 6 {
-        y_labels.push(Line::styled(fmt_y(top / 2.0), dim));
+        y_labels.push(Line::styled(unit.label(top / 2.0), dim));
     }
-    y_labels.push(Line::styled(fmt_y(top), dim));
+    y_labels.push(Line::styled(unit.label(top), dim));
     let label_w = y_labels.iter().map(Line::width).max().unwrap_or(0) as u16;
     let xl_first = (app.window.label().len() + 1) as u16;
     let left_w = label_w.max(xl_first.saturating_sub(1)).min(area.width / 3);
@@ -723,20 +737,51 @@ pub fn time_chart(
     }
 }
 
-/// A short byte figure for axis labels: `96 MiB`, `1.5 GiB`.
-pub fn axis_bytes(v: f64) -> String {
-    if !v.is_finite() || v <= 0.0 {
-        return "0".into();
-    }
-    output::bytes(v.min(u64::MAX as f64) as u64).replace(".0 ", " ")
+/// What a chart's y axis counts: decides its nice top and its labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Count,
+    Bytes,
+    Percent,
 }
 
-/// A short count for axis labels.
-pub fn axis_count(v: f64) -> String {
-    if !v.is_finite() {
-        return NA.into();
+impl Unit {
+    /// A round top at or above `v`; for bytes, round in the binary unit it is read in.
+    pub fn nice(self, v: f64) -> f64 {
+        match self {
+            Unit::Bytes if v.is_finite() && v > 0.0 => {
+                let mut unit = 1.0;
+                while v / unit >= 1024.0 && unit < 1024f64.powi(4) {
+                    unit *= 1024.0;
+                }
+                nice_ceil(v / unit) * unit
+            }
+            _ => nice_ceil(v),
+        }
     }
-    output::count(v)
+
+    /// A short axis label: `96 MiB`, `200k`, `20%`.
+    pub fn label(self, v: f64) -> String {
+        if !v.is_finite() {
+            return NA.into();
+        }
+        if v <= 0.0 {
+            return "0".into();
+        }
+        match self {
+            Unit::Bytes => output::bytes(v.min(u64::MAX as f64) as u64).replace(".0 ", " "),
+            Unit::Count => {
+                let s = output::count(v);
+                match s.strip_suffix(|c: char| c.is_ascii_alphabetic()) {
+                    Some(num) if num.ends_with(".0") => {
+                        format!("{}{}", &num[..num.len() - 2], &s[num.len()..])
+                    }
+                    _ => s,
+                }
+            }
+            Unit::Percent => format!("{v:.0}%"),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -756,6 +801,8 @@ mod tests {
     fn truncation_by_width() {
         assert_eq!(truncate("hello", 5), "hello");
         assert_eq!(truncate("hello world", 6), "hello…");
+        assert_eq!(truncate("hello world again", 14), "hello world…");
+        assert_eq!(truncate("abcdefghij klm", 6), "abcde…");
         assert_eq!(truncate("日本語テキスト", 5), "日本…");
         assert_eq!(truncate("abc", 0), "");
     }
@@ -775,6 +822,16 @@ mod tests {
         let d = downsample(&pts, 0.0, 1000.0, 10);
         assert!(d.len() <= 20);
         assert!(d.iter().any(|(_, v)| *v == 99.0));
+    }
+
+    #[test]
+    fn axis_units() {
+        assert_eq!(Unit::Bytes.nice(76.0 * 1024.0 * 1024.0), 100.0 * 1024.0 * 1024.0);
+        assert_eq!(Unit::Bytes.label(96.0 * 1024.0 * 1024.0), "96 MiB");
+        assert_eq!(Unit::Count.label(200_000.0), "200k");
+        assert_eq!(Unit::Count.label(1500.0), "1500");
+        assert_eq!(Unit::Count.label(2_500_000.0), "2.5M");
+        assert_eq!(Unit::Percent.label(20.0), "20%");
     }
 
     #[test]

@@ -225,7 +225,13 @@ struct Track {
 
 impl Track {
     /// Feeds one sample; returns whether the verdict is shown now.
-    fn update(&mut self, t: f64, at: DateTime<Utc>, finding: Option<Finding>, h: &Hysteresis) -> bool {
+    fn update(
+        &mut self,
+        t: f64,
+        at: DateTime<Utc>,
+        finding: Option<Finding>,
+        h: &Hysteresis,
+    ) -> bool {
         match finding {
             Some(found) => {
                 self.clear_start = None;
@@ -328,7 +334,7 @@ impl VerdictEngine {
         self.purge_rate.push(t_s, f.purge.records_per_s);
         self.inflow_rate.push(t_s, f.purge.inflow_records_per_s);
         self.written_rate.push(t_s, f.redo.written_bytes_per_s);
-        self.peak.observe(t_s, at, f.redo.checkpoint_age_bytes);
+        self.peak.observe(at, f.redo.checkpoint_age_bytes);
 
         let th = self.cfg.thresholds;
         let trend = purge::trend(&self.history, t_s, f, &th);
@@ -367,7 +373,7 @@ impl VerdictEngine {
             }
         }
         // Most severe first; ties keep the TRACKED order (a stable sort).
-        verdicts.sort_by(|a, b| b.severity.cmp(&a.severity));
+        verdicts.sort_by_key(|v| std::cmp::Reverse(v.severity));
         if verdicts.is_empty() {
             let since = *self.healthy_since.get_or_insert(at);
             verdicts.push(Verdict {

@@ -14,6 +14,8 @@ use super::{Finding, Severity, Thresholds};
 pub(crate) struct Trend {
     /// Least-squares growth over the trend window; `None` until the points span enough time.
     pub growth_per_s: Option<f64>,
+    /// The growth is at least the threshold and sustained, not one burst.
+    pub steady: bool,
     pub held_back: Option<u64>,
     pub held_back_is_lower_bound: bool,
 }
@@ -29,6 +31,20 @@ pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) ->
     } else {
         None
     };
+    // "Steadily": the fitted slope, and more than half of the intervals rising. One burst
+    // (a step, then flat) has a steep fit but a median step of zero.
+    // And history must not have just fallen back: after a blocker commits, the fit over the
+    // window still climbs while history is already down (now more than half the window's
+    // range below its top).
+    let (lo, hi) = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.1), hi.max(p.1))
+        });
+    let fell_back = pts.last().is_some_and(|p| hi - p.1 > 0.5 * (hi - lo));
+    let steady = growth_per_s.is_some_and(|g| g >= th.growth_min_per_s)
+        && median_step_rate(&pts).is_some_and(|m| m > 0.0)
+        && !fell_back;
     let (held_back, lower_bound) = match (f.blocker.as_ref(), f.history.length) {
         (Some(b), Some(now)) => {
             let started = t_s - b.age_s as f64;
@@ -45,6 +61,7 @@ pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) ->
     };
     Trend {
         growth_per_s,
+        steady,
         held_back,
         held_back_is_lower_bound: lower_bound,
     }
@@ -59,6 +76,25 @@ fn slope(pts: &[(f64, f64)]) -> Option<f64> {
         (num + (t - mt) * (v - mv), den + (t - mt) * (t - mt))
     });
     (den > 0.0).then(|| num / den)
+}
+
+/// Median of the per-interval growth rates.
+fn median_step_rate(pts: &[(f64, f64)]) -> Option<f64> {
+    let mut rates: Vec<f64> = pts
+        .windows(2)
+        .filter(|w| w[1].0 > w[0].0)
+        .map(|w| (w[1].1 - w[0].1) / (w[1].0 - w[0].0))
+        .collect();
+    if rates.is_empty() {
+        return None;
+    }
+    rates.sort_by(f64::total_cmp);
+    let mid = rates.len() / 2;
+    Some(if rates.len().is_multiple_of(2) {
+        (rates[mid - 1] + rates[mid]) / 2.0
+    } else {
+        rates[mid]
+    })
 }
 
 /// What the purge rules read for one sample.
@@ -80,13 +116,12 @@ impl Context<'_> {
     }
 
     fn growing_steadily(&self) -> bool {
-        self.trend
-            .growth_per_s
-            .is_some_and(|g| g >= self.th.growth_min_per_s)
+        self.trend.steady
     }
 
     fn falling(&self) -> bool {
-        self.growth().is_some_and(|g| g <= -self.th.growth_min_per_s)
+        self.growth()
+            .is_some_and(|g| g <= -self.th.growth_min_per_s)
     }
 
     /// A read view exists and purge cannot pass it: history is not falling, and the view holds
@@ -114,10 +149,10 @@ pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
         b.host.as_deref().unwrap_or("?")
     );
     let what = match (b.query.as_deref(), b.command.as_deref()) {
-        (Some(q), _) if !q.trim().is_empty() => format!("running: {}", short_query(q)),
-        (_, Some("Sleep")) => "idle in transaction (no statement running)".to_string(),
-        (_, Some(cmd)) => format!("command {cmd}, no statement text"),
-        _ => "no statement text".to_string(),
+        (Some(q), _) if !q.trim().is_empty() => format!("It is running: {}", short_query(q)),
+        (_, Some("Sleep")) => "It is idle in transaction (no statement running)".to_string(),
+        (_, Some(cmd)) => format!("It is in command {cmd}, no statement text"),
+        _ => "Its statement text is not available".to_string(),
     };
     let held = match c.trend.held_back {
         Some(h) if c.trend.held_back_is_lower_bound => {
@@ -130,12 +165,11 @@ pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
         .growth()
         .map(|g| format!(", {:+.0}/s", g))
         .unwrap_or_default();
-    let history = c
-        .f
-        .history
-        .length
-        .map(|h| format!(" (history {}{growth})", count(h as f64)))
-        .unwrap_or_default();
+    let history =
+        c.f.history
+            .length
+            .map(|h| format!(" (history {}{growth})", count(h as f64)))
+            .unwrap_or_default();
     let message = format!(
         "{thread} ({who}) has held a read view for {}, {held}{history}; purge cannot pass it. \
          {what}. Commit it, or kill it with K (asks for confirmation).",
@@ -145,7 +179,10 @@ pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
         .trend
         .held_back
         .is_some_and(|h| h >= c.th.held_back_critical)
-        || c.f.history.length.is_some_and(|h| h >= c.th.history_critical);
+        || c.f
+            .history
+            .length
+            .is_some_and(|h| h >= c.th.history_critical);
     Some(Finding {
         severity: if critical {
             Severity::Critical
@@ -166,13 +203,15 @@ pub(crate) fn purge_lag_trap(c: &Context) -> Option<Finding> {
     }
     let lag = c.f.purge.max_purge_lag.filter(|l| *l > 0)?;
     let delay = c.f.purge.dml_delay_us.filter(|d| *d > 0)?;
-    let history = c.f.history.length.map(|h| count(h as f64)).unwrap_or_default();
-    let thread = c
-        .f
-        .blocker
-        .as_ref()
-        .and_then(|b| b.thread_id)
-        .map_or_else(|| "the oldest read view".to_string(), |id| format!("thread {id}"));
+    let history =
+        c.f.history
+            .length
+            .map(|h| count(h as f64))
+            .unwrap_or_default();
+    let thread = c.f.blocker.as_ref().and_then(|b| b.thread_id).map_or_else(
+        || "the oldest read view".to_string(),
+        |id| format!("thread {id}"),
+    );
     let lag_s = count(lag as f64);
     if c.flavor.purge_lag_delays_while_blocked() {
         Some(Finding {
@@ -212,7 +251,11 @@ pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
     }
     let growth = c.trend.growth_per_s.unwrap_or(0.0);
     let f = c.f;
-    let history = f.history.length.map(|h| count(h as f64)).unwrap_or_default();
+    let history = f
+        .history
+        .length
+        .map(|h| count(h as f64))
+        .unwrap_or_default();
     let rates = match (c.purge_avg, c.inflow_avg) {
         (Some(p), Some(i)) => format!(
             "purge removes {}/s records, writes add {}/s",

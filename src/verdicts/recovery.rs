@@ -94,9 +94,18 @@ impl RecoveryModel {
         RecoveryModel {
             rate_bytes_per_s: c.rate_bytes_per_s,
             rate_source: format!(
-                "calibrated from error log {file_name} ({} in {:.0} s)",
+                "calibrated from error log {file_name} ({} in {} s{})",
                 bytes(c.redo_bytes),
-                c.seconds.max(c.timestamp_resolution_s)
+                if c.timestamp_resolution_s >= 1.0 {
+                    format!("{:.0}", c.seconds)
+                } else {
+                    format!("{:.2}", c.seconds)
+                },
+                if c.coarse {
+                    "; coarse: too short for the log's timestamps"
+                } else {
+                    ""
+                }
             ),
             page_reads_per_s: None,
         }
@@ -209,9 +218,13 @@ pub struct Calibration {
     pub timestamp_resolution_s: f64,
     /// From the server's start line to `ready for connections`, when both are in the log.
     pub startup_s: Option<f64>,
-    /// `redo_bytes / max(seconds, timestamp_resolution_s)`: a recovery shorter than one tick
-    /// of the timestamps counts as one tick, which under-states the rate (estimates err long).
+    /// `redo_bytes / (seconds + timestamp_resolution_s)`: whole-second timestamps put the
+    /// true duration anywhere in `seconds ± 1`, so this is the slowest rate the log allows —
+    /// estimates made with it err long, never short.
     pub rate_bytes_per_s: f64,
+    /// The recovery lasted under five ticks of the log's timestamps: the rate is a rough lower
+    /// bound. Calibrate from a recovery that took several seconds (a larger checkpoint age).
+    pub coarse: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -285,8 +298,9 @@ pub fn calibrate_from_error_log(text: &str) -> Result<Calibration, CalibrationEr
 
 fn is_start_line(l: &str) -> bool {
     // MariaDB ≥ 10.4 "Starting MariaDB 10.11.19-… as process N"; MySQL and older MariaDB
-    // "/usr/sbin/mysqld (mysqld 8.0.36) starting as process N".
-    l.contains(" as process ") && (l.contains("Starting MariaDB") || l.contains("starting as process"))
+    // "mysqld (mysqld 8.0.36) starting as process N".
+    l.contains(" as process ")
+        && (l.contains("Starting MariaDB") || l.contains("starting as process"))
 }
 
 /// The crash recovery of one server start, if it had one.
@@ -303,11 +317,18 @@ fn segment(lines: &[Line]) -> Result<Option<Calibration>, CalibrationError> {
     let mut apply_done = None;
     let mut ready = None;
     let mut fraction = false;
+    // MySQL prints its checkpoint on every start; these lines say this one is a crash.
+    let crashed = lines.iter().any(|l| {
+        l.text.contains("Database was not shutdown normally")
+            || l.text.contains("Starting crash recovery")
+    });
     for l in lines {
         let t = l.text;
         let checkpoint_here = num_after(t, "Starting crash recovery from checkpoint LSN=")
             .map(|n| (n, "MariaDB"))
-            .or_else(|| num_after(t, "Log scan progressed past the checkpoint lsn ").map(|n| (n, "MySQL")))
+            .or_else(|| {
+                num_after(t, "Log scan progressed past the checkpoint lsn ").map(|n| (n, "MySQL"))
+            })
             .or_else(|| num_after(t, "whereas checkpoint_lsn = ").map(|n| (n, "MySQL")))
             .or_else(|| {
                 num_after(t, "The latest found checkpoint is at lsn = ").map(|n| (n, "MySQL"))
@@ -371,7 +392,11 @@ fn segment(lines: &[Line]) -> Result<Option<Calibration>, CalibrationError> {
         return Ok(None);
     };
     let Some(end_lsn) = end_exact.or(end_seen) else {
-        return Err(CalibrationError::NoEndLsn { checkpoint_lsn });
+        return if crashed {
+            Err(CalibrationError::NoEndLsn { checkpoint_lsn })
+        } else {
+            Ok(None)
+        };
     };
     if end_lsn <= checkpoint_lsn {
         // MySQL 8 prints the checkpoint on every start: nothing past it, nothing recovered.
@@ -414,7 +439,8 @@ fn segment(lines: &[Line]) -> Result<Option<Calibration>, CalibrationError> {
         seconds,
         timestamp_resolution_s: resolution,
         startup_s,
-        rate_bytes_per_s: redo_bytes as f64 / seconds.max(resolution),
+        rate_bytes_per_s: redo_bytes as f64 / (seconds + resolution),
+        coarse: seconds < 5.0 * resolution,
     }))
 }
 
@@ -457,10 +483,16 @@ fn parse_timestamp(line: &str) -> Option<(NaiveDateTime, bool)> {
         let mut at = base;
         let mut fraction = false;
         if let Some(frac) = rest.strip_prefix('.') {
-            let n = frac.find(|c: char| !c.is_ascii_digit()).unwrap_or(frac.len());
+            let n = frac
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(frac.len());
             let digits = &frac[..n];
             if !digits.is_empty() {
-                let padded: String = digits.chars().chain(std::iter::repeat('0')).take(9).collect();
+                let padded: String = digits
+                    .chars()
+                    .chain(std::iter::repeat('0'))
+                    .take(9)
+                    .collect();
                 let nanos: i64 = padded.parse().ok()?;
                 at += TimeDelta::nanoseconds(nanos);
                 fraction = true;
@@ -471,7 +503,11 @@ fn parse_timestamp(line: &str) -> Option<(NaiveDateTime, bool)> {
             let hh: i64 = rest.get(1..3)?.parse().ok()?;
             let mm: i64 = rest.get(4..6)?.parse().ok()?;
             let offset = TimeDelta::minutes(hh * 60 + mm);
-            at = if sign == '+' { at - offset } else { at + offset };
+            at = if sign == '+' {
+                at - offset
+            } else {
+                at + offset
+            };
         }
         return Some((at, fraction));
     }

@@ -87,7 +87,9 @@ impl Tmux {
 
     /// Whether the pane is showing the alternate screen (a full-screen program is up).
     pub fn alternate_on(&self) -> bool {
-        self.run(&["display", "-p", "-t", &self.session, "#{alternate_on}"]).trim() == "1"
+        self.run(&["display", "-p", "-t", &self.session, "#{alternate_on}"])
+            .trim()
+            == "1"
     }
 
     /// Waits until the screen satisfies `pred`, returning it; panics with the last screen.

@@ -1,0 +1,143 @@
+//! Recording: the capture writer behind a bounded channel, fed a copy of every source event.
+//! `innodebt record FILE` runs it without a terminal (nohup, systemd, tmux).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use tokio::signal::unix::{SignalKind, signal};
+
+use super::live::{first_session, poller_config, resolve, spawn_poller};
+use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::capture::{self, CaptureSender, Header, WriteSummary, WriterHandle};
+use crate::cli::Cli;
+use crate::sample::SourceEvent;
+use crate::source::live::{PollerConfig, Session};
+
+/// Room for a minute of events at 1 s before a slow disk makes the writer drop (and count).
+const CHANNEL_EVENTS: usize = 1024;
+
+pub(super) struct Recorder {
+    pub sender: CaptureSender,
+    handle: WriterHandle,
+    path: PathBuf,
+}
+
+impl Recorder {
+    /// Drains what is queued, writes the trailer, syncs; says what the file holds.
+    pub async fn finish(self) -> Result<String, String> {
+        let Recorder {
+            sender,
+            handle,
+            path,
+        } = self;
+        let dropped_here = sender.dropped();
+        drop(sender);
+        let summary = tokio::task::spawn_blocking(move || handle.join())
+            .await
+            .map_err(|e| format!("{}: the writer thread failed: {e}", path.display()))?
+            .map_err(|e| e.to_string())?;
+        Ok(describe(&summary, dropped_here))
+    }
+}
+
+fn describe(s: &WriteSummary, dropped: u64) -> String {
+    let mut line = format!(
+        "recorded {} events to {} ({} bytes)",
+        s.records,
+        s.path.display(),
+        s.bytes
+    );
+    let dropped = s.dropped.max(dropped);
+    if dropped > 0 {
+        line.push_str(&format!(
+            "; {dropped} events were dropped because the disk could not keep up"
+        ));
+    }
+    line
+}
+
+/// Creates the capture (mode 0600) with a header describing the server; the first
+/// `Connected` event is queued so a replay knows the server from the first record.
+pub(super) fn start(
+    path: &Path,
+    session: &Session,
+    cfg: &PollerConfig,
+    keep_queries: bool,
+) -> Result<Recorder, ExitCode> {
+    let now = chrono::Utc::now();
+    let mut header = Header::new(now, Some(session.info.clone()), keep_queries);
+    header.interval_ms = u64::try_from(cfg.interval.as_millis()).ok();
+    let (sender, handle) =
+        capture::spawn_writer(path, &header, CHANNEL_EVENTS).map_err(|e| fail(EXIT_CONFIG, e))?;
+    Ok(Recorder {
+        sender,
+        handle,
+        path: path.to_path_buf(),
+    })
+}
+
+/// `innodebt record FILE [--duration D]`: no terminal needed; stops cleanly on SIGTERM,
+/// SIGINT or after the duration, always finishing the file.
+pub(super) async fn headless(cli: &Cli, path: PathBuf, duration: Option<Duration>) -> ExitCode {
+    let opts = match resolve(cli) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let cfg = poller_config(cli, &opts);
+    let session = match first_session(&opts, &cfg).await {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let recorder = match start(&path, &session, &cfg, cli.options.record_queries) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return fail(EXIT_FAILURE, "cannot install signal handlers");
+    };
+    let mut polling = spawn_poller(session, opts, cfg);
+    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+    eprintln!(
+        "innodebt: recording to {} — stop with Ctrl-C or SIGTERM{}",
+        path.display(),
+        duration
+            .map(|d| format!(" (or after {})", crate::output::duration(d.as_secs())))
+            .unwrap_or_default()
+    );
+    let mut samples = 0u64;
+    loop {
+        let until_deadline = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            _ = until_deadline => break,
+            ev = polling.events.recv() => match ev {
+                Some(ev) => {
+                    if let SourceEvent::Disconnected { error, retry_in_ms, .. } = &ev {
+                        eprintln!("innodebt: disconnected ({error}); retrying in {retry_in_ms} ms — the gap is marked in the capture");
+                    }
+                    samples += u64::from(matches!(ev, SourceEvent::Sample(_)));
+                    recorder.sender.send(ev);
+                }
+                None => break,
+            },
+        }
+    }
+    polling.task.abort();
+    match recorder.finish().await {
+        Ok(line) => {
+            eprintln!("innodebt: {line} ({samples} samples)");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(EXIT_FAILURE, e),
+    }
+}

@@ -1,0 +1,701 @@
+//! Whole-screen render tests: deterministic `App` states built by feeding source events
+//! through `App::update` with a fixed clock, drawn on `TestBackend`.
+//!
+//! - `render_<scenario>_<w>x<h>`: the plain text of the screen (layout), dark theme.
+//! - `render_style_<theme>_<w>x<h>`: the buffer's `Debug` (styles included) for the
+//!   pressure scenario, every built-in theme and monochrome.
+//! - A property test: any size from 1×1 to 300×100 and hostile data never panic.
+//!
+//! To add a scenario from a capture: turn it into `Vec<SourceEvent>` and call
+//! [`app_from_events`], then [`screen`] / [`plain`].
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeZone, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use innodebt::app::{App, Msg};
+use innodebt::innodb_status::InnodbStatus;
+use innodebt::metrics::{Blocker, Figures};
+use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow, UndoScan};
+use innodebt::source::flavor::Flavor;
+use innodebt::theme::{Theme, builtin_names};
+use proptest::prelude::*;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+/// Snapshots live in the top-level `snapshots/` directory, named `render_*`.
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!(
+            { snapshot_path => "../snapshots", prepend_module_to_snapshot => false },
+            { insta::assert_snapshot!($name, $value) }
+        )
+    };
+}
+
+const MIB: u64 = 1024 * 1024;
+const PAGE: u64 = 16384;
+const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
+
+// ---------------------------------------------------------------------------
+// Scenario builder
+// ---------------------------------------------------------------------------
+
+/// The wall clock of the first event in every scenario.
+pub fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 14, 9, 0, 0)
+        .single()
+        .expect("valid date")
+}
+
+pub fn at(secs: f64) -> DateTime<Utc> {
+    t0() + chrono::Duration::milliseconds((secs * 1000.0) as i64)
+}
+
+/// Feeds `events` through `App::update` as the app would receive them — the clock ticks to
+/// each event's own time first — then ticks to `now`. Interval 1 s.
+pub fn app_from_events(events: Vec<SourceEvent>, now: DateTime<Utc>) -> App {
+    let start = events.first().map(SourceEvent::at).unwrap_or_else(t0);
+    let mut app = App::new(Duration::from_secs(1), start);
+    for ev in events {
+        app.update(Msg::Tick(ev.at()));
+        app.update(Msg::Source(ev));
+    }
+    app.update(Msg::Tick(now));
+    app
+}
+
+pub fn key(app: &mut App, c: char) {
+    app.update(Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+}
+
+/// MariaDB 10.11 with a 96 MiB redo log and a 1 GiB buffer pool.
+pub fn mariadb_info(overrides: &[(&str, &str)]) -> ServerInfo {
+    let version = "10.11.6-MariaDB-0+deb12u1-log";
+    let comment = "Debian 12";
+    let mut variables: BTreeMap<String, String> = [
+        ("version", version),
+        ("version_comment", comment),
+        ("hostname", "db1"),
+        ("port", "3306"),
+        ("innodb_page_size", "16384"),
+        ("innodb_log_file_size", "100663296"),
+        ("innodb_log_buffer_size", "16777216"),
+        ("innodb_thread_concurrency", "0"),
+        ("innodb_buffer_pool_size", "1073741824"),
+        ("innodb_io_capacity", "200"),
+        ("innodb_io_capacity_max", "2000"),
+        ("innodb_max_dirty_pages_pct", "90.000000"),
+        ("innodb_max_dirty_pages_pct_lwm", "0.000000"),
+        ("innodb_purge_threads", "4"),
+        ("innodb_purge_batch_size", "1000"),
+        ("innodb_max_purge_lag", "0"),
+        ("innodb_max_purge_lag_delay", "0"),
+        ("innodb_undo_tablespaces", "0"),
+        ("innodb_flush_log_at_trx_commit", "1"),
+        ("innodb_adaptive_flushing_lwm", "10.000000"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    for (k, v) in overrides {
+        variables.insert((*k).to_string(), (*v).to_string());
+    }
+    ServerInfo {
+        label: "db1.example.com:3306".into(),
+        version: version.into(),
+        version_comment: comment.into(),
+        flavor: Flavor::detect(version, comment, false),
+        variables,
+    }
+}
+
+/// What the server is doing in one second of a scenario.
+#[derive(Debug, Clone)]
+pub struct Second {
+    pub checkpoint_age: u64,
+    pub redo_bytes: u64,
+    pub history: u64,
+    pub purged_records: u64,
+    pub purged_undo_pages: u64,
+    /// Rows updated + deleted.
+    pub inflow: u64,
+    /// Pages flushed by adaptive, LRU, sync, background, neighbor flushing.
+    pub flush: [u64; 5],
+    pub dirty_pages: u64,
+    pub undo_pages: u64,
+    pub undo_reads: u64,
+    /// Age of the purge-blocking transaction, when there is one.
+    pub blocker_age: Option<u64>,
+    pub purge_state: &'static str,
+}
+
+impl Default for Second {
+    fn default() -> Self {
+        Second {
+            checkpoint_age: 20 * MIB,
+            redo_bytes: 2 * MIB,
+            history: 400,
+            purged_records: 1200,
+            purged_undo_pages: 40,
+            inflow: 1200,
+            flush: [0, 20, 0, 150, 0],
+            dirty_pages: 4000,
+            undo_pages: 235,
+            undo_reads: 0,
+            blocker_age: None,
+            purge_state: "running",
+        }
+    }
+}
+
+/// Which INNODB_METRICS counters are on (MariaDB's defaults are `false` for all three).
+#[derive(Debug, Clone, Copy)]
+pub struct Counters {
+    pub flush_sources: bool,
+    pub purge: bool,
+    pub undo_size: bool,
+}
+
+impl Counters {
+    pub const ALL_ON: Counters = Counters {
+        flush_sources: true,
+        purge: true,
+        undo_size: true,
+    };
+    pub const DEFAULTS: Counters = Counters {
+        flush_sources: false,
+        purge: false,
+        undo_size: false,
+    };
+}
+
+/// `n` samples one second apart (the first at `t0() + 1 s`), counters integrated from what
+/// each second does; `undo_scan_at`: the sample index that carries a residency scan.
+pub fn samples(
+    n: usize,
+    counters: Counters,
+    undo_scan_at: Option<usize>,
+    second: impl Fn(usize) -> Second,
+) -> Vec<SourceEvent> {
+    let mut lsn: u64 = 48_000_000_000;
+    let mut log_written: u64 = 40_000_000_000;
+    let mut flushed = [5_000_000u64, 900_000, 300_000, 7_000_000, 10_000];
+    let mut purged = (30_000_000u64, 9_000_000u64, 2_000_000u64);
+    let mut handler = (55_000_000u64, 8_000_000u64);
+    let mut undo_reads = 1_000u64;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let s = second(i);
+        lsn += s.redo_bytes;
+        log_written += s.redo_bytes;
+        for (c, r) in flushed.iter_mut().zip(s.flush) {
+            *c += r;
+        }
+        purged.0 += s.purged_records * 2 / 3;
+        purged.1 += s.purged_records - s.purged_records * 2 / 3;
+        purged.2 += s.purged_undo_pages;
+        handler.0 += s.inflow * 3 / 4;
+        handler.1 += s.inflow - s.inflow * 3 / 4;
+        undo_reads += s.undo_reads;
+
+        let secs = (i + 1) as f64;
+        let mut sample = Sample::new(at(secs), 1000.0 + secs);
+        sample.poll_ms = 3;
+        let total: u64 = flushed.iter().sum();
+        for (name, v) in [
+            ("Uptime", 274_000 + i as u64),
+            ("Innodb_lsn_current", lsn),
+            ("Innodb_lsn_last_checkpoint", lsn - s.checkpoint_age),
+            ("Innodb_checkpoint_age", s.checkpoint_age),
+            ("Innodb_checkpoint_max_age", 80_819_529),
+            ("Innodb_os_log_written", log_written),
+            ("Innodb_history_list_length", s.history),
+            ("Innodb_buffer_pool_pages_flushed", total),
+            ("Innodb_buffer_pool_pages_LRU_flushed", flushed[1]),
+            ("Innodb_buffer_pool_pages_dirty", s.dirty_pages),
+            ("Innodb_buffer_pool_pages_data", 61_000),
+            ("Innodb_buffer_pool_pages_free", 4_000),
+            ("Innodb_buffer_pool_pages_total", 65_536),
+            ("Innodb_buffer_pool_bytes_dirty", s.dirty_pages * PAGE),
+            ("Handler_update", handler.0),
+            ("Handler_delete", handler.1),
+        ] {
+            sample.status.insert(name.into(), v);
+        }
+        let metric = |count: u64, enabled: bool| MetricValue {
+            count: count as i64,
+            enabled,
+        };
+        for (name, v, on) in [
+            ("trx_rseg_history_len", s.history, true),
+            ("trx_rseg_current_size", s.undo_pages, counters.undo_size),
+            ("purge_del_mark_records", purged.0, counters.purge),
+            ("purge_upd_exist_or_extern_records", purged.1, counters.purge),
+            ("purge_undo_log_pages", purged.2, counters.purge),
+            ("buffer_flush_adaptive_total_pages", flushed[0], counters.flush_sources),
+            ("buffer_LRU_batch_flush_total_pages", flushed[1], true),
+            ("buffer_flush_sync_total_pages", flushed[2], counters.flush_sources),
+            ("buffer_flush_background_total_pages", flushed[3], counters.flush_sources),
+            ("buffer_flush_neighbor_total_pages", flushed[4], counters.flush_sources),
+            ("buffer_page_read_undo_log", undo_reads, counters.undo_size),
+        ] {
+            // A disabled counter reads 0 on the server.
+            sample
+                .metrics
+                .insert(name.into(), metric(if on { v } else { 0 }, on));
+        }
+        if let Some(age) = s.blocker_age {
+            sample.trx.push(TrxRow {
+                trx_id: "0".into(),
+                state: "RUNNING".into(),
+                age_s: age,
+                isolation: Some("REPEATABLE READ".into()),
+                thread_id: Some(4242),
+                user: Some("report".into()),
+                host: Some("10.0.3.17:51234".into()),
+                command: Some("Query".into()),
+                query: Some(
+                    "SELECT c.region, SUM(o.total) FROM orders o JOIN customers c ON c.id = \
+                     o.customer_id WHERE o.created_at >= '2026-01-01' GROUP BY c.region"
+                        .into(),
+                ),
+                rows_modified: Some(0),
+            });
+        }
+        if i % 10 == 0 || i + 1 == n {
+            sample.innodb_status = Some(InnodbStatus {
+                lsn: Some(lsn),
+                checkpoint_lsn: Some(lsn - s.checkpoint_age),
+                history_length: Some(s.history),
+                purge_state: Some(s.purge_state.into()),
+                ..InnodbStatus::default()
+            });
+        }
+        if undo_scan_at == Some(i) {
+            sample.undo_scan = Some(UndoScan {
+                undo_pages_cached: s.undo_pages * 3 / 4,
+                took_ms: 31,
+            });
+        }
+        out.push(SourceEvent::Sample(Box::new(sample)));
+    }
+    out
+}
+
+pub fn connected(info: ServerInfo) -> SourceEvent {
+    SourceEvent::Connected { at: t0(), info }
+}
+
+/// Integer triangle wave 0 → `amp` → 0 over `period` seconds.
+fn tri(i: usize, period: usize, amp: u64) -> u64 {
+    let p = i % period;
+    let half = period / 2;
+    let up = if p <= half { p } else { period - p };
+    amp * up as u64 / half.max(1) as u64
+}
+
+const N: usize = 360;
+
+fn healthy_second(i: usize) -> Second {
+    Second {
+        checkpoint_age: 18 * MIB + tri(i, 40, 8 * MIB),
+        redo_bytes: 2 * MIB + tri(i, 30, MIB),
+        history: 300 + tri(i, 20, 600),
+        purged_records: 1100 + tri(i, 16, 300),
+        purged_undo_pages: 30 + tri(i, 16, 20),
+        inflow: 1150 + tri(i, 22, 250),
+        flush: [
+            tri(i, 50, 90),
+            15 + tri(i, 9, 10),
+            0,
+            140 + tri(i, 24, 40),
+            0,
+        ],
+        dirty_pages: 3800 + tri(i, 60, 900),
+        undo_pages: 235 + tri(i, 30, 40),
+        ..Second::default()
+    }
+}
+
+pub fn healthy_events() -> Vec<SourceEvent> {
+    let mut ev = vec![connected(mariadb_info(&[]))];
+    ev.extend(samples(N, Counters::ALL_ON, Some(N - 131), healthy_second));
+    ev
+}
+
+fn last_time() -> DateTime<Utc> {
+    at(N as f64)
+}
+
+pub fn healthy() -> App {
+    app_from_events(healthy_events(), last_time())
+}
+
+/// Checkpoint age past the async point, a report holding a read view for 61 s, history
+/// growing 1.5k/s towards `innodb_max_purge_lag`, purge starved.
+pub fn pressure() -> App {
+    let block_from = N - 61;
+    let mut ev = vec![connected(mariadb_info(&[
+        ("innodb_max_purge_lag", "100000"),
+        ("innodb_max_purge_lag_delay", "2000"),
+    ]))];
+    ev.extend(samples(N, Counters::ALL_ON, None, |i| {
+        let blocked = i >= block_from;
+        let k = i.saturating_sub(block_from) as u64;
+        Second {
+            checkpoint_age: 40 * MIB + (32 * MIB) * i as u64 / N as u64 + tri(i, 14, 2 * MIB),
+            redo_bytes: 5 * MIB + tri(i, 10, MIB),
+            history: if blocked { 400 + 1500 * (k + 1) } else { 300 + tri(i, 20, 600) },
+            purged_records: if blocked { 0 } else { 1400 + tri(i, 12, 200) },
+            purged_undo_pages: if blocked { 0 } else { 45 },
+            inflow: 1500 + tri(i, 8, 100),
+            flush: [0, 25, if i % 7 == 0 { 420 } else { 0 }, 160 + tri(i, 18, 40), 0],
+            dirty_pages: 5200 + 3000 * i as u64 / N as u64,
+            undo_pages: if blocked { 235 + 72 * (k + 1) } else { 235 },
+            blocker_age: blocked.then_some(k + 1),
+            purge_state: if blocked { "running but idle" } else { "running" },
+            ..Second::default()
+        }
+    }));
+    app_from_events(ev, last_time())
+}
+
+pub fn disconnected() -> App {
+    let mut ev = healthy_events();
+    ev.push(SourceEvent::Disconnected {
+        since: at(N as f64 + 2.0),
+        retry_in_ms: 3000,
+        error: "Lost connection to MySQL server during query (os error 104: Connection reset by peer)\n   at the poller"
+            .into(),
+    });
+    app_from_events(ev, at(N as f64 + 3.0))
+}
+
+pub fn stale() -> App {
+    app_from_events(healthy_events(), at(N as f64 + 12.0))
+}
+
+/// MariaDB's defaults: flush-by-source, purge and undo-size counters off.
+pub fn counters_off() -> App {
+    let mut ev = vec![connected(mariadb_info(&[]))];
+    ev.extend(samples(N, Counters::DEFAULTS, None, healthy_second));
+    app_from_events(ev, last_time())
+}
+
+pub fn waiting() -> App {
+    app_from_events(vec![connected(mariadb_info(&[]))], at(0.5))
+}
+
+pub fn zoomed() -> App {
+    let mut app = pressure();
+    key(&mut app, '1');
+    app
+}
+
+pub fn help() -> App {
+    let mut app = healthy();
+    key(&mut app, '?');
+    app
+}
+
+pub fn confirm() -> App {
+    let mut app = healthy();
+    key(&mut app, 'u');
+    app
+}
+
+/// Frozen at the end of the healthy run while live polling carries on (into a blocked
+/// state the frozen screen must not show), recording, on a read-only connection.
+pub fn frozen_recording() -> App {
+    let mut app = healthy();
+    key(&mut app, 'p');
+    app.recording = Some("/var/tmp/innodebt-db1-20260314.cap".into());
+    app.read_only = true;
+    // More live samples arrive after the freeze.
+    let more = samples(N + 20, Counters::ALL_ON, None, |i| Second {
+        history: 50_000 + i as u64,
+        ..healthy_second(i)
+    });
+    for ev in more.into_iter().skip(N) {
+        app.update(Msg::Tick(ev.at()));
+        app.update(Msg::Source(ev));
+    }
+    app
+}
+
+pub fn scenarios() -> Vec<(&'static str, App)> {
+    vec![
+        ("healthy", healthy()),
+        ("pressure", pressure()),
+        ("disconnected", disconnected()),
+        ("stale", stale()),
+        ("counters_off", counters_off()),
+        ("waiting", waiting()),
+        ("zoomed", zoomed()),
+        ("help", help()),
+        ("confirm", confirm()),
+        ("frozen_recording", frozen_recording()),
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Drawing
+// ---------------------------------------------------------------------------
+
+pub fn screen(app: &App, theme: &Theme, w: u16, h: u16) -> Buffer {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    term.draw(|f| innodebt::ui::render(f, app, theme))
+        .expect("draw");
+    term.backend().buffer().clone()
+}
+
+/// The screen as text, one line per row (trailing blanks trimmed), wide characters once.
+pub fn plain(buf: &Buffer) -> String {
+    let w = buf.area.width as usize;
+    let mut out = String::new();
+    for row in buf.content.chunks(w.max(1)) {
+        let mut line = String::new();
+        let mut skip = 0usize;
+        for cell in row {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            let sym = cell.symbol();
+            line.push_str(sym);
+            skip = ratatui::text::Span::raw(sym).width().saturating_sub(1);
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn themes() -> Vec<Theme> {
+    let mut t: Vec<Theme> = builtin_names()
+        .iter()
+        .map(|n| Theme::builtin(n).expect("built-in theme"))
+        .collect();
+    t.push(Theme::monochrome());
+    t
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------
+
+#[test]
+fn layout_of_every_scenario() {
+    let theme = Theme::default();
+    for (name, app) in scenarios() {
+        for (w, h) in SIZES {
+            snapshot!(format!("render_{name}_{w}x{h}"), plain(&screen(&app, &theme, w, h)));
+        }
+    }
+}
+
+#[test]
+fn styles_of_every_theme() {
+    let app = pressure();
+    for theme in themes() {
+        for (w, h) in SIZES {
+            snapshot!(
+                format!("render_style_{}_{w}x{h}", theme.name()),
+                format!("{:?}", screen(&app, &theme, w, h))
+            );
+        }
+    }
+}
+
+#[test]
+fn too_small() {
+    let text = plain(&screen(&healthy(), &Theme::default(), 60, 20));
+    assert!(text.contains("terminal too small (need 80×24, have 60×20)"), "{text}");
+    snapshot!("render_too_small_60x20", text);
+}
+
+#[test]
+fn scenario_facts() {
+    let theme = Theme::default();
+    let p = plain(&screen(&pressure(), &theme, 200, 60));
+    assert!(p.contains("past async"), "{p}");
+    assert!(p.contains("furious flush (M)"), "{p}");
+    assert!(p.contains("thread 4242"), "{p}");
+    let s = plain(&screen(&stale(), &theme, 80, 24));
+    assert!(s.contains("STALE 12s"), "{s}");
+    let d = plain(&screen(&disconnected(), &theme, 80, 24));
+    assert!(d.contains("DISCONNECTED · retry in 2s"), "{d}");
+    let c = plain(&screen(&counters_off(), &theme, 200, 60));
+    assert!(c.contains("off — press m to enable"), "{c}");
+    assert!(c.contains("flush-list ≈"), "{c}");
+    let f = plain(&screen(&frozen_recording(), &theme, 80, 24));
+    for badge in ["FROZEN", "REC", "READ-ONLY"] {
+        assert!(f.contains(badge), "{badge}: {f}");
+    }
+    // Frozen: the history of the live samples after the freeze (50k+) is not shown.
+    assert!(!f.contains("50.0k"), "{f}");
+    // Monochrome still says past async with a symbol.
+    let m = plain(&screen(&pressure(), &Theme::monochrome(), 80, 24));
+    assert!(m.contains('▲'), "{m}");
+}
+
+// ---------------------------------------------------------------------------
+// Robustness
+// ---------------------------------------------------------------------------
+
+/// Strings a server (or a hostile user name, query or error) could hand us.
+const HOSTILE: &[&str] = &[
+    "",
+    "\u{1b}[2J\u{1b}[31mred\u{1b}]0;pwned\u{7}",
+    "line1\nline2\r\n\tTabbed",
+    "日本語のクエリ🙂🙂🙂 SELECT ＊ ＦＲＯＭ ｔ",
+    "\u{202e}gnp.exe\u{200b}\u{feff}",
+    "e\u{301}\u{301}\u{301}\u{301} combining",
+    "\u{0}\u{7}\u{8}\u{7f}\u{9b}31m",
+];
+
+fn long_hostile() -> String {
+    format!("{}{}", "SELECT ".repeat(2000), "x".repeat(10_000))
+}
+
+fn hostile_app(s: &str, variant: u8) -> App {
+    let info = ServerInfo {
+        label: format!("{s}:3306{s}"),
+        version: format!("{s}-MariaDB{s}"),
+        ..mariadb_info(&[
+            ("innodb_max_purge_lag", "1"),
+            ("innodb_max_dirty_pages_pct", "NaN"),
+            ("innodb_max_dirty_pages_pct_lwm", "inf"),
+            ("innodb_io_capacity", "18446744073709551615"),
+        ])
+    };
+    let mut ev = vec![connected(info)];
+    let mut more = samples(30, Counters::ALL_ON, Some(3), |i| Second {
+        checkpoint_age: if i % 2 == 0 { 200 * MIB } else { 0 },
+        history: u64::MAX / 4 + i as u64,
+        blocker_age: Some(u64::MAX / 2),
+        ..Second::default()
+    });
+    for e in &mut more {
+        if let SourceEvent::Sample(sample) = e
+            && let Some(t) = sample.trx.first_mut()
+        {
+            t.user = Some(s.to_string());
+            t.host = Some(s.to_string());
+            t.query = Some(s.to_string());
+            t.trx_id = s.to_string();
+            t.thread_id = Some(u64::MAX);
+        }
+    }
+    ev.extend(more);
+    ev.push(SourceEvent::Disconnected {
+        since: at(31.0),
+        retry_in_ms: u64::MAX,
+        error: s.to_string(),
+    });
+    let mut app = app_from_events(ev, at(32.0));
+    app.recording = Some(s.to_string());
+    app.read_only = true;
+    if let Some(f) = app.live.latest.as_mut() {
+        hostile_figures(f, s, variant);
+    }
+    match variant % 5 {
+        1 => key(&mut app, '?'),
+        2 => key(&mut app, 'u'),
+        3 => {
+            app.overlay = Some(innodebt::app::Overlay::Notice {
+                title: s.to_string(),
+                lines: vec![s.to_string(); 3],
+            })
+        }
+        4 => key(&mut app, '4'),
+        _ => {}
+    }
+    app
+}
+
+/// Figures no sane server sends: NaN and infinite rates, the largest numbers, the age far
+/// past the capacity.
+fn hostile_figures(f: &mut Figures, s: &str, variant: u8) {
+    let weird = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e300, 1e300, -0.0];
+    let x = weird[variant as usize % weird.len()];
+    f.server.label = s.to_string();
+    f.redo.checkpoint_age_bytes = Some(u64::MAX);
+    f.redo.capacity_bytes = Some(if variant % 2 == 0 { 1 } else { u64::MAX });
+    f.redo.async_point_bytes = Some(u64::MAX - 1);
+    f.redo.sync_point_bytes = Some(0);
+    f.redo.sync_point_name = s.to_string();
+    f.redo.checkpoint_age_pct_of_capacity = Some(x);
+    f.redo.written_bytes_per_s = Some(x);
+    f.flush.total_pages_per_s = Some(x);
+    f.flush.by_source_pages_per_s.sync = Some(x);
+    f.flush.flush_list_pages_per_s = Some(x);
+    f.flush.disabled_counters = vec![s.to_string(), "buffer_flush_sync_total_pages".into()];
+    f.history.growth_per_s = Some(x);
+    f.history.seconds_to_max_purge_lag = Some(x);
+    f.purge.records_per_s = Some(x);
+    f.purge.state = Some(s.to_string());
+    f.purge.dml_delay_us = Some(u64::MAX);
+    f.dirty.pct = Some(x);
+    f.dirty.max_pct = Some(x);
+    f.dirty.lwm_pct = Some(-x);
+    f.dirty.bytes = Some(u64::MAX);
+    f.undo.resident_pct = Some(x);
+    f.undo.reads_per_s = Some(x);
+    f.undo.scanned_at = Some(DateTime::<Utc>::MAX_UTC);
+    f.blocker = Some(Blocker {
+        trx_id: s.into(),
+        thread_id: None,
+        user: Some(s.into()),
+        host: None,
+        age_s: u64::MAX,
+        state: s.into(),
+        query: Some(s.into()),
+        isolation: Some(s.into()),
+        command: Some(s.into()),
+    });
+    f.warnings = vec![s.to_string()];
+}
+
+#[test]
+fn every_scenario_at_every_small_size() {
+    // Exhaustive over the smallest sizes, where layouts break first.
+    let theme = Theme::monochrome();
+    let apps: Vec<App> = scenarios().into_iter().map(|(_, a)| a).collect();
+    for w in 1..=24u16 {
+        for h in 1..=12u16 {
+            for app in &apps {
+                screen(app, &theme, w, h);
+            }
+        }
+    }
+    for (w, h) in [(80, 24), (81, 25), (79, 24), (80, 23), (120, 35), (160, 45)] {
+        for app in &apps {
+            screen(app, &theme, w, h);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn never_panics(
+        w in 1u16..=300,
+        h in 1u16..=100,
+        which in 0usize..HOSTILE.len() + 1,
+        variant in 0u8..30,
+        dark in any::<bool>(),
+    ) {
+        let s = HOSTILE.get(which).map(|s| s.to_string()).unwrap_or_else(long_hostile);
+        let app = hostile_app(&s, variant);
+        let theme = if dark { Theme::default() } else { Theme::monochrome() };
+        let buf = screen(&app, &theme, w, h);
+        // No escape character ever reaches the screen.
+        let esc = '\u{1b}';
+        prop_assert!(!plain(&buf).contains(esc), "escape character on screen");
+    }
+}
