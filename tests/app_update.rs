@@ -1,0 +1,197 @@
+//! Interaction through the app's real `update`: prompts are data, a cancelled prompt produces
+//! no command, a confirmed one produces exactly the SQL that was shown. No terminal, no server.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use innodebt::app::{App, Command, FactsThen, Msg, Overlay};
+use innodebt::control::{FactsSource, Knob, KnobFacts};
+use innodebt::sample::{Sample, ServerInfo, SourceEvent, TrxRow};
+use innodebt::source::flavor::Flavor;
+
+fn now() -> chrono::DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).single().expect("time")
+}
+
+fn connected_app(read_only: bool) -> App {
+    let mut app = App::new(Duration::from_secs(1), now());
+    app.read_only = read_only;
+    let variables: BTreeMap<String, String> = [
+        ("innodb_log_file_size", "67108864"),
+        ("innodb_max_purge_lag", "0"),
+        ("innodb_purge_threads", "4"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let info = ServerInfo {
+        label: "db1:3306".into(),
+        version: "10.11.19-MariaDB".into(),
+        version_comment: String::new(),
+        flavor: Flavor::detect("10.11.19-MariaDB", "", false),
+        variables,
+    };
+    app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
+    let mut s = Sample::new(now(), 0.0);
+    s.status.insert("Innodb_history_list_length".into(), 5000);
+    s.trx.push(TrxRow {
+        trx_id: "0".into(),
+        state: "RUNNING".into(),
+        age_s: 300,
+        isolation: Some("REPEATABLE READ".into()),
+        thread_id: Some(42),
+        user: Some("report".into()),
+        host: Some("localhost".into()),
+        command: Some("Sleep".into()),
+        query: None,
+        rows_modified: Some(0),
+    });
+    let mut later = s.clone();
+    later.taken_at = now() + chrono::Duration::seconds(1);
+    later.mono_s = 1.0;
+    later.status.insert("Innodb_history_list_length".into(), 5500);
+    later.trx[0].age_s = 301;
+    app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
+    app.update(Msg::Source(SourceEvent::Sample(Box::new(later))));
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
+    app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn lag_facts() -> Box<KnobFacts> {
+    Box::new(KnobFacts {
+        variable: "innodb_max_purge_lag".into(),
+        exists: true,
+        current: Some(0),
+        dynamic: true,
+        min: Some(0),
+        max: Some(4_294_967_295),
+        source: FactsSource::SystemVariables,
+    })
+}
+
+/// `l`, the facts arrive, the value is typed: returns the SQL the confirmation shows.
+fn prompt_for_lag(app: &mut App, value: &str) -> String {
+    assert_eq!(
+        key(app, KeyCode::Char('l')),
+        vec![Command::FetchFacts {
+            knob: Knob::MaxPurgeLag,
+            then: FactsThen::Prompt
+        }]
+    );
+    app.update(Msg::Facts {
+        knob: Knob::MaxPurgeLag,
+        then: FactsThen::Prompt,
+        result: Ok(lag_facts()),
+    });
+    assert!(matches!(app.overlay, Some(Overlay::Input(_))));
+    key(app, KeyCode::Backspace);
+    type_text(app, value);
+    assert!(key(app, KeyCode::Enter).is_empty());
+    match &app.overlay {
+        Some(Overlay::Confirm(c)) => {
+            assert!(!c.yes_selected, "the default answer is No");
+            c.sql.clone().expect("the SQL is shown")
+        }
+        other => panic!("expected a confirmation, got {other:?}"),
+    }
+}
+
+#[test]
+fn cancelled_prompt_runs_nothing() {
+    let mut app = connected_app(false);
+    let sql = prompt_for_lag(&mut app, "20000");
+    assert_eq!(sql, "SET GLOBAL innodb_max_purge_lag = 20000");
+    assert!(key(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(app.overlay.is_none());
+    prompt_for_lag(&mut app, "20000");
+    assert!(key(&mut app, KeyCode::Esc).is_empty());
+    prompt_for_lag(&mut app, "20000");
+    assert!(key(&mut app, KeyCode::Enter).is_empty(), "Enter on No");
+}
+
+#[test]
+fn confirmed_prompt_runs_exactly_the_sql_shown() {
+    let mut app = connected_app(false);
+    let shown = prompt_for_lag(&mut app, "20000");
+    let cmds = key(&mut app, KeyCode::Char('y'));
+    match cmds.as_slice() {
+        [Command::Execute(plan)] => assert_eq!(plan.sql_text(), shown),
+        other => panic!("expected one Execute, got {other:?}"),
+    }
+}
+
+#[test]
+fn purge_is_blocked_so_the_prompt_warns_about_the_delay() {
+    let mut app = connected_app(false);
+    prompt_for_lag(&mut app, "1000");
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("confirmation expected");
+    };
+    let text = c.lines.join("\n");
+    assert!(
+        text.to_lowercase().contains("runtime only"),
+        "scope is stated: {text}"
+    );
+    // MariaDB 10.11 does not apply the delay while a view blocks purge: it is "armed".
+    assert!(text.contains("armed"), "the blocked-purge warning: {text}");
+    assert!(text.contains("my.cnf"), "MariaDB: keep it in my.cnf: {text}");
+}
+
+#[test]
+fn out_of_range_typed_value_is_refused_inline() {
+    let mut app = connected_app(false);
+    key(&mut app, KeyCode::Char('l'));
+    let mut facts = lag_facts();
+    facts.max = Some(100);
+    app.update(Msg::Facts {
+        knob: Knob::MaxPurgeLag,
+        then: FactsThen::Prompt,
+        result: Ok(facts),
+    });
+    key(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "5000");
+    assert!(key(&mut app, KeyCode::Enter).is_empty());
+    match &app.overlay {
+        Some(Overlay::Input(i)) => assert!(i.error.as_deref().is_some_and(|e| e.contains("100"))),
+        other => panic!("the prompt stays open with the error, got {other:?}"),
+    }
+}
+
+#[test]
+fn kill_names_the_blocker_and_needs_a_yes() {
+    let mut app = connected_app(false);
+    assert!(key(&mut app, KeyCode::Char('K')).is_empty());
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("kill asks first");
+    };
+    assert_eq!(c.sql.as_deref(), Some("KILL CONNECTION 42"));
+    let text = c.lines.join("\n");
+    assert!(text.contains("report") && text.contains("localhost"), "{text}");
+    assert!(key(&mut app, KeyCode::Esc).is_empty());
+}
+
+#[test]
+fn read_only_refuses_every_change_key() {
+    let mut app = connected_app(true);
+    for c in ['t', 'T', 'P', 'l', 'd', 'b', 'm', 'K'] {
+        assert!(key(&mut app, KeyCode::Char(c)).is_empty(), "{c}");
+        match &app.overlay {
+            Some(Overlay::Notice { lines, .. }) => {
+                assert!(lines.join(" ").contains("read-only"), "{c}: {lines:?}")
+            }
+            other => panic!("{c}: expected a refusal, got {other:?}"),
+        }
+        key(&mut app, KeyCode::Esc);
+    }
+}
