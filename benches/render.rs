@@ -78,7 +78,10 @@ fn app() -> App {
             ("Innodb_lsn_last_checkpoint", lsn - age),
             ("Innodb_os_log_written", c[0]),
             ("Innodb_history_list_length", 1000 + wave(i, 173, 90_000)),
-            ("Innodb_buffer_pool_pages_flushed", c[1] + c[2] + c[3] + c[4] + c[5]),
+            (
+                "Innodb_buffer_pool_pages_flushed",
+                c[1] + c[2] + c[3] + c[4] + c[5],
+            ),
             ("Innodb_buffer_pool_pages_LRU_flushed", c[2]),
             ("Innodb_buffer_pool_pages_dirty", 2000 + wave(i, 83, 8000)),
             ("Innodb_buffer_pool_pages_data", 61_000),
@@ -145,7 +148,8 @@ fn main() {
     let mut term = Terminal::new(TestBackend::new(200, 60)).expect("test backend");
     // Warm up (layout cache, allocations).
     for _ in 0..20 {
-        term.draw(|f| innodebt::ui::render(f, &app, &theme)).expect("draw");
+        term.draw(|f| innodebt::ui::render(f, &app, &theme))
+            .expect("draw");
     }
     let mut draw = Vec::with_capacity(FRAMES);
     let mut render = Vec::with_capacity(FRAMES);
@@ -172,7 +176,10 @@ fn main() {
         }
         per_panel.push((panel.title(), times));
     }
-    println!("200×60, {POINTS}-point series, 1 h window, theme {}", theme.name());
+    println!(
+        "200×60, {POINTS}-point series, 1 h window, theme {}",
+        theme.name()
+    );
     report("ui::render", render);
     report("terminal.draw (render+diff)", draw);
     for (title, times) in per_panel {

@@ -37,6 +37,8 @@ pub struct Wiring {
     pub control: Option<Control>,
     pub events: mpsc::Receiver<SourceEvent>,
     pub poller: Option<mpsc::Sender<PollerCommand>>,
+    /// Messages from a background loader (a big capture streaming in).
+    pub messages: Option<mpsc::Receiver<Msg>>,
     /// A copy of every source event for the recorder, when recording.
     pub recorder: Option<CaptureSender>,
 }
@@ -95,6 +97,7 @@ async fn event_loop(
                     continue;
                 }
             },
+            Some(msg) = recv_opt(&mut wiring.messages) => msg,
             Some(msg) = side_rx.recv() => {
                 if let Msg::Executed { outcome, .. } = &msg {
                     let audit = SourceEvent::Audit(outcome.audit.clone());
@@ -157,6 +160,20 @@ async fn event_loop(
         }
     }
     Ok(())
+}
+
+/// Receives from an optional channel; pends forever when there is none or it closed.
+async fn recv_opt(rx: &mut Option<mpsc::Receiver<Msg>>) -> Option<Msg> {
+    match rx {
+        Some(r) => match r.recv().await {
+            Some(m) => Some(m),
+            None => {
+                *rx = None;
+                std::future::pending().await
+            }
+        },
+        None => std::future::pending().await,
+    }
 }
 
 fn send(wiring: &Wiring, cmd: PollerCommand) {

@@ -9,6 +9,7 @@ use std::time::Instant;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use innodebt::capture::format::{self, FORMAT_VERSION};
 use innodebt::capture::reader::from_bytes;
+use innodebt::capture::writer::scrub;
 use innodebt::capture::{
     CaptureError, CaptureIndex, CaptureWriter, End, Header, WriterOptions, export_csv, open,
     spawn_writer,
@@ -161,7 +162,7 @@ impl Synth {
                 rows_modified: Some(self.rng.below(50)),
             });
         }
-        if i % 10 == 0 {
+        if i.is_multiple_of(10) {
             let mut st = self.seis.clone();
             st.lsn = Some(lsn);
             st.checkpoint_lsn = Some(lsn - age);
@@ -260,7 +261,7 @@ fn small_frames() -> WriterOptions {
 #[test]
 fn round_trip_gives_equal_events() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.idbcap");
+    let path = dir.path().join("s.idbt");
     let events = session(120, false);
     write(&path, &events, small_frames(), true);
     let cap = open(&path).unwrap();
@@ -294,7 +295,7 @@ fn round_trip_gives_equal_events() {
 fn plain_zstd_sees_the_records() {
     // The skippable frames make the file a valid zstd stream of the records.
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("z.idbcap");
+    let path = dir.path().join("z.idbt");
     let events = session(20, false);
     write(&path, &events, small_frames(), true);
     let raw = zstd::decode_all(std::fs::File::open(&path).unwrap()).unwrap();
@@ -306,7 +307,7 @@ fn plain_zstd_sees_the_records() {
 #[test]
 fn truncation_at_every_byte_yields_a_prefix() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.idbcap");
+    let path = dir.path().join("t.idbt");
     let events = small_session(26);
     let len = write(&path, &events, small_frames(), true) as usize;
     let bytes = std::fs::read(&path).unwrap();
@@ -328,7 +329,7 @@ fn truncation_at_every_byte_yields_a_prefix() {
                     End::Complete => assert_eq!(cut, len),
                     End::Truncated { at_byte, reason } => {
                         assert!(*at_byte as usize <= cut, "cut {cut}: at {at_byte}");
-                        assert!(reason.contains("t.idbcap"), "{reason}");
+                        assert!(reason.contains("t.idbt"), "{reason}");
                     }
                 }
             }
@@ -343,7 +344,7 @@ fn truncation_at_every_byte_yields_a_prefix() {
     assert!(matches!(no_trailer.end, End::Truncated { .. }));
 
     // The index agrees on cut files (every 13th byte, through real files).
-    let cut_path = dir.path().join("cut.idbcap");
+    let cut_path = dir.path().join("cut.idbt");
     for cut in (header_len..=len).step_by(13) {
         std::fs::write(&cut_path, &bytes[..cut]).unwrap();
         let idx = CaptureIndex::open(&cut_path).unwrap();
@@ -366,7 +367,7 @@ fn truncation_at_every_byte_yields_a_prefix() {
 #[test]
 fn a_damaged_byte_stops_with_a_clear_message_and_the_index_skips_it() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("d.idbcap");
+    let path = dir.path().join("d.idbt");
     let events = session(40, false);
     write(&path, &events, small_frames(), true);
     let good = std::fs::read(&path).unwrap();
@@ -395,13 +396,13 @@ fn a_damaged_byte_stops_with_a_clear_message_and_the_index_skips_it() {
             "{at_byte} {reason}"
         );
         assert!(
-            reason.contains("d.idbcap") && reason.contains("damaged"),
+            reason.contains("d.idbt") && reason.contains("damaged"),
             "{reason}"
         );
         assert!(reason.contains("later section"), "{reason}");
         saw_crc_or_zstd |= reason.contains("checksum") || reason.contains("decode");
         // The index loses at most that section.
-        let bad_path = dir.path().join("bad.idbcap");
+        let bad_path = dir.path().join("bad.idbt");
         std::fs::write(&bad_path, &bad).unwrap();
         let idx = CaptureIndex::open(&bad_path).unwrap();
         assert_eq!(idx.frames().len(), frames.len());
@@ -419,7 +420,7 @@ fn a_damaged_byte_stops_with_a_clear_message_and_the_index_skips_it() {
     let mut bad = good.clone();
     let m = frames[1].offset as usize + 10;
     bad[m] ^= 1;
-    let bad_path = dir.path().join("marker.idbcap");
+    let bad_path = dir.path().join("marker.idbt");
     std::fs::write(&bad_path, &bad).unwrap();
     let idx = CaptureIndex::open(&bad_path).unwrap();
     assert_eq!(idx.frames().len(), frames.len() - 1);
@@ -432,11 +433,11 @@ fn a_damaged_byte_stops_with_a_clear_message_and_the_index_skips_it() {
 #[test]
 fn foreign_empty_future_and_cut_headers_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("x.idbcap");
+    let p = dir.path().join("x.idbt");
     let msg = |bytes: &[u8]| from_bytes(bytes, &p).unwrap_err().to_string();
 
     let m = msg(b"");
-    assert!(m.contains("x.idbcap") && m.contains("empty"), "{m}");
+    assert!(m.contains("x.idbt") && m.contains("empty"), "{m}");
     let m = msg(b"time,checkpoint_age\n1,2\n");
     assert!(
         m.contains("not an innodebt capture") && m.contains("\"time,che\""),
@@ -467,11 +468,11 @@ fn foreign_empty_future_and_cut_headers_are_clear_errors() {
         m.contains("header is damaged") && m.contains("checksum"),
         "{m}"
     );
-    let m = open(dir.path().join("missing.idbcap"))
+    let m = open(dir.path().join("missing.idbt"))
         .unwrap_err()
         .to_string();
     assert!(
-        m.contains("missing.idbcap") && m.contains("reading the capture"),
+        m.contains("missing.idbt") && m.contains("reading the capture"),
         "{m}"
     );
 }
@@ -479,7 +480,7 @@ fn foreign_empty_future_and_cut_headers_are_clear_errors() {
 #[test]
 fn files_are_private_and_never_overwritten_by_default() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("m.idbcap");
+    let p = dir.path().join("m.idbt");
     write(&p, &session(2, false), WriterOptions::default(), false);
     let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
@@ -525,7 +526,7 @@ fn queries_are_digested_unless_kept_and_secrets_always() {
     s.innodb_status = Some(st);
     let ev = vec![SourceEvent::Sample(Box::new(s))];
     let queries = |keep: bool| {
-        let p = dir.path().join(format!("q{keep}.idbcap"));
+        let p = dir.path().join(format!("q{keep}.idbt"));
         write(&p, &ev, WriterOptions::default(), keep);
         let raw = std::fs::read(&p).unwrap();
         let cap = open(&p).unwrap();
@@ -562,7 +563,7 @@ fn queries_are_digested_unless_kept_and_secrets_always() {
 #[test]
 fn size_per_hour_at_one_second() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("hour.idbcap");
+    let p = dir.path().join("hour.idbt");
     let events = session(3600, true);
     let started = Instant::now();
     let bytes = write(&p, &events, WriterOptions::default(), false);
@@ -579,7 +580,7 @@ fn size_per_hour_at_one_second() {
 /// between), then times the index, the first section and a seek.
 fn indexed_capture(seconds: i64, fresh_every: i64) {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("day.idbcap");
+    let p = dir.path().join("day.idbt");
     let mut synth = Synth::new(7, false);
     let mut w = CaptureWriter::create(&p, &header(false)).unwrap();
     w.append(&SourceEvent::Connected {
@@ -656,7 +657,7 @@ fn a_day_indexes_fast_and_seeks_anywhere() {
 #[test]
 fn writer_thread_drains_on_shutdown_and_counts_drops() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("w.idbcap");
+    let p = dir.path().join("w.idbt");
     let events = session(50, false);
     let (tx, handle) = spawn_writer(&p, &header(false), 1000).unwrap();
     for e in &events {
@@ -669,7 +670,7 @@ fn writer_thread_drains_on_shutdown_and_counts_drops() {
 
     // A tiny channel and a burst: the sender never blocks; what could not wait is counted
     // and written into the trailer.
-    let p = dir.path().join("w2.idbcap");
+    let p = dir.path().join("w2.idbt");
     let (tx, handle) = spawn_writer(&p, &header(false), 1).unwrap();
     let started = Instant::now();
     let sent = events.iter().filter(|e| tx.send((*e).clone())).count() as u64;
@@ -692,7 +693,7 @@ fn digested(events: &[SourceEvent]) -> Vec<SourceEvent> {
 #[test]
 fn a_file_being_written_is_readable_and_the_index_follows_it() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("live.idbcap");
+    let p = dir.path().join("live.idbt");
     let events = session(30, false);
     let mut w = CaptureWriter::create_with(&p, &header(false), small_frames()).unwrap();
     for e in &events[..13] {
@@ -790,11 +791,16 @@ fn csv_export_has_a_header_and_one_row_per_sample() {
 #[test]
 fn random_garbage_never_panics() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("g.idbcap");
+    let p = dir.path().join("g.idbt");
     write(&p, &small_session(20), small_frames(), true);
     let good = std::fs::read(&p).unwrap();
     let mut rng = Lcg(99);
-    for round in 0..300 {
+    // More on demand: INNODEBT_FUZZ_ROUNDS=200000 cargo test --release --test capture garbage
+    let rounds = std::env::var("INNODEBT_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(300);
+    for round in 0..rounds {
         let mut bad = good.clone();
         for _ in 0..(1 + rng.below(8)) {
             let at = rng.below(bad.len() as u64) as usize;
@@ -812,4 +818,88 @@ fn random_garbage_never_panics() {
             }
         }
     }
+}
+
+/// The size/CPU trade-off behind the default level:
+/// `cargo test --release --test capture -- --ignored --nocapture compression_levels`
+#[test]
+#[ignore]
+fn compression_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = session(3600, true);
+    for level in [1, 3, 6, 9, 12, 15, 19] {
+        let p = dir.path().join(format!("l{level}.idbt"));
+        let t = Instant::now();
+        let opts = WriterOptions {
+            level,
+            ..WriterOptions::default()
+        };
+        let bytes = write(&p, &events, opts, false);
+        println!(
+            "level {level}: {bytes} bytes per hour, written in {:?}",
+            t.elapsed()
+        );
+    }
+    let mut all = Vec::new();
+    for e in &events {
+        all.extend(format::encode_record(&scrub(e, false)).unwrap());
+    }
+    println!(
+        "records {} bytes; one zstd stream without flushes: level 3 {}, level 19 {}",
+        all.len(),
+        zstd::encode_all(&all[..], 3).unwrap().len(),
+        zstd::encode_all(&all[..], 19).unwrap().len()
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Total on any text; outside back-quoted identifiers no quoted literal survives.
+    #[test]
+    fn digests_are_total(q in "\\PC{0,200}") {
+        let d = innodebt::capture::digest::digest(&q);
+        if !q.contains('`') {
+            proptest::prop_assert!(!d.contains('\'') && !d.contains('"'), "{q:?} -> {d:?}");
+        }
+        let _ = innodebt::capture::digest::redact(&q, true);
+    }
+
+    #[test]
+    fn any_bytes_after_a_good_header_never_panic(
+        tail in proptest::collection::vec(proptest::num::u8::ANY, 0..600)
+    ) {
+        let mut bytes = format::encode_header(&header(false)).unwrap();
+        bytes.extend_from_slice(&tail);
+        let cap = from_bytes(&bytes, Path::new("any.idbt")).unwrap();
+        proptest::prop_assert!(cap.events.is_empty());
+    }
+}
+
+/// Files written by earlier builds keep reading: the demo capture shipped in `demo/` (real
+/// MariaDB 10.11 under load, recorded by `demo/record-demo.sh`).
+#[test]
+fn the_shipped_demo_capture_reads_completely() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/mariadb-10.11-blocker.idbt");
+    if !p.is_file() {
+        return;
+    }
+    let cap = open(&p).unwrap();
+    assert_eq!(cap.end, End::Complete, "{:?}", cap.end);
+    let samples = cap
+        .events
+        .iter()
+        .filter(|e| matches!(e, SourceEvent::Sample(_)))
+        .count();
+    let bytes = std::fs::metadata(&p).unwrap().len();
+    println!(
+        "demo: {samples} samples, {bytes} bytes, {:.0} B/sample (interval {:?} ms)",
+        bytes as f64 / samples as f64,
+        cap.header.interval_ms
+    );
+    assert!(samples > 0);
 }

@@ -111,7 +111,7 @@ fn imports_the_real_capture() {
 fn an_import_saves_replays_and_exports() {
     let (header, events) = import_dir(fixture(), Some(PREFIX)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("imported.idbcap");
+    let p = dir.path().join("imported.idbt");
     let mut w = CaptureWriter::create_with(&p, &header, WriterOptions::default()).unwrap();
     for e in &events {
         w.append(e).unwrap();

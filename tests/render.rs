@@ -68,7 +68,10 @@ pub fn app_from_events(events: Vec<SourceEvent>, now: DateTime<Utc>) -> App {
 }
 
 pub fn key(app: &mut App, c: char) {
-    app.update(Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+    app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::NONE,
+    )));
 }
 
 /// MariaDB 10.11 with a 96 MiB redo log and a 1 GiB buffer pool.
@@ -233,13 +236,33 @@ pub fn samples(
             ("trx_rseg_history_len", s.history, true),
             ("trx_rseg_current_size", s.undo_pages, counters.undo_size),
             ("purge_del_mark_records", purged.0, counters.purge),
-            ("purge_upd_exist_or_extern_records", purged.1, counters.purge),
+            (
+                "purge_upd_exist_or_extern_records",
+                purged.1,
+                counters.purge,
+            ),
             ("purge_undo_log_pages", purged.2, counters.purge),
-            ("buffer_flush_adaptive_total_pages", flushed[0], counters.flush_sources),
+            (
+                "buffer_flush_adaptive_total_pages",
+                flushed[0],
+                counters.flush_sources,
+            ),
             ("buffer_LRU_batch_flush_total_pages", flushed[1], true),
-            ("buffer_flush_sync_total_pages", flushed[2], counters.flush_sources),
-            ("buffer_flush_background_total_pages", flushed[3], counters.flush_sources),
-            ("buffer_flush_neighbor_total_pages", flushed[4], counters.flush_sources),
+            (
+                "buffer_flush_sync_total_pages",
+                flushed[2],
+                counters.flush_sources,
+            ),
+            (
+                "buffer_flush_background_total_pages",
+                flushed[3],
+                counters.flush_sources,
+            ),
+            (
+                "buffer_flush_neighbor_total_pages",
+                flushed[4],
+                counters.flush_sources,
+            ),
             ("buffer_page_read_undo_log", undo_reads, counters.undo_size),
         ] {
             // A disabled counter reads 0 on the server.
@@ -348,15 +371,29 @@ pub fn pressure() -> App {
         Second {
             checkpoint_age: 40 * MIB + (32 * MIB) * i as u64 / N as u64 + tri(i, 14, 2 * MIB),
             redo_bytes: 5 * MIB + tri(i, 10, MIB),
-            history: if blocked { 400 + 1500 * (k + 1) } else { 300 + tri(i, 20, 600) },
+            history: if blocked {
+                400 + 1500 * (k + 1)
+            } else {
+                300 + tri(i, 20, 600)
+            },
             purged_records: if blocked { 0 } else { 1400 + tri(i, 12, 200) },
             purged_undo_pages: if blocked { 0 } else { 45 },
             inflow: 1500 + tri(i, 8, 100),
-            flush: [0, 25, if i % 7 == 0 { 420 } else { 0 }, 160 + tri(i, 18, 40), 0],
+            flush: [
+                0,
+                25,
+                if i % 7 == 0 { 420 } else { 0 },
+                160 + tri(i, 18, 40),
+                0,
+            ],
             dirty_pages: 5200 + 3000 * i as u64 / N as u64,
             undo_pages: if blocked { 235 + 72 * (k + 1) } else { 235 },
             blocker_age: blocked.then_some(k + 1),
-            purge_state: if blocked { "running but idle" } else { "running" },
+            purge_state: if blocked {
+                "running but idle"
+            } else {
+                "running"
+            },
             ..Second::default()
         }
     }));
@@ -492,7 +529,10 @@ fn layout_of_every_scenario() {
     let theme = Theme::default();
     for (name, app) in scenarios() {
         for (w, h) in SIZES {
-            snapshot!(format!("render_{name}_{w}x{h}"), plain(&screen(&app, &theme, w, h)));
+            snapshot!(
+                format!("render_{name}_{w}x{h}"),
+                plain(&screen(&app, &theme, w, h))
+            );
         }
     }
 }
@@ -513,7 +553,10 @@ fn styles_of_every_theme() {
 #[test]
 fn too_small() {
     let text = plain(&screen(&healthy(), &Theme::default(), 60, 20));
-    assert!(text.contains("terminal too small (need 80×24, have 60×20)"), "{text}");
+    assert!(
+        text.contains("terminal too small (need 80×24, have 60×20)"),
+        "{text}"
+    );
     snapshot!("render_too_small_60x20", text);
 }
 
@@ -620,11 +663,22 @@ fn hostile_app(s: &str, variant: u8) -> App {
 /// Figures no sane server sends: NaN and infinite rates, the largest numbers, the age far
 /// past the capacity.
 fn hostile_figures(f: &mut Figures, s: &str, variant: u8) {
-    let weird = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e300, 1e300, -0.0];
+    let weird = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -1e300,
+        1e300,
+        -0.0,
+    ];
     let x = weird[variant as usize % weird.len()];
     f.server.label = s.to_string();
     f.redo.checkpoint_age_bytes = Some(u64::MAX);
-    f.redo.capacity_bytes = Some(if variant % 2 == 0 { 1 } else { u64::MAX });
+    f.redo.capacity_bytes = Some(if variant.is_multiple_of(2) {
+        1
+    } else {
+        u64::MAX
+    });
     f.redo.async_point_bytes = Some(u64::MAX - 1);
     f.redo.sync_point_bytes = Some(0);
     f.redo.sync_point_name = s.to_string();
@@ -648,14 +702,13 @@ fn hostile_figures(f: &mut Figures, s: &str, variant: u8) {
     f.undo.scanned_at = Some(DateTime::<Utc>::MAX_UTC);
     f.blocker = Some(Blocker {
         trx_id: s.into(),
-        thread_id: None,
         user: Some(s.into()),
-        host: None,
         age_s: u64::MAX,
         state: s.into(),
         query: Some(s.into()),
         isolation: Some(s.into()),
         command: Some(s.into()),
+        ..Blocker::default()
     });
     f.warnings = vec![s.to_string()];
 }
@@ -698,4 +751,21 @@ proptest! {
         let esc = '\u{1b}';
         prop_assert!(!plain(&buf).contains(esc), "escape character on screen");
     }
+}
+
+/// Prints one scenario at one size, for looking at a layout by eye:
+/// `RENDER=pressure:120x35 cargo test --test render show -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn show() {
+    let spec = std::env::var("RENDER").unwrap_or_else(|_| "pressure:120x35".into());
+    let (name, size) = spec.split_once(':').unwrap_or((&spec, "120x35"));
+    let (w, h) = size.split_once('x').unwrap_or(("120", "35"));
+    let (w, h) = (w.parse().unwrap_or(120), h.parse().unwrap_or(35));
+    let app = scenarios()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, a)| a)
+        .unwrap_or_else(pressure);
+    print!("{}", plain(&screen(&app, &Theme::default(), w, h)));
 }

@@ -443,7 +443,7 @@ mod tests {
     #[test]
     fn focus_moves_in_grid_and_enter_zooms() {
         let mut a = app();
-        handle(&mut a, key(KeyCode::Char('l')));
+        handle(&mut a, key(KeyCode::Right));
         assert_eq!(a.focus, Panel::Flush);
         handle(&mut a, key(KeyCode::Char('j')));
         assert_eq!(a.focus, Panel::Purge);

@@ -179,6 +179,14 @@ pub enum Msg {
         then: FactsThen,
         result: Result<Box<KnobFacts>, String>,
     },
+    /// More of a big capture, loaded in the background.
+    ReplayChunk {
+        events: Vec<SourceEvent>,
+        /// How the file ended, with the last chunk.
+        end_note: Option<String>,
+    },
+    /// The notable moments, once the whole capture has been scanned.
+    ReplayMoments(Vec<moments::Moment>),
     /// A runtime change finished.
     Executed {
         plan: Box<ChangePlan>,
@@ -349,6 +357,27 @@ impl App {
             }
             Msg::Resize => {
                 self.needs_draw = true;
+                Vec::new()
+            }
+            Msg::ReplayChunk { events, end_note } => {
+                if let Some(r) = self.replay.as_mut() {
+                    let follow = r.last + 1 >= r.recording.len();
+                    r.recording.extend(events);
+                    if end_note.is_some() {
+                        r.recording.end_note = end_note;
+                    }
+                    if follow {
+                        r.last = r.recording.len().saturating_sub(1);
+                    }
+                    self.needs_draw = true;
+                }
+                Vec::new()
+            }
+            Msg::ReplayMoments(found) => {
+                if let Some(r) = self.replay.as_mut() {
+                    r.moments = found;
+                    self.needs_draw = true;
+                }
                 Vec::new()
             }
             Msg::Facts { knob, then, result } => {

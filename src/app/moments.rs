@@ -52,8 +52,23 @@ pub struct Moment {
 /// while history grows.
 const PURGE_STOP_SAMPLES: usize = 3;
 
+/// Checkpoint age zones: a crossing counts once the new zone held this long (checkpoint
+/// age oscillates around the async point under steady load; every wobble is not a moment).
+const ZONE_HOLD_S: f64 = 10.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord)]
+enum Zone {
+    #[default]
+    Below,
+    PastAsync,
+    PastSync,
+}
+
 #[derive(Default)]
 struct Scan {
+    zone: Zone,
+    /// A different zone and when it was first seen, waiting to hold.
+    pending: Option<(Zone, DateTime<Utc>, usize)>,
     deriver: Deriver,
     samples: usize,
     prev: Option<Figures>,
@@ -65,6 +80,77 @@ struct Scan {
 }
 
 impl Scan {
+    fn redo_zone(&mut self, f: &Figures, at: DateTime<Utc>) {
+        let r = &f.redo;
+        let (Some(age), Some(a), Some(s)) =
+            (r.checkpoint_age_bytes, r.async_point_bytes, r.sync_point_bytes)
+        else {
+            return;
+        };
+        let now = if age >= s {
+            Zone::PastSync
+        } else if age >= a {
+            Zone::PastAsync
+        } else {
+            Zone::Below
+        };
+        if now == self.zone {
+            self.pending = None;
+            return;
+        }
+        // Going up is reported at once (that is the news); settling back down must hold.
+        let (zone, since, sample) = match self.pending {
+            Some((z, t, i)) if z == now => (z, t, i),
+            _ => {
+                self.pending = Some((now, at, self.samples.saturating_sub(1)));
+                (now, at, self.samples.saturating_sub(1))
+            }
+        };
+        let held = (at - since).num_milliseconds() as f64 / 1000.0 >= ZONE_HOLD_S;
+        if zone > self.zone || held {
+            let (kind, label) = match zone {
+                Zone::PastSync => (
+                    MomentKind::SyncCrossed,
+                    format!("checkpoint age crossed the {} point", r.sync_point_name),
+                ),
+                Zone::PastAsync if self.zone == Zone::Below => (
+                    MomentKind::AsyncCrossed,
+                    "checkpoint age crossed the async point".to_string(),
+                ),
+                Zone::PastAsync => (
+                    MomentKind::BackBelowAsync,
+                    format!("checkpoint age back below the {} point", r.sync_point_name),
+                ),
+                Zone::Below => (
+                    MomentKind::BackBelowAsync,
+                    "checkpoint age back below the async point".to_string(),
+                ),
+            };
+            self.out.push(Moment {
+                sample,
+                at: since,
+                kind,
+                label,
+            });
+            self.zone = zone;
+            self.pending = None;
+        }
+    }
+
+    fn verdict_change(&mut self, f: &Figures, prev: Option<&Figures>, at: DateTime<Utc>) {
+        let kinds = |f: &Figures| f.verdicts.iter().map(|v| v.kind).collect::<Vec<_>>();
+        let before = prev.map(kinds).unwrap_or_default();
+        for v in &f.verdicts {
+            if !before.contains(&v.kind) && prev.is_some() {
+                self.push(
+                    MomentKind::Verdict,
+                    at,
+                    format!("verdict: {}", v.kind.as_str().replace('_', " ")),
+                );
+            }
+        }
+    }
+
     fn push(&mut self, kind: MomentKind, at: DateTime<Utc>, label: String) {
         self.out.push(Moment {
             sample: self.samples.saturating_sub(1),
@@ -107,24 +193,8 @@ impl Scan {
     fn figures(&mut self, f: &Figures) {
         let at = f.sampled_at;
         let prev = self.prev.take();
-        let r = &f.redo;
-        let age = r.checkpoint_age_bytes;
-        let prev_age = prev.as_ref().and_then(|p| p.redo.checkpoint_age_bytes);
-        if let (Some(a), Some(pa), Some(async_p), Some(sync_p)) =
-            (age, prev_age, r.async_point_bytes, r.sync_point_bytes)
-        {
-            if pa < sync_p && a >= sync_p {
-                self.push(
-                    MomentKind::SyncCrossed,
-                    at,
-                    format!("checkpoint age crossed the {} point", r.sync_point_name),
-                );
-            } else if pa < async_p && a >= async_p {
-                self.push(MomentKind::AsyncCrossed, at, "checkpoint age crossed the async point".into());
-            } else if pa >= async_p && a < async_p {
-                self.push(MomentKind::BackBelowAsync, at, "checkpoint age back below the async point".into());
-            }
-        }
+        self.redo_zone(f, at);
+        self.verdict_change(f, prev.as_ref(), at);
 
         let blocker = f.blocker.as_ref().and_then(|b| b.thread_id);
         let prev_blocker = prev.as_ref().and_then(|p| p.blocker.as_ref().and_then(|b| b.thread_id));
@@ -173,12 +243,30 @@ impl Scan {
     }
 }
 
+/// Finds moments while a capture streams in (a big file loads section by section).
+#[derive(Default)]
+pub struct Scanner(Scan);
+
+impl Scanner {
+    pub fn feed(&mut self, ev: &SourceEvent) {
+        self.0.event(ev);
+    }
+
+    pub fn finish(self) -> Vec<Moment> {
+        finish(self.0)
+    }
+}
+
 /// All notable moments, in time order.
 pub fn find(events: &[SourceEvent]) -> Vec<Moment> {
-    let mut scan = Scan::default();
+    let mut scan = Scanner::default();
     for ev in events {
-        scan.event(ev);
+        scan.feed(ev);
     }
+    scan.finish()
+}
+
+fn finish(mut scan: Scan) -> Vec<Moment> {
     if let Some((sample, at, h)) = scan.peak
         && h > 0
     {

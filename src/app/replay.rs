@@ -49,6 +49,19 @@ impl Recording {
         }
     }
 
+    /// Appends events loaded later (a big file streams in section by section).
+    pub fn extend(&mut self, more: Vec<SourceEvent>) {
+        let events = Arc::make_mut(&mut self.events);
+        let base = events.len();
+        self.samples.extend(
+            more.iter()
+                .enumerate()
+                .filter(|(_, e)| matches!(e, SourceEvent::Sample(_)))
+                .map(|(i, _)| base + i),
+        );
+        events.extend(more);
+    }
+
     pub fn sample_time(&self, i: usize) -> Option<(DateTime<Utc>, f64)> {
         match self.events.get(*self.samples.get(i)?)? {
             SourceEvent::Sample(s) => Some((s.taken_at, s.mono_s)),

@@ -71,6 +71,7 @@ const COLUMNS: &[(&str, Cell)] = &[
     }),
     ("history_length", |f| int(f.history.length)),
     ("history_growth_per_s", |f| num(f.history.growth_per_s, 2)),
+    ("history_held_back", |f| int(f.history.held_back)),
     ("seconds_to_max_purge_lag", |f| {
         num(f.history.seconds_to_max_purge_lag, 1)
     }),

@@ -71,6 +71,9 @@ pub enum ImportError {
     },
 }
 
+/// One mysqladmin table: its own `TS` time, if printed, and the numeric values.
+type Table = (Option<DateTime<Utc>>, BTreeMap<String, u64>);
+
 /// The files of one capture, by kind (`mysqladmin`, `innodbstatus1`, ...).
 type Files = BTreeMap<String, PathBuf>;
 
@@ -277,7 +280,7 @@ pub fn import_dir(
     let mut step_s = 1i64;
     if let Some(path) = files.get("mysqladmin") {
         let tables = textdump::parse_mysqladmin_samples(&read_text(path)?);
-        let mut tables: Vec<(Option<DateTime<Utc>>, BTreeMap<String, u64>)> = tables
+        let mut tables: Vec<Table> = tables
             .into_iter()
             .map(|t| {
                 let ts = t.ts.as_deref().and_then(parse_ts).map(|(utc, _)| utc);
@@ -288,7 +291,7 @@ pub fn import_dir(
                     .collect();
                 (ts, values)
             })
-            .filter(|(_, v): &(_, BTreeMap<String, u64>)| !v.is_empty())
+            .filter(|(_, v): &Table| !v.is_empty())
             .collect();
         // pt-stalk stopped mid-table: the last one is short.
         if tables.len() > 1

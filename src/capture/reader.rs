@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use zstd::stream::raw::{DParameter, Decoder, InBuffer, Operation, OutBuffer};
 
 use super::format::{
-    self, FILE_MAGIC, FORMAT_VERSION, HEADER_FIXED, Header, LayoutError, MARKER_TAG,
+    self, FILE_MAGIC, FORMAT_VERSION, FrameLayout, HEADER_FIXED, Header, LayoutError, MARKER_TAG,
     MAX_HEADER_LEN, MAX_RECORD_LEN, RECORD_PREFIX, SKIPPABLE_HEAD, SKIPPABLE_MAGIC, TRAILER_TAG,
     Trailer, ZSTD_MAGIC,
 };
@@ -456,7 +456,24 @@ fn scan(b: &[u8], base: u64, name: &str) -> Scan {
                 pos = n;
             }
             None => {
-                let damaged = matches!(layout, Err(_));
+                if let Ok(FrameLayout {
+                    complete_len: Some(len),
+                    ..
+                }) = layout
+                {
+                    // A whole frame, then bytes that are no section.
+                    info.complete = true;
+                    info.end = at(next + len);
+                    frames.push(info);
+                    break End::Truncated {
+                        at_byte: at(next + len),
+                        reason: format!(
+                            "{name}: damaged at byte {}: expected a section marker; no intact section follows",
+                            at(next + len)
+                        ),
+                    };
+                }
+                let damaged = layout.is_err();
                 if damaged {
                     info.damage = Some(format!(
                         "damaged after byte {}: the compressed data is not valid zstd",

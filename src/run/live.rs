@@ -119,6 +119,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     };
     let wiring = tui::Wiring {
         control: Some(tui::Control { opts, audit }),
+        messages: None,
         events: polling.events,
         poller: Some(polling.commands),
         recorder: recorder.as_ref().map(|r| r.sender.clone()),

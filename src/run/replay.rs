@@ -9,8 +9,8 @@ use tokio::sync::mpsc;
 
 use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::app::{App, Recording, Replay, moments};
-use crate::capture::{self, End};
+use crate::app::{App, Msg, Recording, Replay, moments};
+use crate::capture::{self, CaptureIndex, End};
 use crate::cli::{Cli, TimeSpec};
 use crate::metrics::Deriver;
 use crate::sample::SourceEvent;
@@ -55,12 +55,73 @@ pub(super) async fn main(
     to: Option<TimeSpec>,
     at: Option<TimeSpec>,
 ) -> ExitCode {
+    let name = path.display().to_string();
+    let whole_file_needed = from.is_some() || to.is_some() || at.is_some() || cli.options.once;
+    if !path.is_dir() && !whole_file_needed {
+        // Big captures: show the first section at once, stream the rest in.
+        return match start_streaming(path) {
+            Ok((first, loader)) => {
+                let mut recording = Recording::new(first, name, None);
+                recording.recovery = super::recovery_model(cli);
+                show(cli, recording, Vec::new(), None, None, Some(loader)).await
+            }
+            Err(e) => fail(EXIT_CONFIG, e),
+        };
+    }
     let (events, note) = match load(path) {
         Ok(x) => x,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let name = path.display().to_string();
     replay_events(cli, events, name, note, from, to, at).await
+}
+
+/// Opens a capture by its section index, returns the first section's events, and loads the
+/// rest on a thread that sends them (then the notable moments) as messages.
+fn start_streaming(path: &Path) -> Result<(Vec<SourceEvent>, mpsc::Receiver<Msg>), String> {
+    let index = CaptureIndex::open(path).map_err(|e| e.to_string())?;
+    let sections = index.frames().len();
+    let first = match sections {
+        0 => Vec::new(),
+        _ => index.read_frame(0).map_err(|e| e.to_string())?.events,
+    };
+    let mut scanner = moments::Scanner::default();
+    first.iter().for_each(|ev| scanner.feed(ev));
+    let end_note = end_note(index.end());
+    let (tx, rx) = mpsc::channel(8);
+    std::thread::Builder::new()
+        .name("capture-loader".into())
+        .spawn(move || {
+            let mut note = end_note;
+            for i in 1..sections {
+                let (events, damaged) = match index.read_frame(i) {
+                    Ok(f) => (f.events, None),
+                    Err(e) => (Vec::new(), Some(e.to_string())),
+                };
+                events.iter().for_each(|ev| scanner.feed(ev));
+                let last = i + 1 == sections;
+                let chunk_note = damaged.or_else(|| if last { note.take() } else { None });
+                if tx
+                    .blocking_send(Msg::ReplayChunk {
+                        events,
+                        end_note: chunk_note,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            if sections <= 1
+                && let Some(n) = note.take()
+            {
+                let _ = tx.blocking_send(Msg::ReplayChunk {
+                    events: Vec::new(),
+                    end_note: Some(n),
+                });
+            }
+            let _ = tx.blocking_send(Msg::ReplayMoments(scanner.finish()));
+        })
+        .map_err(|e| format!("cannot start the capture loader: {e}"))?;
+    Ok((first, rx))
 }
 
 pub(super) async fn demo(cli: &Cli) -> ExitCode {
@@ -91,22 +152,35 @@ async fn replay_events(
         let pos = at.map(|t| index_of(&recording, t)).unwrap_or(recording.len() - 1);
         return once_at(&recording, pos, cli);
     }
+    let first = from.map(|t| index_of(&recording, t));
+    let last = to.map(|t| index_of(&recording, t));
+    let found = moments::find(&recording.events);
+    show(cli, recording, found, first, last, None).await
+}
+
+/// The dashboard over a recording (complete, or still streaming in from `loader`).
+async fn show(
+    cli: &Cli,
+    recording: Recording,
+    found: Vec<moments::Moment>,
+    first: Option<usize>,
+    last: Option<usize>,
+    loader: Option<mpsc::Receiver<Msg>>,
+) -> ExitCode {
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let first = from.map(|t| index_of(&recording, t)).unwrap_or(0);
-    let last = to
-        .map(|t| index_of(&recording, t))
-        .unwrap_or(recording.len() - 1);
-    let found = moments::find(&recording.events);
     let interval = recording_interval(&recording);
-    let app = App::replaying(Replay::new(recording, found, first, last), interval);
-    // No source: the app is fed by its own transport.
+    let end = recording.len().saturating_sub(1);
+    let replay = Replay::new(recording, found, first.unwrap_or(0), last.unwrap_or(end));
+    let app = App::replaying(replay, interval);
+    // No live source: the app is fed by its own transport (and the loader).
     let (_tx, rx) = mpsc::channel(1);
     let wiring = tui::Wiring {
         control: None,
         events: rx,
+        messages: loader,
         poller: None,
         recorder: None,
     };

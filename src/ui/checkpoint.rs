@@ -11,10 +11,8 @@ use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
-    Unit,
-    GaugeMark, Item, MarkerLabel, Plot, Threshold, bytes, draw_lines, flow,
-    gauge_line, marker_labels, pct, sanitize, severity, time_chart, waiting, CHART_MIN_COLS,
-    CHART_MIN_ROWS,
+    CHART_MIN_COLS, CHART_MIN_ROWS, GaugeMark, Item, MarkerLabel, Plot, Threshold, TimeChart, Unit,
+    bytes, draw_lines, flow, gauge_line, marker_labels, pct, sanitize, severity, waiting,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -72,7 +70,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled("async ", theme.style(ThemeItem::AsyncLine)),
         Span::styled(bytes(r.async_point_bytes), text),
         Span::styled(
-            format!(" ({})", pct(r.async_point_bytes.and_then(frac).map(|x| x * 100.0))),
+            format!(
+                " ({})",
+                pct(r.async_point_bytes.and_then(frac).map(|x| x * 100.0))
+            ),
             dim,
         ),
     ]));
@@ -80,7 +81,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(format!("{sync_name} "), theme.style(ThemeItem::SyncLine)),
         Span::styled(bytes(r.sync_point_bytes), text),
         Span::styled(
-            format!(" ({})", pct(r.sync_point_bytes.and_then(frac).map(|x| x * 100.0))),
+            format!(
+                " ({})",
+                pct(r.sync_point_bytes.and_then(frac).map(|x| x * 100.0))
+            ),
             dim,
         ),
     ]));
@@ -93,6 +97,53 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .unwrap_or_else(|| super::widgets::NA.to_string()),
         text,
     ));
+    if let Some(rec) = &f.recovery {
+        let worst = rec
+            .worst_case_s
+            .map(|w| format!(" · worst ({sync_short}) {}", output::duration(w as u64)))
+            .unwrap_or_default();
+        items.push(Item::new(vec![
+            Span::styled("crash now → recovery ~", dim),
+            Span::styled(output::duration(rec.estimate_s as u64), sev_style),
+            Span::styled(worst, text),
+            Span::styled(
+                format!(
+                    " at {}/s ({})",
+                    output::bytes(rec.rate_bytes_per_s as u64),
+                    short_source(&rec.rate_source)
+                ),
+                dim,
+            ),
+        ]));
+    }
+    if let Some(sz) = &f.sizing {
+        items.push(Item::new(vec![
+            Span::styled("peak ", dim),
+            Span::styled(output::bytes(sz.peak_checkpoint_age_bytes), text),
+            Span::styled(
+                sz.peak_pct_of_async
+                    .map(|p| format!(" ({p:.0}% of async)"))
+                    .unwrap_or_default(),
+                dim,
+            ),
+            Span::styled(" · advise ", dim),
+            Span::styled(sanitize(&sz.setting, 80), text),
+            Span::styled(
+                format!(
+                    " (worst recovery {})",
+                    output::duration(sz.worst_case_recovery_s_at_advised as u64)
+                ),
+                dim,
+            ),
+        ]));
+        if let Some(h) = sz.hour_of_writes_bytes {
+            items.push(Item::new(vec![
+                Span::styled("naive 1 h of redo writes ", dim),
+                Span::styled(output::bytes(h), text),
+                Span::styled(" — sizes for volume, not for the age flushing allows", dim),
+            ]));
+        }
+    }
     let extra = flow(items, inner.width as usize);
 
     // The gauge and its labels.
@@ -116,7 +167,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
         .collect();
         gauge.push(gauge_line(age.and_then(frac), w, fill, &marks, theme));
-        let async_forms = [format!("async {}", bytes(r.async_point_bytes)), "async".to_string()];
+        let async_forms = [
+            format!("async {}", bytes(r.async_point_bytes)),
+            "async".to_string(),
+        ];
         let sync_forms = [
             format!("{sync_name} {}", bytes(r.sync_point_bytes)),
             format!("{sync_short} {}", bytes(r.sync_point_bytes)),
@@ -187,17 +241,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             soft: false,
         });
     }
-    time_chart(
-        frame,
-        chart_area,
-        app,
-        theme,
-        &[Plot {
+    TimeChart {
+        plots: &[Plot {
             series: &view.charts.checkpoint_age,
             style: theme.style(ThemeItem::SeriesCheckpointAge),
         }],
-        &thresholds,
-        cap.map(|c| c as f64),
-        Unit::Bytes,
-    );
+        thresholds: &thresholds,
+        y_max: cap.map(|c| c as f64),
+        unit: Unit::Bytes,
+    }
+    .render(frame, chart_area, app, theme);
+}
+
+/// "default (published field figures: …)" → "default"; "--recovery-rate" stays.
+fn short_source(source: &str) -> String {
+    let s = sanitize(source, 80);
+    match s.split_once(" (") {
+        Some((head, _)) => head.to_string(),
+        None => s,
+    }
 }

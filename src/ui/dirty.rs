@@ -10,9 +10,8 @@ use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
-    Unit,
-    GaugeMark, Item, Plot, Threshold, bytes, draw_lines, flow, gauge_line, opt, pct, severity,
-    split_for_chart, time_chart, waiting,
+    GaugeMark, Item, Plot, Threshold, TimeChart, Unit, bytes, draw_lines, flow, gauge_line, opt,
+    pct, severity, split_for_chart, waiting,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -31,7 +30,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let pct_of = |v: Option<f64>| opt(v.filter(|v| v.is_finite()), |p| format!("{p:.0}%"));
     let sev = severity(d.pct, None, d.max_pct);
     // At the max InnoDB flushes hard: a warning, not an outage.
-    let sev = if sev == Severity::Critical { Severity::Warning } else { sev };
+    let sev = if sev == Severity::Critical {
+        Severity::Warning
+    } else {
+        sev
+    };
     let sev_style = theme.severity(sev);
 
     let items = vec![
@@ -42,7 +45,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(" of data+free", dim),
         ]),
         Item::new(vec![Span::styled(bytes(d.bytes), text)]),
-        Item::kv(theme, "pages", opt(d.pages, |p| output::count(p as f64)), text),
+        Item::kv(
+            theme,
+            "pages",
+            opt(d.pages, |p| output::count(p as f64)),
+            text,
+        ),
         Item::new(vec![
             Span::styled("max ", theme.style(ThemeItem::SyncLine)),
             Span::styled(pct_of(d.max_pct), text),
@@ -97,17 +105,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
     })
     .collect();
-    time_chart(
-        frame,
-        chart,
-        app,
-        theme,
-        &[Plot {
+    TimeChart {
+        plots: &[Plot {
             series: &view.charts.dirty_pct,
             style: theme.style(ThemeItem::SeriesDirty),
         }],
-        &thresholds,
-        None,
-        Unit::Percent,
-    );
+        thresholds: &thresholds,
+        y_max: None,
+        unit: Unit::Percent,
+    }
+    .render(frame, chart, app, theme);
 }

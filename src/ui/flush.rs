@@ -12,8 +12,7 @@ use crate::app::{App, Panel};
 use crate::theme::{Theme, ThemeItem};
 
 use super::widgets::{
-    Unit,
-    Item, Plot, Threshold, draw_lines, layout_text, opt, rate, time_chart, waiting,
+    Item, Plot, Threshold, TimeChart, Unit, draw_lines, layout_text, opt, rate, waiting,
 };
 
 /// Display names, in [`FLUSH_SOURCES`] order.
@@ -60,7 +59,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(SWATCH, theme.style(ThemeItem::FlushTotal)),
         Span::styled("total ", dim),
         Span::styled(
-            opt(fl.total_pages_per_s.filter(|v| v.is_finite()), crate::output::count),
+            opt(
+                fl.total_pages_per_s.filter(|v| v.is_finite()),
+                crate::output::count,
+            ),
             text,
         ),
         Span::styled(" pages/s", dim),
@@ -133,5 +135,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
     })
     .collect();
-    time_chart(frame, chart, app, theme, &plots, &thresholds, None, Unit::Count);
+    TimeChart {
+        plots: &plots,
+        thresholds: &thresholds,
+        y_max: None,
+        unit: Unit::Count,
+    }
+    .render(frame, chart, app, theme);
 }

@@ -16,11 +16,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         hints.push(("Esc", "back"));
     }
     hints.push(("1-6", "zoom"));
-    hints.push(("p", if app.is_frozen() { "unfreeze" } else { "freeze" }));
+    hints.push((
+        "p",
+        if app.is_frozen() {
+            "unfreeze"
+        } else {
+            "freeze"
+        },
+    ));
     hints.push(("+/-", "interval"));
     hints.push(("w", &window));
     hints.push(("u", "undo scan"));
-    hints.push(("hjkl", "focus"));
+    hints.push(("arrows", "focus"));
 
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1usize;

@@ -22,7 +22,10 @@ const LABEL_COLS: usize = 40;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let bg = theme.style(ThemeItem::HeaderBg);
-    let text = theme.style(ThemeItem::Text).patch(bg).patch(theme.style(ThemeItem::HeaderText));
+    let text = theme
+        .style(ThemeItem::Text)
+        .patch(bg)
+        .patch(theme.style(ThemeItem::HeaderText));
     let dim = theme.style(ThemeItem::Dim).patch(bg);
     let badge = |item: ThemeItem| bg.patch(theme.style(item));
 
@@ -70,7 +73,32 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ));
 
     let mut badges: Vec<Span<'static>> = Vec::new();
+    if let Some(r) = &app.replay {
+        badges.push(Span::styled(" REPLAY ", badge(ThemeItem::BadgeFrozen)));
+        let name = truncate(&sanitize(&r.recording.name, 200), 40);
+        let mut spans = vec![Span::styled(name, text)];
+        if let Some(t) = r.now() {
+            spans.push(Span::styled(
+                format!(" · {}", t.format("%Y-%m-%d %H:%M:%S UTC")),
+                text,
+            ));
+        }
+        if let Some(m) = r.moment_here() {
+            spans.push(Span::styled(
+                format!(" · {}", truncate(&sanitize(&m.label, 200), 60)),
+                theme.style(ThemeItem::TimelineMarker).patch(bg),
+            ));
+        }
+        if let Some(note) = &r.recording.end_note {
+            spans.push(Span::styled(
+                format!(" · {}", truncate(&sanitize(note, 300), 60)),
+                dim,
+            ));
+        }
+        left.push((1, spans));
+    }
     match app.freshness() {
+        _ if app.replay.is_some() => {}
         Freshness::Waiting => {
             badges.push(Span::styled(" WAITING ", badge(ThemeItem::BadgeStale)));
             let what = match view.link {
@@ -115,7 +143,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             error,
         } => {
             badges.push(Span::styled(
-                format!(" DISCONNECTED · retry in {}s ", retry_in_s.max(0.0).ceil() as u64),
+                format!(
+                    " DISCONNECTED · retry in {}s ",
+                    retry_in_s.max(0.0).ceil() as u64
+                ),
                 badge(ThemeItem::BadgeDisconnected),
             ));
             let err = truncate(&sanitize(&error, 400), ERROR_COLS);
@@ -142,7 +173,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 
     let total = area.width as usize;
-    let badges_w: usize = badges.iter().map(Span::width).sum::<usize>() + badges.len().saturating_sub(1);
+    let badges_w: usize =
+        badges.iter().map(Span::width).sum::<usize>() + badges.len().saturating_sub(1);
     let seg_w = |segs: &[(u8, Vec<Span<'static>>)]| -> usize {
         segs.iter()
             .map(|(_, s)| s.iter().map(Span::width).sum::<usize>() + 2)
@@ -219,10 +251,9 @@ fn interval(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{:.1}s", d.as_secs_f64())
     }
 }
-

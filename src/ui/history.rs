@@ -11,9 +11,8 @@ use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
-    Unit,
-    Item, Plot, Threshold, draw_lines, layout_text, opt, sanitize, secs, signed_rate,
-    time_chart, waiting,
+    Item, Plot, Threshold, TimeChart, Unit, draw_lines, layout_text, opt, sanitize, secs,
+    signed_rate, waiting,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -31,7 +30,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let text = theme.style(ThemeItem::Text);
 
     let mut items = vec![
-        Item::kv(theme, "length", opt(h.length, |l| output::count(l as f64)), text),
+        Item::kv(
+            theme,
+            "length",
+            opt(h.length, |l| output::count(l as f64)),
+            text,
+        ),
         Item::kv(theme, "growth", signed_rate(h.growth_per_s), text),
     ];
     let lag = f.purge.max_purge_lag.filter(|l| *l > 0);
@@ -73,19 +77,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
         .into_iter()
         .collect();
-    time_chart(
-        frame,
-        chart,
-        app,
-        theme,
-        &[Plot {
+    TimeChart {
+        plots: &[Plot {
             series: &view.charts.history_length,
             style: theme.style(ThemeItem::SeriesHistory),
         }],
-        &thresholds,
-        None,
-        Unit::Count,
-    );
+        thresholds: &thresholds,
+        y_max: None,
+        unit: Unit::Count,
+    }
+    .render(frame, chart, app, theme);
 }
 
 /// `▲ blocker 1m 01s thread 42` then `app@10.0.0.5: SELECT …` (two items, so the query
@@ -118,7 +119,10 @@ fn blocker_items(b: Option<&Blocker>, theme: &Theme) -> Vec<Item> {
     };
     vec![
         Item::new(vec![
-            Span::styled(format!("{} blocker ", theme.severity_symbol(Severity::Warning)), warn),
+            Span::styled(
+                format!("{} blocker ", theme.severity_symbol(Severity::Warning)),
+                warn,
+            ),
             Span::styled(output::duration(b.age_s), warn),
             Span::styled(" thread ", dim),
             Span::styled(opt(b.thread_id, |t| t.to_string()), text),

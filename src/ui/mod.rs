@@ -15,6 +15,7 @@ pub mod header;
 pub mod history;
 pub mod overlay;
 pub mod purge;
+pub mod timeline;
 pub mod undo;
 pub mod verdict;
 pub mod widgets;
@@ -74,7 +75,11 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
                 }
             }
         }
-        footer::render(frame, footer, app, theme);
+        if app.replay.is_some() {
+            timeline::render(frame, footer, app, theme);
+        } else {
+            footer::render(frame, footer, app, theme);
+        }
     }
     if let Some(o) = &app.overlay {
         overlay::render(frame, area, o, theme);

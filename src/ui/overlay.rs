@@ -24,8 +24,14 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: &Theme) {
     let max_text = area.width.min(MAX_WIDTH).saturating_sub(4) as usize;
     let (title, lines) = match overlay {
         Overlay::Help => ("Help: keys".to_string(), help_lines(theme, base, dim)),
-        Overlay::Confirm(c) => (sanitize(&c.title, 120), confirm_lines(c, max_text, theme, base, dim)),
-        Overlay::Input(input) => (sanitize(&input.title, 120), input_lines(input, max_text, theme, base, dim)),
+        Overlay::Confirm(c) => (
+            sanitize(&c.title, 120),
+            confirm_lines(c, max_text, theme, base, dim),
+        ),
+        Overlay::Input(input) => (
+            sanitize(&input.title, 120),
+            input_lines(input, max_text, theme, base, dim),
+        ),
         Overlay::Notice { title, lines } => {
             let mut out: Vec<Line<'static>> = Vec::new();
             for l in lines {
@@ -38,7 +44,12 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: &Theme) {
             (sanitize(title, 120), out)
         }
     };
-    let content_w = lines.iter().map(Line::width).max().unwrap_or(0).max(width(&title) + 2);
+    let content_w = lines
+        .iter()
+        .map(Line::width)
+        .max()
+        .unwrap_or(0)
+        .max(width(&title) + 2);
     let w = (content_w.min(u16::MAX as usize - 4) as u16 + 4).min(area.width);
     let h = (lines.len() as u16).saturating_add(2).min(area.height);
     if w < 3 || h < 3 {
@@ -88,7 +99,13 @@ fn help_lines(theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
     out
 }
 
-fn confirm_lines(c: &Confirm, max: usize, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
+fn confirm_lines(
+    c: &Confirm,
+    max: usize,
+    theme: &Theme,
+    base: Style,
+    dim: Style,
+) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     for l in &c.lines {
         for w in wrap(&sanitize(l, 2000), max) {
@@ -105,7 +122,11 @@ fn confirm_lines(c: &Confirm, max: usize, theme: &Theme, base: Style, dim: Style
     }
     out.push(Line::default());
     let selected = base.patch(theme.style(ThemeItem::Selected));
-    let (yes, no) = if c.yes_selected { (selected, base) } else { (base, selected) };
+    let (yes, no) = if c.yes_selected {
+        (selected, base)
+    } else {
+        (base, selected)
+    };
     let buttons = "[ Yes ]  [ No ]";
     let content_w = out.iter().map(Line::width).max().unwrap_or(0).min(max);
     let pad = " ".repeat(content_w.saturating_sub(width(buttons)) / 2);
@@ -116,11 +137,20 @@ fn confirm_lines(c: &Confirm, max: usize, theme: &Theme, base: Style, dim: Style
         Span::styled("[ No ]", no),
     ]));
     out.push(Line::default());
-    out.push(Line::styled("y yes · n/Esc no · ←/→ choose · Enter answers", dim));
+    out.push(Line::styled(
+        "y yes · n/Esc no · ←/→ choose · Enter answers",
+        dim,
+    ));
     out
 }
 
-fn input_lines(i: &Input, max: usize, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
+fn input_lines(
+    i: &Input,
+    max: usize,
+    theme: &Theme,
+    base: Style,
+    dim: Style,
+) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     for l in &i.lines {
         for w in wrap(&sanitize(l, 2000), max) {
@@ -149,7 +179,10 @@ fn input_lines(i: &Input, max: usize, theme: &Theme, base: Style, dim: Style) ->
     ]));
     if let Some(e) = &i.error {
         for w in wrap(&sanitize(e, 400), max) {
-            out.push(Line::styled(w, base.patch(theme.style(ThemeItem::Critical))));
+            out.push(Line::styled(
+                w,
+                base.patch(theme.style(ThemeItem::Critical)),
+            ));
         }
     }
     out.push(Line::default());

@@ -11,8 +11,7 @@ use crate::theme::{Theme, ThemeItem};
 
 use super::flush::SWATCH;
 use super::widgets::{
-    Unit,
-    Item, Plot, draw_lines, layout_text, opt, rate, sanitize, time_chart, waiting,
+    Item, Plot, TimeChart, Unit, draw_lines, layout_text, opt, rate, sanitize, waiting,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -35,13 +34,27 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(SWATCH, theme.style(ThemeItem::SeriesPurge)),
             Span::styled("purged ", dim),
             Span::styled(rate(p.records_per_s), text),
-            Span::styled(if p.records_per_s.is_some() { " rec" } else { "" }, dim),
+            Span::styled(
+                if p.records_per_s.is_some() {
+                    " rec"
+                } else {
+                    ""
+                },
+                dim,
+            ),
         ]),
         Item::new(vec![
             Span::styled(SWATCH, theme.style(ThemeItem::SeriesInflow)),
             Span::styled("inflow ", dim),
             Span::styled(rate(p.inflow_records_per_s), text),
-            Span::styled(if p.inflow_records_per_s.is_some() { " rec" } else { "" }, dim),
+            Span::styled(
+                if p.inflow_records_per_s.is_some() {
+                    " rec"
+                } else {
+                    ""
+                },
+                dim,
+            ),
         ]),
         Item::kv(theme, "undo pages", rate(p.undo_pages_per_s), text),
         Item::kv(
@@ -58,7 +71,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Item::kv(
             theme,
             "max_purge_lag",
-            opt(p.max_purge_lag, |l| if l == 0 { "0 (off)".into() } else { l.to_string() }),
+            opt(p.max_purge_lag, |l| {
+                if l == 0 {
+                    "0 (off)".into()
+                } else {
+                    l.to_string()
+                }
+            }),
             text,
         ),
         Item::kv(theme, "_delay", opt(p.max_purge_lag_delay_us, us), text),
@@ -68,12 +87,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);
     let Some(chart) = chart else { return };
-    time_chart(
-        frame,
-        chart,
-        app,
-        theme,
-        &[
+    TimeChart {
+        plots: &[
             Plot {
                 series: &view.charts.purge_inflow,
                 style: theme.style(ThemeItem::SeriesInflow),
@@ -83,8 +98,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 style: theme.style(ThemeItem::SeriesPurge),
             },
         ],
-        &[],
-        None,
-        Unit::Count,
-    );
+        thresholds: &[],
+        y_max: None,
+        unit: Unit::Count,
+    }
+    .render(frame, chart, app, theme);
 }

@@ -10,8 +10,7 @@ use crate::output;
 use crate::theme::{Theme, ThemeItem};
 
 use super::widgets::{
-    Unit,
-    Item, Plot, bytes, draw_lines, layout_text, opt, rate, secs, time_chart, waiting,
+    Item, Plot, TimeChart, Unit, bytes, draw_lines, layout_text, opt, rate, secs, waiting,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -37,11 +36,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(_) => Item::new(vec![
             Span::styled("cached ", dim),
             Span::styled(
-                opt(u.resident_pct.filter(|p| p.is_finite()), |p| format!("{p:.0}%")),
+                opt(u.resident_pct.filter(|p| p.is_finite()), |p| {
+                    format!("{p:.0}%")
+                }),
                 text,
             ),
             Span::styled(
-                format!(" ({} pages)", opt(u.cached_pages, |c| output::count(c as f64))),
+                format!(
+                    " ({} pages)",
+                    opt(u.cached_pages, |c| output::count(c as f64))
+                ),
                 dim,
             ),
         ]),
@@ -69,17 +73,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);
     let Some(chart) = chart else { return };
-    time_chart(
-        frame,
-        chart,
-        app,
-        theme,
-        &[Plot {
+    TimeChart {
+        plots: &[Plot {
             series: &view.charts.undo_size,
             style: theme.style(ThemeItem::SeriesHistory),
         }],
-        &[],
-        None,
-        Unit::Bytes,
-    );
+        thresholds: &[],
+        y_max: None,
+        unit: Unit::Bytes,
+    }
+    .render(frame, chart, app, theme);
 }

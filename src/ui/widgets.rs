@@ -150,7 +150,10 @@ pub fn fit_line(line: Line<'static>, max: usize) -> Line<'static> {
         }
         let room = max - used;
         if room > 0 {
-            spans.push(Span::styled(truncate_words(&span.content, room - 1) + "…", span.style));
+            spans.push(Span::styled(
+                truncate_words(&span.content, room - 1) + "…",
+                span.style,
+            ));
         } else if let Some(last) = spans.pop() {
             // No room left at all: the ellipsis replaces the end of the previous span.
             let lw = last.width();
@@ -227,7 +230,9 @@ pub fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
 
 /// A rate in the panel's unit: `1.2k/s`.
 pub fn rate(v: Option<f64>) -> String {
-    opt(v.filter(|v| v.is_finite()), |r| format!("{}/s", output::count(r)))
+    opt(v.filter(|v| v.is_finite()), |r| {
+        format!("{}/s", output::count(r))
+    })
 }
 
 pub fn bytes(v: Option<u64>) -> String {
@@ -241,7 +246,13 @@ pub fn pct(v: Option<f64>) -> String {
 /// A signed per-second change: `+1.5k/s`, `-20/s`.
 pub fn signed_rate(v: Option<f64>) -> String {
     opt(v.filter(|v| v.is_finite()), |g| {
-        let sign = if g > 0.0 { "+" } else if g < 0.0 { "-" } else { "±" };
+        let sign = if g > 0.0 {
+            "+"
+        } else if g < 0.0 {
+            "-"
+        } else {
+            "±"
+        };
         format!("{sign}{}/s", output::count(g.abs()))
     })
 }
@@ -359,7 +370,10 @@ pub fn waiting(buf: &mut Buffer, area: Rect, theme: &Theme) {
     draw_lines(
         buf,
         area,
-        &[Line::styled("waiting for the first sample…", theme.style(ThemeItem::Dim))],
+        &[Line::styled(
+            "waiting for the first sample…",
+            theme.style(ThemeItem::Dim),
+        )],
     );
 }
 
@@ -385,7 +399,11 @@ pub fn split_for_chart(inner: Rect, text_rows: u16) -> (Rect, Option<Rect>) {
 
 /// Which of two ways a set of flowed items is best drawn: the lines and whether a chart
 /// goes below them (only when `want_chart` and there is room).
-pub fn layout_text(items: Vec<Item>, inner: Rect, want_chart: bool) -> (Vec<Line<'static>>, Rect, Option<Rect>) {
+pub fn layout_text(
+    items: Vec<Item>,
+    inner: Rect,
+    want_chart: bool,
+) -> (Vec<Line<'static>>, Rect, Option<Rect>) {
     let lines = flow(items, inner.width as usize);
     if !want_chart {
         return (lines, inner, None);
@@ -414,7 +432,13 @@ pub fn gauge_col(at: f64, w: usize) -> usize {
 
 /// A one-line gauge `w` columns wide: filled to `fraction` with `fill`, the rest dim, and a
 /// `│` at each marker so thresholds show on the bar itself.
-pub fn gauge_line(fraction: Option<f64>, w: usize, fill: Style, markers: &[GaugeMark], theme: &Theme) -> Line<'static> {
+pub fn gauge_line(
+    fraction: Option<f64>,
+    w: usize,
+    fill: Style,
+    markers: &[GaugeMark],
+    theme: &Theme,
+) -> Line<'static> {
     let empty = theme
         .style(ThemeItem::Dim)
         .patch(theme.style(ThemeItem::GaugeEmpty));
@@ -423,7 +447,13 @@ pub fn gauge_line(fraction: Option<f64>, w: usize, fill: Style, markers: &[Gauge
         None => 0,
     };
     let mut cells: Vec<(char, Style)> = (0..w)
-        .map(|i| if i < filled { ('█', fill) } else { ('░', empty) })
+        .map(|i| {
+            if i < filled {
+                ('█', fill)
+            } else {
+                ('░', empty)
+            }
+        })
         .collect();
     for m in markers {
         if w == 0 || !m.at.is_finite() {
@@ -545,15 +575,13 @@ pub struct Threshold {
 /// `points` (in time order) reduced to at most two per bucket — the min and the max, in the
 /// order they happened — so spikes survive and the chart stays cheap.
 pub fn downsample(points: &[(f64, f64)], t0: f64, t1: f64, buckets: usize) -> Vec<(f64, f64)> {
-    if buckets == 0 || points.len() <= buckets * 2 || t1 <= t0 {
+    let span = t1 - t0;
+    if buckets == 0 || points.len() <= buckets * 2 || span.is_nan() || span <= 0.0 {
         return points.to_vec();
     }
-    let span = t1 - t0;
+    let step = span / buckets as f64;
     let mut out = Vec::with_capacity(buckets * 2 + 2);
-    let mut cur: Option<usize> = None;
-    let mut lo = (0.0, f64::INFINITY);
-    let mut hi = (0.0, f64::NEG_INFINITY);
-    let flush = |out: &mut Vec<(f64, f64)>, lo: (f64, f64), hi: (f64, f64)| {
+    let push = |out: &mut Vec<(f64, f64)>, lo: (f64, f64), hi: (f64, f64)| {
         if lo.0 == hi.0 {
             out.push(lo);
         } else if lo.0 < hi.0 {
@@ -564,28 +592,30 @@ pub fn downsample(points: &[(f64, f64)], t0: f64, t1: f64, buckets: usize) -> Ve
             out.push(lo);
         }
     };
-    for &(t, v) in points {
-        let b = (((t - t0) / span) * buckets as f64).floor();
-        let b = if b.is_finite() { b.clamp(0.0, (buckets - 1) as f64) as usize } else { 0 };
-        if cur != Some(b) {
-            if cur.is_some() {
-                flush(&mut out, lo, hi);
-            }
-            cur = Some(b);
-            lo = (t, v);
-            hi = (t, v);
+    // Points are in time order: walk the buckets alongside them, no division per point.
+    let mut iter = points.iter().copied();
+    let Some(first) = iter.next() else {
+        return out;
+    };
+    let bucket_end = |t: f64| t0 + ((((t - t0) / step).floor() + 1.0).max(1.0)) * step;
+    let mut end = bucket_end(first.0);
+    let (mut lo, mut hi) = (first, first);
+    for p in iter {
+        if p.0 >= end {
+            push(&mut out, lo, hi);
+            end = bucket_end(p.0);
+            lo = p;
+            hi = p;
             continue;
         }
-        if v < lo.1 {
-            lo = (t, v);
+        if p.1 < lo.1 {
+            lo = p;
         }
-        if v > hi.1 {
-            hi = (t, v);
+        if p.1 > hi.1 {
+            hi = p;
         }
     }
-    if cur.is_some() {
-        flush(&mut out, lo, hi);
-    }
+    push(&mut out, lo, hi);
     out
 }
 
@@ -622,9 +652,29 @@ fn x_labels(app: &App, graph_w: u16, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// A time chart of the chart window ending at the newest sample: the series as lines, each
-/// threshold as a horizontal line labelled at its left end. `y_max`: a fixed top (e.g. the
-/// redo capacity) — otherwise a nice bound over the data and thresholds.
-pub fn time_chart(
+/// threshold as a horizontal line labelled at its left end.
+pub struct TimeChart<'a> {
+    pub plots: &'a [Plot<'a>],
+    pub thresholds: &'a [Threshold],
+    /// A fixed top (e.g. the redo capacity); otherwise a nice bound over data and thresholds.
+    pub y_max: Option<f64>,
+    pub unit: Unit,
+}
+
+impl TimeChart<'_> {
+    pub fn render(self, frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+        let TimeChart {
+            plots,
+            thresholds,
+            y_max,
+            unit,
+        } = self;
+        time_chart(frame, area, app, theme, plots, thresholds, y_max, unit);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn time_chart(
     frame: &mut Frame,
     area: Rect,
     app: &App,
@@ -656,7 +706,9 @@ pub fn time_chart(
         .fold(0.0f64, f64::max);
     let thresholds: Vec<&Threshold> = thresholds
         .iter()
-        .filter(|t| t.value.is_finite() && (!t.soft || (data_max > 0.0 && t.value <= data_max * 2.0)))
+        .filter(|t| {
+            t.value.is_finite() && (!t.soft || (data_max > 0.0 && t.value <= data_max * 2.0))
+        })
         .collect();
     let top = match y_max.filter(|m| m.is_finite() && *m > 0.0) {
         Some(m) => m.max(data_max),
@@ -699,7 +751,11 @@ pub fn time_chart(
         datasets.push(
             Dataset::default()
                 .marker(Marker::Braille)
-                .graph_type(if pts.len() == 1 { GraphType::Scatter } else { GraphType::Line })
+                .graph_type(if pts.len() == 1 {
+                    GraphType::Scatter
+                } else {
+                    GraphType::Line
+                })
                 .style(p.style)
                 .data(pts),
         );
@@ -711,7 +767,12 @@ pub fn time_chart(
                 .labels(x_labels(app, graph_w, theme))
                 .style(dim),
         )
-        .y_axis(Axis::default().bounds([0.0, top]).labels(y_labels).style(dim))
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, top])
+                .labels(y_labels)
+                .style(dim),
+        )
         .legend_position(None);
     frame.render_widget(chart, area);
 
@@ -733,7 +794,13 @@ pub fn time_chart(
         }
         used_rows.push(row);
         let label = truncate(&t.label, graph_w.saturating_sub(2) as usize);
-        buf.set_stringn(graph_x + 1, area.y + row, &label, graph_w as usize - 1, t.style);
+        buf.set_stringn(
+            graph_x + 1,
+            area.y + row,
+            &label,
+            graph_w as usize - 1,
+            t.style,
+        );
     }
 }
 
@@ -826,7 +893,10 @@ mod tests {
 
     #[test]
     fn axis_units() {
-        assert_eq!(Unit::Bytes.nice(76.0 * 1024.0 * 1024.0), 100.0 * 1024.0 * 1024.0);
+        assert_eq!(
+            Unit::Bytes.nice(76.0 * 1024.0 * 1024.0),
+            100.0 * 1024.0 * 1024.0
+        );
         assert_eq!(Unit::Bytes.label(96.0 * 1024.0 * 1024.0), "96 MiB");
         assert_eq!(Unit::Count.label(200_000.0), "200k");
         assert_eq!(Unit::Count.label(1500.0), "1500");

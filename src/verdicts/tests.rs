@@ -52,6 +52,7 @@ fn fig(t: i64) -> Figures {
             length: Some(100),
             growth_per_s: Some(0.0),
             seconds_to_max_purge_lag: None,
+            held_back: None,
         },
         purge: Purge {
             records_per_s: Some(500.0),
@@ -70,6 +71,10 @@ fn fig(t: i64) -> Figures {
             ..Dirty::default()
         },
         undo: Undo::default(),
+        verdicts: Vec::new(),
+        recovery: None,
+        sizing: None,
+        metrics_off: Vec::new(),
         warnings: Vec::new(),
     }
 }
