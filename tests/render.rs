@@ -753,19 +753,85 @@ proptest! {
     }
 }
 
-/// Prints one scenario at one size, for looking at a layout by eye:
-/// `RENDER=pressure:120x35 cargo test --test render show -- --ignored --nocapture`.
+// ---------------------------------------------------------------------------
+// The real recorded sequence: the shipped demo capture, recorded by innodebt from MariaDB
+// 10.11 under write load while a REPEATABLE READ transaction blocked purge.
+// ---------------------------------------------------------------------------
+
+fn demo_events() -> Vec<SourceEvent> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/mariadb-10.11-blocker.idbt");
+    let cap = innodebt::capture::open(path).expect("the demo capture reads");
+    assert!(cap.end.is_complete(), "{:?}", cap.end);
+    cap.events
+}
+
+/// The live dashboard as it looked at the recorded moment with checkpoint age past the
+/// async point and the report session blocking purge (sample 46, 20:55:27).
+fn recorded_blocker_past_async() -> App {
+    let events = demo_events();
+    let samples: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, SourceEvent::Sample(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let end = samples[46];
+    let now = events[end].at();
+    let app = app_from_events(events[..=end].to_vec(), now);
+    let f = app.live.latest.clone().expect("figures");
+    let (age, async_point) = (
+        f.redo.checkpoint_age_bytes.expect("age"),
+        f.redo.async_point_bytes.expect("async"),
+    );
+    assert!(age > async_point, "past async: {age} vs {async_point}");
+    assert!(f.blocker.is_some(), "a purge blocker");
+    app
+}
+
 #[test]
-#[ignore]
-fn show() {
-    let spec = std::env::var("RENDER").unwrap_or_else(|_| "pressure:120x35".into());
-    let (name, size) = spec.split_once(':').unwrap_or((&spec, "120x35"));
-    let (w, h) = size.split_once('x').unwrap_or(("120", "35"));
-    let (w, h) = (w.parse().unwrap_or(120), h.parse().unwrap_or(35));
-    let app = scenarios()
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, a)| a)
-        .unwrap_or_else(pressure);
-    print!("{}", plain(&screen(&app, &Theme::default(), w, h)));
+fn recorded_mariadb_sequence_every_theme() {
+    let app = recorded_blocker_past_async();
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &Theme::default(), w, h));
+        assert!(text.contains("report@localhost"), "{text}");
+        assert!(text.contains("blocked by read view"), "{text}");
+        if w >= 200 {
+            assert!(text.contains("past async"), "{text}");
+        }
+        snapshot!(format!("render_recorded_{w}x{h}"), text);
+        for theme in themes() {
+            snapshot!(
+                format!("render_recorded_style_{}_{w}x{h}", theme.name()),
+                format!("{:?}", screen(&app, &theme, w, h))
+            );
+        }
+    }
+}
+
+#[test]
+fn replay_screen_with_timeline() {
+    use innodebt::app::{Recording, Replay, moments};
+    let events = demo_events();
+    let found = moments::find(&events);
+    let rec = Recording::new(events, "mariadb-10.11-blocker.idbt".into(), None);
+    let last = rec.len() - 1;
+    let mut app = App::replaying(Replay::new(rec, found, 0, last), Duration::from_secs(1));
+    // Jump to the first notable moment after the blocker appeared.
+    for _ in 0..20 {
+        key(&mut app, 'n');
+        let here = app.replay.as_ref().and_then(|r| r.moment_here().map(|m| m.kind));
+        if here == Some(moments::MomentKind::BlockerAppeared) {
+            break;
+        }
+    }
+    let r = app.replay.as_ref().expect("replaying");
+    assert_eq!(
+        r.moment_here().map(|m| m.kind),
+        Some(moments::MomentKind::BlockerAppeared)
+    );
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &Theme::default(), w, h));
+        assert!(text.contains("REPLAY"), "{text}");
+        snapshot!(format!("render_replay_{w}x{h}"), text);
+    }
 }
