@@ -9,7 +9,6 @@ use std::time::Instant;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use innodebt::capture::format::{self, FORMAT_VERSION};
 use innodebt::capture::reader::from_bytes;
-use innodebt::capture::writer::scrub;
 use innodebt::capture::{
     CaptureError, CaptureIndex, CaptureWriter, End, Header, WriterOptions, export_csv, open,
     spawn_writer,
@@ -646,13 +645,6 @@ fn an_hour_indexes_fast_and_seeks_anywhere() {
     indexed_capture(3_600, 100);
 }
 
-/// The 24-hour figure; slow in debug builds, so run it on demand:
-/// `cargo test --release --test capture -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn a_day_indexes_fast_and_seeks_anywhere() {
-    indexed_capture(86_400, 1);
-}
 
 #[test]
 fn writer_thread_drains_on_shutdown_and_counts_drops() {
@@ -820,37 +812,6 @@ fn random_garbage_never_panics() {
     }
 }
 
-/// The size/CPU trade-off behind the default level:
-/// `cargo test --release --test capture -- --ignored --nocapture compression_levels`
-#[test]
-#[ignore]
-fn compression_levels() {
-    let dir = tempfile::tempdir().unwrap();
-    let events = session(3600, true);
-    for level in [1, 3, 6, 9, 12, 15, 19] {
-        let p = dir.path().join(format!("l{level}.idbt"));
-        let t = Instant::now();
-        let opts = WriterOptions {
-            level,
-            ..WriterOptions::default()
-        };
-        let bytes = write(&p, &events, opts, false);
-        println!(
-            "level {level}: {bytes} bytes per hour, written in {:?}",
-            t.elapsed()
-        );
-    }
-    let mut all = Vec::new();
-    for e in &events {
-        all.extend(format::encode_record(&scrub(e, false)).unwrap());
-    }
-    println!(
-        "records {} bytes; one zstd stream without flushes: level 3 {}, level 19 {}",
-        all.len(),
-        zstd::encode_all(&all[..], 3).unwrap().len(),
-        zstd::encode_all(&all[..], 19).unwrap().len()
-    );
-}
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig {

@@ -100,6 +100,10 @@ pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
         KeyCode::Char('-') => change_interval(app, false),
         KeyCode::Char('w') => {
             app.window = app.window.next();
+            // A replay re-derives the wider span so the chart is full.
+            if let Some(pos) = app.replay.as_ref().map(|r| r.pos) {
+                app.seek(pos);
+            }
             Vec::new()
         }
         KeyCode::Char('u') => {
@@ -157,9 +161,9 @@ fn replay_key(app: &mut App, key: KeyEvent) -> Option<Vec<Command>> {
             }
         }
         KeyCode::Right => {
-            let pos = r.pos + 1;
             r.playing = false;
-            app.seek(pos);
+            app.play_step();
+            app.needs_draw = true;
         }
         KeyCode::Left => {
             let pos = r.pos.saturating_sub(1);

@@ -273,13 +273,15 @@ impl App {
             return;
         };
         r.seek(pos);
-        self.live = r.recording.view_at(r.pos);
+        // Re-derive what the chart window shows (plus the verdicts' 20 s trend).
+        let span = (self.window.secs() / self.interval.as_secs_f64().max(0.1)).ceil() as usize + 30;
+        self.live = r.recording.view_at_span(r.pos, span);
         self.now = r.now().unwrap_or(self.now);
         self.needs_draw = true;
     }
 
     /// One sample forward during playback: feed only the new events.
-    fn play_step(&mut self) -> bool {
+    pub fn play_step(&mut self) -> bool {
         let Some(r) = self.replay.as_mut() else {
             return false;
         };

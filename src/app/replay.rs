@@ -90,11 +90,17 @@ impl Recording {
 
     /// The view as live showed it at sample `pos`: replays the chart span before it.
     pub fn view_at(&self, pos: usize) -> DataView {
+        self.view_at_span(pos, SERIES_POINTS)
+    }
+
+    /// Like [`Recording::view_at`], re-deriving only the last `span` samples (the chart
+    /// window): seeking a day-long capture stays instant.
+    pub fn view_at_span(&self, pos: usize, span: usize) -> DataView {
         let mut view = DataView::new(Deriver::with_recovery(self.recovery.clone()));
         let Some(&end) = self.samples.get(pos) else {
             return view;
         };
-        let start_sample = pos.saturating_sub(SERIES_POINTS);
+        let start_sample = pos.saturating_sub(span.clamp(1, SERIES_POINTS));
         let start = self.samples.get(start_sample).copied().unwrap_or(0);
         // The server identity (and variable changes) from before the span still apply.
         let connected = self.events[..start]
