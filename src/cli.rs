@@ -244,6 +244,12 @@ pub enum Command {
         #[arg(long, value_name = "TIME", value_parser = parse_time_spec,
               conflicts_with_all = ["from", "to"])]
         at: Option<TimeSpec>,
+        /// Print the figures of one moment (--at, default the end) instead of the dashboard.
+        #[arg(long)]
+        once: bool,
+        /// Output format with --once.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<OutputFormat>,
     },
     /// Convert data collected by other tools into a capture file.
     Import {

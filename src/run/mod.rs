@@ -23,7 +23,20 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Record { file, duration }) => {
             record::headless(&cli, file.clone(), *duration).await
         }
-        Some(Command::Replay { path, from, to, at }) => {
+        Some(Command::Replay {
+            path,
+            from,
+            to,
+            at,
+            once,
+            format,
+        }) => {
+            // `replay FILE --once --format json` and `--once --format json replay FILE` agree.
+            let mut cli = cli.clone();
+            cli.options.once |= *once;
+            if let Some(f) = format {
+                cli.options.format = *f;
+            }
             replay::main(&cli, path, *from, *to, *at).await
         }
         Some(Command::Import {
