@@ -16,7 +16,10 @@ use ratatui::backend::TestBackend;
 const SECONDS: usize = 86_400;
 
 fn demo() -> Vec<SourceEvent> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/mariadb-10.11-blocker.idbt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/demo/mariadb-10.11-blocker.idbt"
+    );
     capture::open(path).expect("demo capture").events
 }
 
@@ -79,7 +82,8 @@ fn day(path: &std::path::Path) -> u64 {
 }
 
 fn render(app: &App, term: &mut Terminal<TestBackend>, theme: &Theme) {
-    term.draw(|f| innodebt::ui::render(f, app, theme)).expect("draw");
+    term.draw(|f| innodebt::ui::render(f, app, theme))
+        .expect("draw");
 }
 
 fn main() {

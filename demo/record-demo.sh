@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Records the demo capture shipped in demo/: a private MariaDB (16 MiB redo log, 32 MiB
 # buffer pool) under write load; a REPEATABLE READ transaction blocks purge for ~120 s while
-# checkpoint age runs past the async point; then it commits and purge catches up.
+# checkpoint age runs past the async point; meanwhile someone "fixes" the growing history
+# with innodb_max_purge_lag (the purge-lag trap) and later sets it back; then the
+# transaction commits and purge catches up.
 #
 #   demo/record-demo.sh [OUT]        (default: demo/mariadb-10.11-blocker.idbt)
 #
@@ -50,5 +52,9 @@ sleep 30
   echo "SELECT COUNT(*) FROM orders WHERE customer = 42;"
   sleep 120
   echo "COMMIT;" ) | mariadb -S "$sock" -u report shop >/dev/null &
+sleep 30
+sql -e "SET GLOBAL innodb_max_purge_lag = 2000, GLOBAL innodb_max_purge_lag_delay = 3000"
+sleep 70
+sql -e "SET GLOBAL innodb_max_purge_lag = 0, GLOBAL innodb_max_purge_lag_delay = 0"
 wait "$rec"
 echo "recorded $out ($(stat -c %s "$out") bytes)"

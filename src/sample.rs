@@ -117,7 +117,10 @@ impl Sample {
 
     /// An INNODB_METRICS counter, only when it is enabled (a disabled one is not a zero).
     pub fn metric(&self, name: &str) -> Option<i64> {
-        self.metrics.get(name).filter(|m| m.enabled).map(|m| m.count)
+        self.metrics
+            .get(name)
+            .filter(|m| m.enabled)
+            .map(|m| m.count)
     }
 }
 
@@ -165,7 +168,10 @@ pub struct AuditEntry {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SourceEvent {
     /// A (re)connection: who the server is. Rates restart after it when the server restarted.
-    Connected { at: DateTime<Utc>, info: ServerInfo },
+    Connected {
+        at: DateTime<Utc>,
+        info: ServerInfo,
+    },
     /// The relevant variables changed since the last report.
     Variables {
         at: DateTime<Utc>,

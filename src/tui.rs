@@ -13,9 +13,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::app::{App, Command, Msg};
+use crate::capture::CaptureSender;
 use crate::cli::ConnectOptions;
 use crate::control::{self, AuditLog};
-use crate::capture::CaptureSender;
 use crate::sample::SourceEvent;
 use crate::source::live::PollerCommand;
 use crate::term;

@@ -12,7 +12,9 @@ use innodebt::sample::{Sample, ServerInfo, SourceEvent, TrxRow};
 use innodebt::source::flavor::Flavor;
 
 fn now() -> chrono::DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).single().expect("time")
+    Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+        .single()
+        .expect("time")
 }
 
 fn connected_app(read_only: bool) -> App {
@@ -51,7 +53,9 @@ fn connected_app(read_only: bool) -> App {
     let mut later = s.clone();
     later.taken_at = now() + chrono::Duration::seconds(1);
     later.mono_s = 1.0;
-    later.status.insert("Innodb_history_list_length".into(), 5500);
+    later
+        .status
+        .insert("Innodb_history_list_length".into(), 5500);
     later.trx[0].age_s = 301;
     app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
     app.update(Msg::Source(SourceEvent::Sample(Box::new(later))));
@@ -145,7 +149,10 @@ fn purge_is_blocked_so_the_prompt_warns_about_the_delay() {
     );
     // MariaDB 10.11 does not apply the delay while a view blocks purge: it is "armed".
     assert!(text.contains("armed"), "the blocked-purge warning: {text}");
-    assert!(text.contains("my.cnf"), "MariaDB: keep it in my.cnf: {text}");
+    assert!(
+        text.contains("my.cnf"),
+        "MariaDB: keep it in my.cnf: {text}"
+    );
 }
 
 #[test]
@@ -177,7 +184,10 @@ fn kill_names_the_blocker_and_needs_a_yes() {
     };
     assert_eq!(c.sql.as_deref(), Some("KILL CONNECTION 42"));
     let text = c.lines.join("\n");
-    assert!(text.contains("report") && text.contains("localhost"), "{text}");
+    assert!(
+        text.contains("report") && text.contains("localhost"),
+        "{text}"
+    );
     assert!(key(&mut app, KeyCode::Esc).is_empty());
 }
 

@@ -645,7 +645,6 @@ fn an_hour_indexes_fast_and_seeks_anywhere() {
     indexed_capture(3_600, 100);
 }
 
-
 #[test]
 fn writer_thread_drains_on_shutdown_and_counts_drops() {
     let dir = tempfile::tempdir().unwrap();
@@ -811,7 +810,6 @@ fn random_garbage_never_panics() {
         }
     }
 }
-
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig {

@@ -51,22 +51,34 @@ fn sample(t: f64, uptime: u64, flushed: u64, history: u64, purged: i64) -> Sampl
     }
     s.metrics.insert(
         "purge_del_mark_records".into(),
-        MetricValue { count: purged, enabled: true },
+        MetricValue {
+            count: purged,
+            enabled: true,
+        },
     );
     s.metrics.insert(
         "purge_upd_exist_or_extern_records".into(),
-        MetricValue { count: 0, enabled: true },
+        MetricValue {
+            count: 0,
+            enabled: true,
+        },
     );
     s.metrics.insert(
         "buffer_flush_adaptive_total_pages".into(),
-        MetricValue { count: 0, enabled: false },
+        MetricValue {
+            count: 0,
+            enabled: false,
+        },
     );
     s
 }
 
 fn deriver() -> Deriver {
     let mut d = Deriver::new();
-    d.push(&SourceEvent::Connected { at: Utc::now(), info: info() });
+    d.push(&SourceEvent::Connected {
+        at: Utc::now(),
+        info: info(),
+    });
     d
 }
 
@@ -74,7 +86,9 @@ fn deriver() -> Deriver {
 fn rates_history_growth_and_dml_delay() {
     let mut d = deriver();
     assert!(d.push_sample(&sample(0.0, 100, 1000, 1000, 50)).is_some());
-    let f = d.push_sample(&sample(2.0, 102, 1400, 3000, 250)).expect("figures");
+    let f = d
+        .push_sample(&sample(2.0, 102, 1400, 3000, 250))
+        .expect("figures");
     assert_eq!(f.interval_s, Some(2.0));
     assert_eq!(f.flush.total_pages_per_s, Some(200.0));
     assert_eq!(f.history.length, Some(3000));
@@ -89,11 +103,16 @@ fn rates_history_growth_and_dml_delay() {
     assert_eq!(f.redo.checkpoint_age_bytes, Some(140_000));
     // A counter that is off is null and named, never 0.
     assert_eq!(f.flush.by_source_pages_per_s.adaptive, None);
-    assert!(f
-        .flush
-        .disabled_counters
-        .contains(&"buffer_flush_adaptive_total_pages".to_string()));
-    assert!(f.warnings.iter().any(|w| w.contains("buffer_flush_adaptive_total_pages")));
+    assert!(
+        f.flush
+            .disabled_counters
+            .contains(&"buffer_flush_adaptive_total_pages".to_string())
+    );
+    assert!(
+        f.warnings
+            .iter()
+            .any(|w| w.contains("buffer_flush_adaptive_total_pages"))
+    );
 }
 
 #[test]
@@ -101,11 +120,15 @@ fn flush_status_reset_gives_unknown_not_negative() {
     let mut d = deriver();
     d.push_sample(&sample(0.0, 100, 1_000_000, 10, 5_000_000));
     // FLUSH STATUS / re-enabled metrics: counters restart near zero.
-    let f = d.push_sample(&sample(1.0, 101, 40, 10, 3)).expect("figures");
+    let f = d
+        .push_sample(&sample(1.0, 101, 40, 10, 3))
+        .expect("figures");
     assert_eq!(f.flush.total_pages_per_s, None);
     assert_eq!(f.purge.records_per_s, None);
     // And the next interval is a normal rate from the new baseline, not a spike.
-    let f = d.push_sample(&sample(2.0, 102, 140, 10, 13)).expect("figures");
+    let f = d
+        .push_sample(&sample(2.0, 102, 140, 10, 13))
+        .expect("figures");
     assert_eq!(f.flush.total_pages_per_s, Some(100.0));
     assert_eq!(f.purge.records_per_s, Some(10.0));
 }
@@ -116,11 +139,15 @@ fn server_restart_restarts_every_rate() {
     d.push_sample(&sample(0.0, 5000, 1000, 10, 100));
     d.push_sample(&sample(1.0, 5001, 2000, 10, 200));
     // Uptime went down: a restart. Counters happen to be higher — still no rate.
-    let f = d.push_sample(&sample(30.0, 3, 9000, 10, 900)).expect("figures");
+    let f = d
+        .push_sample(&sample(30.0, 3, 9000, 10, 900))
+        .expect("figures");
     assert_eq!(f.interval_s, None);
     assert_eq!(f.flush.total_pages_per_s, None);
     assert_eq!(f.history.growth_per_s, None);
-    let f = d.push_sample(&sample(31.0, 4, 9100, 10, 950)).expect("figures");
+    let f = d
+        .push_sample(&sample(31.0, 4, 9100, 10, 950))
+        .expect("figures");
     assert_eq!(f.flush.total_pages_per_s, Some(100.0));
 }
 

@@ -28,7 +28,9 @@ async fn typed_value_confirmed_changes_the_server_and_cancel_does_not() {
 
     // l → prompt with the current value → type 50000 → Enter → confirm shows the exact SQL.
     tmux.keys(&["l"]);
-    tmux.wait_for("the value prompt", long, |s| s.contains("innodb_max_purge_lag"));
+    tmux.wait_for("the value prompt", long, |s| {
+        s.contains("innodb_max_purge_lag")
+    });
     for _ in 0..8 {
         tmux.keys(&["BSpace"]);
     }
@@ -45,7 +47,9 @@ async fn typed_value_confirmed_changes_the_server_and_cancel_does_not() {
 
     // Again, but cancel at the confirmation: nothing changes.
     tmux.keys(&["l"]);
-    tmux.wait_for("the value prompt", long, |s| s.contains("innodb_max_purge_lag"));
+    tmux.wait_for("the value prompt", long, |s| {
+        s.contains("innodb_max_purge_lag")
+    });
     for _ in 0..8 {
         tmux.keys(&["BSpace"]);
     }
@@ -55,7 +59,9 @@ async fn typed_value_confirmed_changes_the_server_and_cancel_does_not() {
         s.contains("SET GLOBAL innodb_max_purge_lag = 7")
     });
     tmux.keys(&["n"]);
-    tmux.wait_for("the prompt closed", long, |s| !s.contains("innodb_max_purge_lag = 7"));
+    tmux.wait_for("the prompt closed", long, |s| {
+        !s.contains("innodb_max_purge_lag = 7")
+    });
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(server.var_u64("innodb_max_purge_lag").await, 50000);
 

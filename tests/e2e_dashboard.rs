@@ -31,13 +31,24 @@ async fn dashboard_keys_resize_and_quit() {
     });
     assert!(tmux.alternate_on(), "dashboard uses the alternate screen");
     // The server's own values are on screen: its 16 MiB redo log.
-    assert!(screen.contains("16.0 MiB") || screen.contains("16 MiB"), "{screen}");
-    for title in ["Flush sources", "History list length", "Purge", "Dirty pages", "Undo residency"] {
+    assert!(
+        screen.contains("16.0 MiB") || screen.contains("16 MiB"),
+        "{screen}"
+    );
+    for title in [
+        "Flush sources",
+        "History list length",
+        "Purge",
+        "Dirty pages",
+        "Undo residency",
+    ] {
         assert!(screen.contains(title), "missing panel {title}:\n{screen}");
     }
 
     tmux.keys(&["?"]);
-    tmux.wait_for("the help overlay", long, |s| s.contains("freeze the display"));
+    tmux.wait_for("the help overlay", long, |s| {
+        s.contains("freeze the display")
+    });
     tmux.keys(&["Escape"]);
     tmux.wait_for("help closed", long, |s| !s.contains("freeze the display"));
 
@@ -48,7 +59,9 @@ async fn dashboard_keys_resize_and_quit() {
     assert!(small.lines().all(|l| l.chars().count() <= 80), "{small}");
 
     tmux.resize(60, 20);
-    tmux.wait_for("the too-small message", long, |s| s.contains("terminal too small"));
+    tmux.wait_for("the too-small message", long, |s| {
+        s.contains("terminal too small")
+    });
     tmux.resize(120, 40);
     tmux.wait_for("the layout again", long, |s| s.contains("Checkpoint age"));
 
@@ -85,7 +98,10 @@ async fn sigterm_and_sighup_restore_the_terminal() {
         tmux.wait_for("the shell back", Duration::from_secs(10), |s| {
             !s.contains("Checkpoint age")
         });
-        assert!(!tmux.alternate_on(), "SIG{signal} left the alternate screen");
+        assert!(
+            !tmux.alternate_on(),
+            "SIG{signal} left the alternate screen"
+        );
         tmux.type_text("echo alive-$((1+1))");
         tmux.keys(&["Enter"]);
         tmux.wait_for("the shell to answer", Duration::from_secs(10), |s| {

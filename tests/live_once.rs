@@ -12,7 +12,14 @@ use serde_json::Value;
 fn once(server: &PrivateServer, extra: &[&str]) -> Value {
     let out = Command::new(common::innodebt_bin())
         .args(server.conn_args())
-        .args(["--no-defaults", "--once", "--format", "json", "--interval", "1s"])
+        .args([
+            "--no-defaults",
+            "--once",
+            "--format",
+            "json",
+            "--interval",
+            "1s",
+        ])
         .args(extra)
         .output()
         .expect("run innodebt");
@@ -60,13 +67,22 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
     assert!(first["flush"]["total_pages_per_s"].as_f64().is_some());
     // Counters that are off by default are named, and their rates are null, not 0.
     assert!(first["purge"]["records_per_s"].is_null());
-    let disabled = first["flush"]["disabled_counters"].as_array().expect("list");
-    assert!(disabled.iter().any(|c| c == "buffer_flush_adaptive_total_pages"));
+    let disabled = first["flush"]["disabled_counters"]
+        .as_array()
+        .expect("list");
+    assert!(
+        disabled
+            .iter()
+            .any(|c| c == "buffer_flush_adaptive_total_pages")
+    );
 
     tokio::time::sleep(Duration::from_secs(2)).await;
     let second = once(&server, &[]);
     let h2 = u(&second, &["history", "length"]).expect("history length");
-    assert!(h2 > h1, "history should grow behind the snapshot: {h1} → {h2}");
+    assert!(
+        h2 > h1,
+        "history should grow behind the snapshot: {h1} → {h2}"
+    );
     assert!(second["history"]["growth_per_s"].as_f64().unwrap_or(0.0) > 0.0);
 
     snapshot.commit().await;
@@ -90,7 +106,13 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn enabled_metrics_give_purge_and_flush_rates() {
     let server = PrivateServer::start(ServerConfig::default());
-    for group in ["module_buffer", "module_purge", "module_log", "trx_rseg_current_size", "module_buffer_page"] {
+    for group in [
+        "module_buffer",
+        "module_purge",
+        "module_log",
+        "trx_rseg_current_size",
+        "module_buffer_page",
+    ] {
         server
             .sql(&format!("SET GLOBAL innodb_monitor_enable = '{group}'"))
             .await;
@@ -99,11 +121,23 @@ async fn enabled_metrics_give_purge_and_flush_rates() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let v = once(&server, &[]);
     load.stop().await;
-    assert!(v["purge"]["records_per_s"].as_f64().is_some(), "{}", v["purge"]);
+    assert!(
+        v["purge"]["records_per_s"].as_f64().is_some(),
+        "{}",
+        v["purge"]
+    );
     assert!(v["purge"]["undo_pages_per_s"].as_f64().is_some());
     assert!(v["undo"]["size_bytes"].as_u64().is_some(), "{}", v["undo"]);
-    assert!(v["flush"]["by_source_pages_per_s"]["adaptive"].as_f64().is_some());
-    assert!(v["flush"]["disabled_counters"].as_array().is_some_and(|a| a.is_empty()));
+    assert!(
+        v["flush"]["by_source_pages_per_s"]["adaptive"]
+            .as_f64()
+            .is_some()
+    );
+    assert!(
+        v["flush"]["disabled_counters"]
+            .as_array()
+            .is_some_and(|a| a.is_empty())
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -112,7 +146,11 @@ async fn undo_scan_only_when_asked() {
     let v = once(&server, &[]);
     assert!(v["undo"]["cached_pages"].is_null());
     let v = once(&server, &["--undo-scan-interval", "1s"]);
-    assert!(v["undo"]["cached_pages"].as_u64().is_some(), "{}", v["undo"]);
+    assert!(
+        v["undo"]["cached_pages"].as_u64().is_some(),
+        "{}",
+        v["undo"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -124,7 +162,16 @@ async fn missing_process_privilege_degrades_only_what_needs_it() {
     let out = Command::new(common::innodebt_bin())
         .args(["--no-defaults", "-S"])
         .arg(server.socket())
-        .args(["-u", "watcher", "-pWt-secret-4711", "--once", "--format", "json", "--interval", "200ms"])
+        .args([
+            "-u",
+            "watcher",
+            "-pWt-secret-4711",
+            "--once",
+            "--format",
+            "json",
+            "--interval",
+            "200ms",
+        ])
         .output()
         .expect("run innodebt");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -44,7 +44,13 @@ async fn survives_kill_9_and_restarts_rates() {
     };
     let (tx, mut rx) = mpsc::channel(64);
     let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
-    let poller = tokio::spawn(live::run(None, connector(options(&server)), cfg, tx, cmd_rx));
+    let poller = tokio::spawn(live::run(
+        None,
+        connector(options(&server)),
+        cfg,
+        tx,
+        cmd_rx,
+    ));
     let load = WriteLoad::start(server.opts(), 2);
 
     let mut deriver = Deriver::new();
@@ -62,7 +68,9 @@ async fn survives_kill_9_and_restarts_rates() {
     let mut retries = Vec::new();
     loop {
         match next_event(&mut rx).await {
-            SourceEvent::Disconnected { retry_in_ms, error, .. } => {
+            SourceEvent::Disconnected {
+                retry_in_ms, error, ..
+            } => {
                 assert!(!error.is_empty());
                 retries.push(retry_in_ms);
                 if retries.len() >= 3 {
@@ -75,7 +83,10 @@ async fn survives_kill_9_and_restarts_rates() {
         }
         assert!(killed_at.elapsed() < Duration::from_secs(30));
     }
-    assert!(retries.iter().all(|r| *r <= BACKOFF_CAP.as_millis() as u64), "{retries:?}");
+    assert!(
+        retries.iter().all(|r| *r <= BACKOFF_CAP.as_millis() as u64),
+        "{retries:?}"
+    );
 
     server.restart();
     // Back by itself: Connected, then samples whose rates are sane.
@@ -122,7 +133,13 @@ async fn interval_change_and_undo_scan_on_request() {
     };
     let (tx, mut rx) = mpsc::channel(64);
     let (cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
-    let poller = tokio::spawn(live::run(None, connector(options(&server)), cfg, tx, cmd_rx));
+    let poller = tokio::spawn(live::run(
+        None,
+        connector(options(&server)),
+        cfg,
+        tx,
+        cmd_rx,
+    ));
     // Connected + the immediate first tick.
     let mut got_sample = false;
     while !got_sample {
@@ -140,7 +157,10 @@ async fn interval_change_and_undo_scan_on_request() {
             n += 1;
         }
     }
-    assert!(t.elapsed() < Duration::from_secs(4), "faster interval took effect");
+    assert!(
+        t.elapsed() < Duration::from_secs(4),
+        "faster interval took effect"
+    );
     cmd_tx.send(PollerCommand::UndoScanNow).await.expect("send");
     let mut scanned = false;
     for _ in 0..10 {

@@ -48,8 +48,8 @@ async fn replayed_moment_equals_the_live_figures() {
     let mut session = Session::open(conn, &cfg).await.expect("session");
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("live.idbt");
-    let mut writer =
-        CaptureWriter::create(&file, &Header::new(chrono::Utc::now(), None, false)).expect("create");
+    let mut writer = CaptureWriter::create(&file, &Header::new(chrono::Utc::now(), None, false))
+        .expect("create");
     let connected = SourceEvent::Connected {
         at: chrono::Utc::now(),
         info: session.info.clone(),
@@ -61,11 +61,17 @@ async fn replayed_moment_equals_the_live_figures() {
     let mut shown = Vec::new();
     for i in 0..8 {
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let sample = session.poll(&cfg, started, i == 0, false).await.expect("poll");
+        let sample = session
+            .poll(&cfg, started, i == 0, false)
+            .await
+            .expect("poll");
         let event = SourceEvent::Sample(Box::new(sample.clone()));
         writer.append(&event).expect("append");
         let figures = live.push(&event).expect("figures");
-        shown.push((sample.taken_at, serde_json::to_value(&figures).expect("json")));
+        shown.push((
+            sample.taken_at,
+            serde_json::to_value(&figures).expect("json"),
+        ));
     }
     writer.finish().expect("finish");
     snapshot.commit().await;
@@ -76,7 +82,11 @@ async fn replayed_moment_equals_the_live_figures() {
         same_figures(&replayed, live_json, "");
     }
     let last = &shown[7].1;
-    assert!(last["blocker"]["thread_id"].as_u64().is_some(), "{}", last["blocker"]);
+    assert!(
+        last["blocker"]["thread_id"].as_u64().is_some(),
+        "{}",
+        last["blocker"]
+    );
     assert!(last["verdicts"].as_array().is_some_and(|v| !v.is_empty()));
 }
 
@@ -85,7 +95,10 @@ async fn replayed_moment_equals_the_live_figures() {
 fn same_figures(a: &Value, b: &Value, path: &str) {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             assert!(
                 (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
                 "{path}: {x} vs {y}"
@@ -112,7 +125,10 @@ fn same_figures(a: &Value, b: &Value, path: &str) {
 fn wait_for_file(path: &std::path::Path) {
     let start = Instant::now();
     while std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) == 0 {
-        assert!(start.elapsed() < Duration::from_secs(20), "no capture written");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no capture written"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -149,7 +165,11 @@ fn headless_record_stops_cleanly_on_sigterm_and_survives_kill_9() {
         assert!(samples >= 3, "{signal}: {samples} samples");
         assert_eq!(cap.end.is_complete(), complete, "{signal}: {:?}", cap.end);
         if complete {
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             assert!(String::from_utf8_lossy(&out.stderr).contains("recorded"));
         }
         use std::os::unix::fs::PermissionsExt;
@@ -173,7 +193,11 @@ fn record_with_a_duration_then_export_csv() {
         .args(["--duration", "2s"])
         .output()
         .expect("record");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv = Command::new(common::innodebt_bin())
         .arg("export")
         .arg(&file)
@@ -212,7 +236,10 @@ fn bad_capture_files_get_one_clear_message() {
             .expect("run");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success());
-        assert!(err.contains(says) && err.contains(&file.display().to_string()), "{err}");
+        assert!(
+            err.contains(says) && err.contains(&file.display().to_string()),
+            "{err}"
+        );
         assert!(!err.contains("panicked"));
     }
 }
@@ -225,7 +252,9 @@ async fn real_pt_stalk_capture_imports_and_replays() {
             std::env::var("CI").is_err(),
             "pt-stalk is missing in CI: apt-get install percona-toolkit"
         );
-        eprintln!("NOTE: pt-stalk not installed (apt-get install percona-toolkit); import of a fresh pt-stalk capture not exercised");
+        eprintln!(
+            "NOTE: pt-stalk not installed (apt-get install percona-toolkit); import of a fresh pt-stalk capture not exercised"
+        );
         return;
     };
     let server = PrivateServer::start(ServerConfig::default());
@@ -235,8 +264,14 @@ async fn real_pt_stalk_capture_imports_and_replays() {
     let out = Command::new(pt_stalk)
         .args(["--no-stalk", "--iterations=1", "--run-time=5", "--sleep=0"])
         .arg(format!("--dest={}", dest.display()))
-        .arg(format!("--log={}", dir.path().join("pt-stalk.log").display()))
-        .arg(format!("--pid={}", dir.path().join("pt-stalk.pid").display()))
+        .arg(format!(
+            "--log={}",
+            dir.path().join("pt-stalk.log").display()
+        ))
+        .arg(format!(
+            "--pid={}",
+            dir.path().join("pt-stalk.pid").display()
+        ))
         .arg("--")
         .arg(format!("--socket={}", server.socket().display()))
         .arg("--user=root")
@@ -258,7 +293,11 @@ async fn real_pt_stalk_capture_imports_and_replays() {
         .arg(&file)
         .output()
         .expect("import");
-    assert!(imp.status.success(), "{}", String::from_utf8_lossy(&imp.stderr));
+    assert!(
+        imp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imp.stderr)
+    );
     let v = replay_once_at(&file, "+2s");
     assert_eq!(v["server"]["flavor"], "mariadb");
     assert!(v["history"]["length"].as_u64().is_some(), "{v}");

@@ -759,23 +759,29 @@ proptest! {
 // ---------------------------------------------------------------------------
 
 fn demo_events() -> Vec<SourceEvent> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/mariadb-10.11-blocker.idbt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/demo/mariadb-10.11-blocker.idbt"
+    );
     let cap = innodebt::capture::open(path).expect("the demo capture reads");
     assert!(cap.end.is_complete(), "{:?}", cap.end);
     cap.events
 }
 
-/// The live dashboard as it looked at the recorded moment with checkpoint age past the
-/// async point and the report session blocking purge (sample 46, 20:55:27).
+/// The live dashboard as it looked at the first recorded moment with checkpoint age past the
+/// async point while the report session had been blocking purge for 20 s or more.
 fn recorded_blocker_past_async() -> App {
     let events = demo_events();
-    let samples: Vec<usize> = events
+    let mut deriver = innodebt::metrics::Deriver::new();
+    let end = events
         .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e, SourceEvent::Sample(_)))
-        .map(|(i, _)| i)
-        .collect();
-    let end = samples[46];
+        .position(|e| {
+            deriver.push(e).is_some_and(|f| {
+                f.blocker.as_ref().is_some_and(|b| b.age_s >= 20)
+                    && f.redo.checkpoint_age_bytes > f.redo.async_point_bytes
+            })
+        })
+        .expect("a moment past async with a blocker");
     let now = events[end].at();
     let app = app_from_events(events[..=end].to_vec(), now);
     let f = app.live.latest.clone().expect("figures");
@@ -819,7 +825,10 @@ fn replay_screen_with_timeline() {
     // Jump to the first notable moment after the blocker appeared.
     for _ in 0..20 {
         key(&mut app, 'n');
-        let here = app.replay.as_ref().and_then(|r| r.moment_here().map(|m| m.kind));
+        let here = app
+            .replay
+            .as_ref()
+            .and_then(|r| r.moment_here().map(|m| m.kind));
         if here == Some(moments::MomentKind::BlockerAppeared) {
             break;
         }

@@ -15,7 +15,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("?", "this help"),
     ("q  Ctrl-C", "quit"),
     ("1-6", "zoom a panel full-screen (Esc back)"),
-    ("arrows  h j k  Tab", "move focus between panels (l is the purge-lag key)"),
+    (
+        "arrows  h j k  Tab",
+        "move focus between panels (l is the purge-lag key)",
+    ),
     ("Enter", "zoom the focused panel"),
     ("Esc", "back / close"),
     ("p", "freeze the display (polling continues)"),
@@ -511,6 +514,9 @@ mod tests {
         // Moving to Yes then Enter confirms.
         handle(&mut a, key(KeyCode::Char('u')));
         handle(&mut a, key(KeyCode::Left));
-        assert_eq!(handle(&mut a, key(KeyCode::Enter)), vec![Command::UndoScanNow]);
+        assert_eq!(
+            handle(&mut a, key(KeyCode::Enter)),
+            vec![Command::UndoScanNow]
+        );
     }
 }

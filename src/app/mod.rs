@@ -150,7 +150,10 @@ pub enum Overlay {
     Input(Input),
     Confirm(Confirm),
     /// A one-off message (an error or a result); any key closes it.
-    Notice { title: String, lines: Vec<String> },
+    Notice {
+        title: String,
+        lines: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -161,7 +164,10 @@ pub enum Command {
     /// Ctrl-Z: leave the terminal, stop, and come back on `fg`.
     Suspend,
     /// Read a knob's current value, range and dynamism on a side connection.
-    FetchFacts { knob: Knob, then: FactsThen },
+    FetchFacts {
+        knob: Knob,
+        then: FactsThen,
+    },
     /// Run a confirmed plan on its own connection, audit it, report back.
     Execute(Box<ChangePlan>),
 }
@@ -200,9 +206,17 @@ pub enum Msg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Freshness {
     Waiting,
-    Fresh { age_s: f64 },
-    Stale { age_s: f64 },
-    Disconnected { retry_in_s: f64, down_for_s: f64, error: String },
+    Fresh {
+        age_s: f64,
+    },
+    Stale {
+        age_s: f64,
+    },
+    Disconnected {
+        retry_in_s: f64,
+        down_for_s: f64,
+        error: String,
+    },
 }
 
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
@@ -436,7 +450,12 @@ impl App {
         }));
     }
 
-    fn facts_arrived(&mut self, knob: Knob, then: FactsThen, result: Result<Box<KnobFacts>, String>) {
+    fn facts_arrived(
+        &mut self,
+        knob: Knob,
+        then: FactsThen,
+        result: Result<Box<KnobFacts>, String>,
+    ) {
         self.busy = None;
         let facts = match result {
             Ok(f) => f,
@@ -460,7 +479,10 @@ impl App {
                     lines: vec![
                         format!(
                             "now {} {}  ·  {range}",
-                            facts.current.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
+                            facts
+                                .current
+                                .map(|c| c.to_string())
+                                .unwrap_or_else(|| "?".into()),
                             knob.unit()
                         ),
                         "type the new value, Enter to review, Esc to cancel".into(),

@@ -82,9 +82,11 @@ struct Scan {
 impl Scan {
     fn redo_zone(&mut self, f: &Figures, at: DateTime<Utc>) {
         let r = &f.redo;
-        let (Some(age), Some(a), Some(s)) =
-            (r.checkpoint_age_bytes, r.async_point_bytes, r.sync_point_bytes)
-        else {
+        let (Some(age), Some(a), Some(s)) = (
+            r.checkpoint_age_bytes,
+            r.async_point_bytes,
+            r.sync_point_bytes,
+        ) else {
             return;
         };
         let now = if age >= s {
@@ -164,7 +166,11 @@ impl Scan {
         match ev {
             SourceEvent::Disconnected { since, error, .. } if !self.down => {
                 self.down = true;
-                self.push(MomentKind::Disconnected, *since, format!("disconnected: {error}"));
+                self.push(
+                    MomentKind::Disconnected,
+                    *since,
+                    format!("disconnected: {error}"),
+                );
             }
             SourceEvent::Connected { at, .. } if self.down => {
                 self.down = false;
@@ -197,10 +203,16 @@ impl Scan {
         self.verdict_change(f, prev.as_ref(), at);
 
         let blocker = f.blocker.as_ref().and_then(|b| b.thread_id);
-        let prev_blocker = prev.as_ref().and_then(|p| p.blocker.as_ref().and_then(|b| b.thread_id));
+        let prev_blocker = prev
+            .as_ref()
+            .and_then(|p| p.blocker.as_ref().and_then(|b| b.thread_id));
         if blocker != prev_blocker {
             if let Some(id) = prev_blocker {
-                self.push(MomentKind::BlockerCleared, at, format!("blocker thread {id} gone"));
+                self.push(
+                    MomentKind::BlockerCleared,
+                    at,
+                    format!("blocker thread {id} gone"),
+                );
             }
             if let (Some(id), Some(b)) = (blocker, &f.blocker) {
                 self.push(
@@ -228,7 +240,11 @@ impl Scan {
                 self.idle_run += 1;
                 if self.idle_run == PURGE_STOP_SAMPLES && !self.purge_stopped {
                     self.purge_stopped = true;
-                    self.push(MomentKind::PurgeStopped, at, "purge stopped while history grows".into());
+                    self.push(
+                        MomentKind::PurgeStopped,
+                        at,
+                        "purge stopped while history grows".into(),
+                    );
                 }
             }
             Some(p) if p > 0.0 => {

@@ -79,12 +79,10 @@ impl Recording {
 
     /// The sample at or just after `t`.
     pub fn index_at(&self, t: DateTime<Utc>) -> usize {
-        let idx = self
-            .samples
-            .partition_point(|i| match self.events.get(*i) {
-                Some(SourceEvent::Sample(s)) => s.taken_at < t,
-                _ => true,
-            });
+        let idx = self.samples.partition_point(|i| match self.events.get(*i) {
+            Some(SourceEvent::Sample(s)) => s.taken_at < t,
+            _ => true,
+        });
         idx.min(self.len().saturating_sub(1))
     }
 
@@ -108,7 +106,10 @@ impl Recording {
             .rposition(|e| matches!(e, SourceEvent::Connected { .. }));
         if let Some(c) = connected {
             for ev in &self.events[c..start] {
-                if matches!(ev, SourceEvent::Connected { .. } | SourceEvent::Variables { .. }) {
+                if matches!(
+                    ev,
+                    SourceEvent::Connected { .. } | SourceEvent::Variables { .. }
+                ) {
                     feed(&mut view, ev);
                 }
             }

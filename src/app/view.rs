@@ -57,10 +57,10 @@ impl Charts {
         self.undo_pages_purged.push(t, f.purge.undo_pages_per_s);
         self.dirty_pct.push(t, f.dirty.pct);
         let by = &f.flush.by_source_pages_per_s;
-        for (series, v) in self
-            .flush
-            .iter_mut()
-            .zip([by.adaptive, by.lru, by.sync, by.background, by.neighbor])
+        for (series, v) in
+            self.flush
+                .iter_mut()
+                .zip([by.adaptive, by.lru, by.sync, by.background, by.neighbor])
         {
             series.push(t, v);
         }
@@ -126,7 +126,8 @@ impl DataView {
                 retry_in_ms,
                 error,
             } => {
-                let retry = chrono::Duration::milliseconds(i64::try_from(*retry_in_ms).unwrap_or(0));
+                let retry =
+                    chrono::Duration::milliseconds(i64::try_from(*retry_in_ms).unwrap_or(0));
                 self.link = Link::Disconnected {
                     since: *since,
                     retry_at: now + retry,

@@ -11,7 +11,7 @@ pub use figures::*;
 use rates::{counter_rate, gauge_change, metric_rate, sum_known};
 
 use crate::innodb_status::InnodbStatus;
-use crate::sample::{Sample, ServerInfo, SourceEvent, TrxRow, UndoScan, Unavailable};
+use crate::sample::{Sample, ServerInfo, SourceEvent, TrxRow, Unavailable, UndoScan};
 use crate::source::flavor::{self, Flavor};
 use crate::verdicts::{EngineConfig, RecoveryModel, RedoLayout, VerdictEngine};
 
@@ -104,7 +104,11 @@ impl Deriver {
 
     pub fn push_sample(&mut self, sample: &Sample) -> Option<Figures> {
         let info = self.info.clone()?;
-        if self.prev.as_ref().is_some_and(|p| restarted_between(p, sample)) {
+        if self
+            .prev
+            .as_ref()
+            .is_some_and(|p| restarted_between(p, sample))
+        {
             // Every rate restarts from a fresh baseline.
             self.prev = None;
             self.last_undo_scan = None;
@@ -294,7 +298,10 @@ impl Context<'_> {
 
     fn history_length(&self, s: &Sample) -> Option<u64> {
         s.status("Innodb_history_list_length")
-            .or_else(|| s.metric("trx_rseg_history_len").and_then(|v| u64::try_from(v).ok()))
+            .or_else(|| {
+                s.metric("trx_rseg_history_len")
+                    .and_then(|v| u64::try_from(v).ok())
+            })
             .or_else(|| s.innodb_status.as_ref().and_then(|st| st.history_length))
     }
 

@@ -58,7 +58,9 @@ impl Series {
     /// The value at or just before `t`, if the series reaches back that far.
     pub fn value_at(&self, t: f64) -> Option<f64> {
         let idx = self.points.partition_point(|(pt, _)| *pt <= t);
-        idx.checked_sub(1).and_then(|i| self.points.get(i)).map(|(_, v)| *v)
+        idx.checked_sub(1)
+            .and_then(|i| self.points.get(i))
+            .map(|(_, v)| *v)
     }
 
     /// Highest value with `t >= since`.

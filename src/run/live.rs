@@ -109,7 +109,11 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     let mut app = App::new(cfg.interval, chrono::Utc::now());
     app.live = DataView::new(Deriver::with_recovery(super::recovery_model(&cli)));
     app.read_only = cli.options.read_only;
-    app.recording = cli.options.record.as_deref().map(|p: &Path| p.display().to_string());
+    app.recording = cli
+        .options
+        .record
+        .as_deref()
+        .map(|p: &Path| p.display().to_string());
     let audit = match crate::control::AuditLog::open_default() {
         Ok(log) => Some(log),
         Err(e) => {

@@ -40,7 +40,12 @@ pub async fn main(cli: Cli) -> ExitCode {
             replay::main(&cli, path, *from, *to, *at).await
         }
         Some(Command::Import {
-            source: ImportSource::PtStalk { dir, prefix, output },
+            source:
+                ImportSource::PtStalk {
+                    dir,
+                    prefix,
+                    output,
+                },
         }) => replay::import_pt_stalk(dir, prefix.as_deref(), output),
         Some(Command::Export { file, output, .. }) => replay::export_csv(file, output.as_deref()),
         Some(Command::CalibrateRecovery { error_log }) => replay::calibrate(error_log),

@@ -130,7 +130,16 @@ pub(super) async fn demo(cli: &Cli) -> ExitCode {
         Err(e) => return fail(EXIT_FAILURE, e),
     };
     let note = end_note(&cap.end);
-    replay_events(cli, cap.events, "demo (MariaDB 10.11, purge blocked)".into(), note, None, None, None).await
+    replay_events(
+        cli,
+        cap.events,
+        "demo (MariaDB 10.11, purge blocked)".into(),
+        note,
+        None,
+        None,
+        None,
+    )
+    .await
 }
 
 async fn replay_events(
@@ -146,10 +155,15 @@ async fn replay_events(
     recording.recovery = super::recovery_model(cli);
     if recording.is_empty() {
         let why = recording.end_note.clone().unwrap_or_default();
-        return fail(EXIT_CONFIG, format!("{}: no samples to replay. {why}", recording.name));
+        return fail(
+            EXIT_CONFIG,
+            format!("{}: no samples to replay. {why}", recording.name),
+        );
     }
     if cli.options.once {
-        let pos = at.map(|t| index_of(&recording, t)).unwrap_or(recording.len() - 1);
+        let pos = at
+            .map(|t| index_of(&recording, t))
+            .unwrap_or(recording.len() - 1);
         return once_at(&recording, pos, cli);
     }
     let first = from.map(|t| index_of(&recording, t));
@@ -216,7 +230,10 @@ fn once_at(rec: &Recording, pos: usize, cli: &Cli) -> ExitCode {
             print_figures(&f, cli.options.format);
             ExitCode::SUCCESS
         }
-        None => fail(EXIT_FAILURE, "no figures at that moment (the capture holds no server description before it)"),
+        None => fail(
+            EXIT_FAILURE,
+            "no figures at that moment (the capture holds no server description before it)",
+        ),
     }
 }
 
@@ -275,7 +292,12 @@ pub(super) fn export_csv(file: &Path, output: Option<&Path>) -> ExitCode {
 pub(super) fn calibrate(error_log: &Path) -> ExitCode {
     let text = match std::fs::read(error_log) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) => return fail(EXIT_CONFIG, format!("{}: cannot read: {e}", error_log.display())),
+        Err(e) => {
+            return fail(
+                EXIT_CONFIG,
+                format!("{}: cannot read: {e}", error_log.display()),
+            );
+        }
     };
     match crate::verdicts::recovery::calibrate_from_error_log(&text) {
         Ok(c) => {

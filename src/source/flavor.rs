@@ -254,17 +254,20 @@ impl Flavor {
     /// Current LSN and checkpoint LSN from the cheapest source this sample has.
     pub fn lsn_and_checkpoint(&self, s: &Sample) -> Option<(u64, u64)> {
         let pair = |a: &str, b: &str| Some((s.status(a)?, s.status(b)?));
-        pair("Innodb_redo_log_current_lsn", "Innodb_redo_log_checkpoint_lsn")
-            .or_else(|| pair("Innodb_lsn_current", "Innodb_lsn_last_checkpoint"))
-            .or_else(|| {
-                let lsn = u64::try_from(s.metric("log_lsn_current")?).ok()?;
-                let chk = u64::try_from(s.metric("log_lsn_last_checkpoint")?).ok()?;
-                Some((lsn, chk))
-            })
-            .or_else(|| {
-                let st = s.innodb_status.as_ref()?;
-                Some((st.lsn?, st.checkpoint_lsn?))
-            })
+        pair(
+            "Innodb_redo_log_current_lsn",
+            "Innodb_redo_log_checkpoint_lsn",
+        )
+        .or_else(|| pair("Innodb_lsn_current", "Innodb_lsn_last_checkpoint"))
+        .or_else(|| {
+            let lsn = u64::try_from(s.metric("log_lsn_current")?).ok()?;
+            let chk = u64::try_from(s.metric("log_lsn_last_checkpoint")?).ok()?;
+            Some((lsn, chk))
+        })
+        .or_else(|| {
+            let st = s.innodb_status.as_ref()?;
+            Some((st.lsn?, st.checkpoint_lsn?))
+        })
     }
 
     /// Capacity and the async/sync points from the server's variables (formulas in METRICS.md).
@@ -354,7 +357,12 @@ fn align_down(v: u64, to: u64) -> u64 {
 }
 
 /// MySQL 5.7 `log_calc_max_ages`.
-pub fn mysql_57_points(file_size: u64, files: u64, page: u64, thread_concurrency: u64) -> RedoPoints {
+pub fn mysql_57_points(
+    file_size: u64,
+    files: u64,
+    page: u64,
+    thread_concurrency: u64,
+) -> RedoPoints {
     let mut cap = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
     cap -= cap / 10;
     let free = 4 * page * (10 + thread_concurrency) + 8 * page;
@@ -398,7 +406,11 @@ pub fn mysql_8030_points(capacity: u64) -> RedoPoints {
 
 /// MariaDB ≥ 10.5.7 `log_t::set_capacity`: async = M − M/8; "sync" is M itself.
 pub fn mariadb_points(file_size: u64, page: u64, version: (u32, u32)) -> RedoPoints {
-    let header = if version >= (10, 8) { 12 * 1024 } else { 2 * 1024 };
+    let header = if version >= (10, 8) {
+        12 * 1024
+    } else {
+        2 * 1024
+    };
     let cap = file_size.saturating_sub(header);
     let log_capacity = cap - cap / 10;
     let mut m = log_capacity.saturating_sub(48 * page);
@@ -430,7 +442,9 @@ impl Flavor {
         match self.redo {
             RedoModel::Mysql8030 => mysql_8030_points(capacity),
             RedoModel::Mysql80 => mysql_80_points(capacity / files, files, page),
-            RedoModel::Mysql57 => mysql_57_points(capacity / files, files, page, thread_concurrency),
+            RedoModel::Mysql57 => {
+                mysql_57_points(capacity / files, files, page, thread_concurrency)
+            }
             RedoModel::Mariadb => mariadb_points(capacity, page, (self.major, self.minor)),
         }
     }
@@ -559,7 +573,9 @@ impl Flavor {
             "SET PERSIST would also write it to mysqld-auto.cnf (offered as the alternative)"
                 .to_string()
         } else if self.is_mariadb() {
-            format!("MariaDB has no SET PERSIST: add `{variable} = {value}` under [mysqld] in my.cnf to keep it")
+            format!(
+                "MariaDB has no SET PERSIST: add `{variable} = {value}` under [mysqld] in my.cnf to keep it"
+            )
         } else {
             format!("add `{variable} = {value}` under [mysqld] in my.cnf to keep it")
         }
@@ -671,9 +687,15 @@ mod tests {
     #[test]
     fn detection() {
         let m = Flavor::detect("10.11.19-MariaDB-0+deb12u1", "Debian 12", false);
-        assert_eq!((m.kind, m.redo, m.major, m.minor), (FlavorKind::Mariadb, RedoModel::Mariadb, 10, 11));
+        assert_eq!(
+            (m.kind, m.redo, m.major, m.minor),
+            (FlavorKind::Mariadb, RedoModel::Mariadb, 10, 11)
+        );
         let p = Flavor::detect("8.0.32-24", "Percona Server (GPL), Release 24", true);
-        assert_eq!((p.kind, p.redo), (FlavorKind::Percona, RedoModel::Mysql8030));
+        assert_eq!(
+            (p.kind, p.redo),
+            (FlavorKind::Percona, RedoModel::Mysql8030)
+        );
         let o = Flavor::detect("8.0.28", "MySQL Community Server - GPL", false);
         assert_eq!((o.kind, o.redo), (FlavorKind::Mysql, RedoModel::Mysql80));
         let f = Flavor::detect("5.7.44-log", "MySQL Community Server (GPL)", false);

@@ -45,7 +45,7 @@ impl Default for PollerConfig {
             innodb_status_every: Duration::from_secs(10),
             undo_scan_every: None,
             query_timeout: Duration::from_secs(5),
-            variables_every: Duration::from_secs(30),
+            variables_every: Duration::from_secs(10),
             label: String::new(),
         }
     }
@@ -135,16 +135,20 @@ pub struct Session {
 impl Session {
     /// Reads the variables and detects the flavour — once per connection.
     pub async fn open(mut conn: Conn, cfg: &PollerConfig) -> Result<Session, String> {
-        let variables = read_variables(&mut conn, cfg.query_timeout)
-            .await
-            .map_err(|e| match e {
-                QueryError::Server { message, .. } => {
-                    format!("could not read server variables: {message}")
-                }
-                QueryError::Lost(m) => format!("connection lost while reading variables: {m}"),
-            })?;
+        let variables =
+            read_variables(&mut conn, cfg.query_timeout)
+                .await
+                .map_err(|e| match e {
+                    QueryError::Server { message, .. } => {
+                        format!("could not read server variables: {message}")
+                    }
+                    QueryError::Lost(m) => format!("connection lost while reading variables: {m}"),
+                })?;
         let version = variables.get("version").cloned().unwrap_or_default();
-        let comment = variables.get("version_comment").cloned().unwrap_or_default();
+        let comment = variables
+            .get("version_comment")
+            .cloned()
+            .unwrap_or_default();
         let flavor = Flavor::detect(
             &version,
             &comment,
@@ -420,7 +424,11 @@ pub async fn run(
             match s.poll(&cfg, started, false, undo_scan_now).await {
                 Ok(sample) => {
                     undo_scan_now = false;
-                    if tx.send(SourceEvent::Sample(Box::new(sample))).await.is_err() {
+                    if tx
+                        .send(SourceEvent::Sample(Box::new(sample)))
+                        .await
+                        .is_err()
+                    {
                         return;
                     }
                 }

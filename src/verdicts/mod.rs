@@ -284,6 +284,8 @@ pub struct VerdictEngine {
     tracks: [Track; 4],
     healthy_since: Option<DateTime<Utc>>,
     last_t: Option<f64>,
+    /// When a blocker was last seen: growth within the trend window after it is its doing.
+    last_blocker_t: Option<f64>,
 }
 
 impl Default for VerdictEngine {
@@ -304,6 +306,7 @@ impl VerdictEngine {
             tracks: Default::default(),
             healthy_since: None,
             last_t: None,
+            last_blocker_t: None,
         }
     }
 
@@ -328,6 +331,9 @@ impl VerdictEngine {
             self.reset();
         }
         self.last_t = Some(t_s);
+        if f.blocker.is_some() {
+            self.last_blocker_t = Some(t_s);
+        }
         let at = f.sampled_at;
 
         self.history.push(t_s, f.history.length.map(|h| h as f64));
@@ -345,6 +351,9 @@ impl VerdictEngine {
             trend: &trend,
             purge_avg: mean_since(&self.purge_rate, t_s - th.trend_window_s),
             inflow_avg: mean_since(&self.inflow_rate, t_s - th.trend_window_s),
+            blocker_recent: self
+                .last_blocker_t
+                .is_some_and(|b| t_s - b < th.trend_window_s),
         };
         let findings = [
             purge::blocked_by_read_view(&ctx),

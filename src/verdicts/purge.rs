@@ -107,6 +107,9 @@ pub(crate) struct Context<'a> {
     pub purge_avg: Option<f64>,
     /// Rows updated + deleted per second, averaged over the trend window.
     pub inflow_avg: Option<f64>,
+    /// A blocker was seen within the trend window: the growth in it is the blocker's doing
+    /// (right after a commit history still looks "steadily growing" for a few seconds).
+    pub blocker_recent: bool,
 }
 
 impl Context<'_> {
@@ -239,7 +242,7 @@ pub(crate) fn purge_lag_trap(c: &Context) -> Option<Finding> {
 
 /// `purge_too_slow`: no blocker, history growing steadily, purge behind the writes.
 pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
-    if c.f.blocker.is_some() || !c.growing_steadily() {
+    if c.f.blocker.is_some() || c.blocker_recent || !c.growing_steadily() {
         return None;
     }
     // Both rates known and purge keeping up: the growth is something else (e.g. a burst of
