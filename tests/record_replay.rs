@@ -139,7 +139,7 @@ fn headless_record_stops_cleanly_on_sigterm_and_survives_kill_9() {
     let dir = tempfile::tempdir().expect("tempdir");
     for (signal, complete) in [("-TERM", true), ("-KILL", false)] {
         let file = dir.path().join(format!("rec{signal}.idbt"));
-        let mut child = Command::new(common::innodebt_bin())
+        let child = Command::new(common::innodebt_bin())
             .args(server.conn_args())
             .args(["--no-defaults", "--interval", "200ms", "record"])
             .arg(&file)
