@@ -507,6 +507,20 @@ fn interval_below_100ms_is_rejected() {
 }
 
 #[test]
+fn replay_takes_once_and_format_after_the_file_too() {
+    let cli = parse(&["replay", "cap", "--once", "--format", "json", "--at", "+5m"]);
+    let Some(Command::Replay {
+        once, format, at, ..
+    }) = cli.command
+    else {
+        panic!("replay expected");
+    };
+    assert!(once);
+    assert_eq!(format, Some(innodebt::cli::OutputFormat::Json));
+    assert!(at.is_some());
+}
+
+#[test]
 fn bad_flags_get_clear_messages() {
     let cases: &[(&[&str], &[&str])] = &[
         (
@@ -527,8 +541,8 @@ fn bad_flags_get_clear_messages() {
             &["--no-defaults", "--defaults-file"],
         ),
         (
-            &["replay", "cap", "--once"],
-            &["--once", "before the subcommand"],
+            &["replay", "cap", "--interval", "2s"],
+            &["--interval", "before the subcommand"],
         ),
         (
             &["replay", "cap", "--from", "noon"],
@@ -582,7 +596,10 @@ fn subcommands() {
     let cli = parse(&[
         "--once", "--format", "json", "replay", "caps/", "--from", "14:00:00", "--to", "+5m",
     ]);
-    let Some(Command::Replay { path, from, to, at }) = cli.command else {
+    let Some(Command::Replay {
+        path, from, to, at, ..
+    }) = cli.command
+    else {
         panic!("not replay");
     };
     assert_eq!(path, PathBuf::from("caps/"));
