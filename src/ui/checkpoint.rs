@@ -12,19 +12,15 @@ use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
     CHART_MIN_COLS, CHART_MIN_ROWS, GaugeMark, Item, MarkerLabel, Plot, Threshold, TimeChart, Unit,
-    bytes, draw_lines, flow, gauge_line, marker_labels, pct, sanitize, severity, waiting,
+    bytes, draw_lines, flow, gauge_line, marker_labels, pct, sanitize, severity,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let inner = super::widgets::panel_frame(frame, area, Panel::Checkpoint, app, theme);
-    if inner.is_empty() {
-        return;
-    }
-    let view = app.view();
-    let Some(f) = view.latest.as_ref() else {
-        waiting(frame.buffer_mut(), inner, theme);
+    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Checkpoint, app, theme)
+    else {
         return;
     };
+    let view = app.view();
     let r = &f.redo;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);

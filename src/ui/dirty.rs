@@ -11,19 +11,14 @@ use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
     GaugeMark, Item, Plot, Threshold, TimeChart, Unit, bytes, draw_lines, flow, gauge_line, opt,
-    pct, severity, split_for_chart, waiting,
+    pct, severity, split_for_chart,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let inner = super::widgets::panel_frame(frame, area, Panel::Dirty, app, theme);
-    if inner.is_empty() {
-        return;
-    }
-    let view = app.view();
-    let Some(f) = view.latest.as_ref() else {
-        waiting(frame.buffer_mut(), inner, theme);
+    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Dirty, app, theme) else {
         return;
     };
+    let view = app.view();
     let d = &f.dirty;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);

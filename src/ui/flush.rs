@@ -11,9 +11,7 @@ use crate::app::view::FLUSH_SOURCES;
 use crate::app::{App, Panel};
 use crate::theme::{Theme, ThemeItem};
 
-use super::widgets::{
-    Item, Plot, Threshold, TimeChart, Unit, draw_lines, layout_text, opt, rate, waiting,
-};
+use super::widgets::{Item, Plot, Threshold, TimeChart, Unit, draw_lines, layout_text, opt, rate};
 
 /// Display names, in [`FLUSH_SOURCES`] order.
 const NAMES: [&str; 5] = ["adaptive", "LRU", "sync", "background", "neighbor"];
@@ -29,15 +27,10 @@ const ITEMS: [ThemeItem; 5] = [
 pub const SWATCH: &str = "━ ";
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let inner = super::widgets::panel_frame(frame, area, Panel::Flush, app, theme);
-    if inner.is_empty() {
-        return;
-    }
-    let view = app.view();
-    let Some(f) = view.latest.as_ref() else {
-        waiting(frame.buffer_mut(), inner, theme);
+    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Flush, app, theme) else {
         return;
     };
+    let view = app.view();
     let fl = &f.flush;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);

@@ -12,19 +12,15 @@ use crate::theme::{Severity, Theme, ThemeItem};
 
 use super::widgets::{
     Item, Plot, Threshold, TimeChart, Unit, draw_lines, layout_text, opt, sanitize, secs,
-    signed_rate, waiting,
+    signed_rate,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let inner = super::widgets::panel_frame(frame, area, Panel::History, app, theme);
-    if inner.is_empty() {
-        return;
-    }
-    let view = app.view();
-    let Some(f) = view.latest.as_ref() else {
-        waiting(frame.buffer_mut(), inner, theme);
+    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::History, app, theme)
+    else {
         return;
     };
+    let view = app.view();
     let h = &f.history;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);

@@ -10,20 +10,13 @@ use crate::app::{App, Panel};
 use crate::theme::{Theme, ThemeItem};
 
 use super::flush::SWATCH;
-use super::widgets::{
-    Item, Plot, TimeChart, Unit, draw_lines, layout_text, opt, rate, sanitize, waiting,
-};
+use super::widgets::{Item, Plot, TimeChart, Unit, draw_lines, layout_text, opt, rate, sanitize};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let inner = super::widgets::panel_frame(frame, area, Panel::Purge, app, theme);
-    if inner.is_empty() {
-        return;
-    }
-    let view = app.view();
-    let Some(f) = view.latest.as_ref() else {
-        waiting(frame.buffer_mut(), inner, theme);
+    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Purge, app, theme) else {
         return;
     };
+    let view = app.view();
     let p = &f.purge;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);

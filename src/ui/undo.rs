@@ -10,19 +10,14 @@ use crate::output;
 use crate::theme::{Theme, ThemeItem};
 
 use super::widgets::{
-    Item, Plot, TimeChart, Unit, bytes, draw_lines, layout_text, opt, rate, secs, waiting,
+    Item, Plot, TimeChart, Unit, bytes, draw_lines, layout_text, opt, rate, secs,
 };
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let inner = super::widgets::panel_frame(frame, area, Panel::Undo, app, theme);
-    if inner.is_empty() {
-        return;
-    }
-    let view = app.view();
-    let Some(f) = view.latest.as_ref() else {
-        waiting(frame.buffer_mut(), inner, theme);
+    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Undo, app, theme) else {
         return;
     };
+    let view = app.view();
     let u = &f.undo;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);

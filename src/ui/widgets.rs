@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType};
 
 use crate::app::{App, Panel};
+use crate::metrics::Figures;
 use crate::metrics::series::Series;
 use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
@@ -366,6 +367,28 @@ pub fn panel_frame(frame: &mut Frame, area: Rect, panel: Panel, app: &App, theme
 }
 
 /// What a panel shows before the first sample arrives.
+/// Draws a panel's frame and returns its inner area with the figures to show — or `None`
+/// when there is no room, or no sample yet (the "waiting" text is drawn then).
+pub fn open_panel<'a>(
+    frame: &mut Frame,
+    area: Rect,
+    panel: Panel,
+    app: &'a App,
+    theme: &Theme,
+) -> Option<(Rect, &'a Figures)> {
+    let inner = panel_frame(frame, area, panel, app, theme);
+    if inner.is_empty() {
+        return None;
+    }
+    match app.view().latest.as_ref() {
+        Some(f) => Some((inner, f)),
+        None => {
+            waiting(frame.buffer_mut(), inner, theme);
+            None
+        }
+    }
+}
+
 pub fn waiting(buf: &mut Buffer, area: Rect, theme: &Theme) {
     draw_lines(
         buf,
