@@ -205,3 +205,167 @@ fn read_only_refuses_every_change_key() {
         key(&mut app, KeyCode::Esc);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Replay transport through `update`
+// ---------------------------------------------------------------------------
+
+fn replay_app() -> App {
+    use innodebt::app::{Recording, Replay, moments};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/demo/mariadb-10.11-blocker.idbt"
+    );
+    let events = innodebt::capture::open(path).expect("demo").events;
+    let found = moments::find(&events);
+    let rec = Recording::new(events, "demo".into(), None);
+    let last = rec.len() - 1;
+    App::replaying(Replay::new(rec, found, 0, last), Duration::from_secs(1))
+}
+
+fn pos(app: &App) -> usize {
+    app.replay.as_ref().map(|r| r.pos).unwrap_or(usize::MAX)
+}
+
+#[test]
+fn replay_steps_seeks_and_changes_speed() {
+    let mut app = replay_app();
+    assert_eq!(pos(&app), 0);
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Right);
+    assert_eq!(pos(&app), 2);
+    key(&mut app, KeyCode::Left);
+    assert_eq!(pos(&app), 1);
+    // The screen follows the position: the latest figures are that sample's.
+    let shown = app.live.latest.as_ref().map(|f| f.sampled_at);
+    assert_eq!(shown, app.replay.as_ref().and_then(|r| r.now()));
+    key(&mut app, KeyCode::Char(']'));
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(5.0));
+    for _ in 0..20 {
+        key(&mut app, KeyCode::Char('['));
+    }
+    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(0.25));
+    for _ in 0..20 {
+        key(&mut app, KeyCode::Char(']'));
+    }
+    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(1000.0));
+}
+
+#[test]
+fn replay_plays_at_speed_and_stops_at_the_end() {
+    let mut app = replay_app();
+    key(&mut app, KeyCode::Char(' '));
+    assert!(app.replay.as_ref().is_some_and(|r| r.playing));
+    // 10× for 2 wall seconds ≈ 20 one-second samples.
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Char(']'));
+        if app.replay.as_ref().is_some_and(|r| r.speed >= 10.0) {
+            break;
+        }
+    }
+    let wall = now();
+    for i in 0..=8 {
+        app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+    }
+    let p = pos(&app);
+    assert!((17..=23).contains(&p), "at {p}");
+    // At 1000× a few ticks reach the end, where playback stops by itself.
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Char(']'));
+    }
+    for i in 9..40 {
+        app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+    }
+    let r = app.replay.as_ref().expect("replay");
+    assert!(r.at_end() && !r.playing);
+}
+
+#[test]
+fn replay_jumps_between_notable_moments_and_goes_to_a_time() {
+    let mut app = replay_app();
+    key(&mut app, KeyCode::Char('n'));
+    let first = pos(&app);
+    assert!(first > 0);
+    key(&mut app, KeyCode::Char('n'));
+    let second = pos(&app);
+    assert!(second > first);
+    key(&mut app, KeyCode::Char('N'));
+    assert_eq!(pos(&app), first);
+    // g +1m → about 60 samples from the start.
+    key(&mut app, KeyCode::Char('g'));
+    assert!(matches!(app.overlay, Some(Overlay::Input(_))));
+    type_text(&mut app, "+1m");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.overlay.is_none());
+    assert!((58..=62).contains(&pos(&app)), "at {}", pos(&app));
+    // A bad time keeps the prompt open with the reason.
+    key(&mut app, KeyCode::Char('g'));
+    type_text(&mut app, "yesterday");
+    key(&mut app, KeyCode::Enter);
+    match &app.overlay {
+        Some(Overlay::Input(i)) => assert!(i.error.is_some()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn replays_never_change_a_server() {
+    let mut app = replay_app();
+    for c in ['t', 'l', 'm', 'K'] {
+        assert!(key(&mut app, KeyCode::Char(c)).is_empty());
+        match &app.overlay {
+            Some(Overlay::Notice { lines, .. }) => {
+                assert!(lines.join(" ").contains("replays never change"))
+            }
+            other => panic!("{c}: {other:?}"),
+        }
+        key(&mut app, KeyCode::Esc);
+    }
+}
+
+#[test]
+fn mysql_8_offers_set_persist_as_the_alternative() {
+    let mut app = App::new(Duration::from_secs(1), now());
+    let info = ServerInfo {
+        label: "db2:3306".into(),
+        version: "8.0.36".into(),
+        version_comment: "MySQL Community Server - GPL".into(),
+        flavor: Flavor::detect("8.0.36", "MySQL Community Server - GPL", true),
+        variables: BTreeMap::new(),
+    };
+    app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
+    key(&mut app, KeyCode::Char('l'));
+    let mut facts = lag_facts();
+    facts.source = FactsSource::VersionTable;
+    app.update(Msg::Facts {
+        knob: Knob::MaxPurgeLag,
+        then: FactsThen::Prompt,
+        result: Ok(facts),
+    });
+    key(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "5000");
+    key(&mut app, KeyCode::Enter);
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("confirmation expected: {:?}", app.overlay);
+    };
+    assert_eq!(
+        c.sql.as_deref(),
+        Some("SET GLOBAL innodb_max_purge_lag = 5000")
+    );
+    assert!(
+        c.lines.iter().any(|l| l.starts_with("a: ")),
+        "{:?}",
+        c.lines
+    );
+    assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("the alternative asks again");
+    };
+    let sql = c.sql.clone().expect("sql");
+    assert!(sql.contains("SET PERSIST"), "{sql}");
+    match key(&mut app, KeyCode::Char('y')).as_slice() {
+        [Command::Execute(plan)] => assert_eq!(plan.sql_text(), sql),
+        other => panic!("{other:?}"),
+    }
+}

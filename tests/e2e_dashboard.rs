@@ -109,3 +109,47 @@ async fn sigterm_and_sighup_restore_the_terminal() {
         });
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn record_while_the_dashboard_runs_then_replay_it() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("live.idbt");
+    let tmux = Tmux::start(dir.path(), 120, 40);
+    tmux.type_text(&command_line(
+        &server,
+        &format!("--record {}", file.display()),
+    ));
+    tmux.keys(&["Enter"]);
+    let long = Duration::from_secs(20);
+    tmux.wait_for("the REC badge", long, |s| {
+        s.contains("REC") && s.contains("Checkpoint age")
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    tmux.keys(&["q"]);
+    let after = tmux.wait_for("the summary", long, |s| s.contains("recorded"));
+    assert!(after.contains("live.idbt"), "{after}");
+    let cap = innodebt::capture::open(&file).expect("capture");
+    assert!(cap.end.is_complete(), "{:?}", cap.end);
+    let samples = cap
+        .events
+        .iter()
+        .filter(|e| matches!(e, innodebt::sample::SourceEvent::Sample(_)))
+        .count();
+    assert!(samples >= 3, "{samples}");
+
+    // The same dashboard, fed from the file.
+    tmux.type_text(&format!(
+        "{} replay {}",
+        common::innodebt_bin().display(),
+        file.display()
+    ));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the replay", long, |s| {
+        s.contains("REPLAY") && s.contains("Checkpoint age")
+    });
+    tmux.keys(&["Right", "Right"]);
+    tmux.wait_for("the position moved", long, |s| s.contains("+1s"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("the shell", long, |s| !s.contains("REPLAY"));
+}

@@ -380,6 +380,21 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
             }
         },
         Overlay::Confirm(mut c) => match key.code {
+            // The plan's alternative (MySQL 8: SET PERSIST) replaces it, asking again.
+            KeyCode::Char('a') => {
+                match c.action {
+                    Action::Change(plan) if plan.alternative.is_some() => {
+                        if let Some(alt) = plan.alternative {
+                            app.confirm_plan(*alt);
+                        }
+                    }
+                    action => {
+                        c.action = action;
+                        app.overlay = Some(Overlay::Confirm(c));
+                    }
+                }
+                Vec::new()
+            }
             KeyCode::Char('y') | KeyCode::Char('Y') => app.confirmed(c.action),
             KeyCode::Enter if c.yes_selected => app.confirmed(c.action),
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Enter => Vec::new(),

@@ -441,9 +441,13 @@ impl App {
 
     /// Opens the confirmation for a plan (the default answer is No).
     pub fn confirm_plan(&mut self, plan: ChangePlan) {
+        let mut lines = plan.confirm_lines();
+        if let Some(alt) = &plan.alternative {
+            lines.push(format!("a: {} instead ({})", alt.title, alt.sql_text()));
+        }
         self.overlay = Some(Overlay::Confirm(Confirm {
             title: plan.title.clone(),
-            lines: plan.confirm_lines(),
+            lines,
             sql: Some(plan.sql_text()),
             yes_selected: false,
             action: Action::Change(Box::new(plan)),
