@@ -455,11 +455,7 @@ fn server_info(
         .get("version_comment")
         .cloned()
         .unwrap_or_default();
-    let flavor = Flavor::detect(
-        &version,
-        &comment,
-        variables.contains_key("innodb_redo_log_capacity"),
-    );
+    let flavor = Flavor::from_variables(&variables);
     let host = match files.get("hostname") {
         Some(path) => read_text(path)?.trim().to_string(),
         None => String::new(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Row, Value};
+use mysql_async::{Conn, Row};
 
 use super::ControlError;
 use super::plan::{ChangePlan, FactsSource, Knob, KnobFacts, PURGE_LAG_WAIT_VARIABLE, PlanAction};
@@ -451,18 +451,7 @@ async fn disconnect(conn: Conn) {
     let _ = tokio::time::timeout(Duration::from_secs(2), conn.disconnect()).await;
 }
 
-/// A result value as text (numbers and strings alike; `NULL` is `None`).
-pub(crate) fn value_text(v: &Value) -> Option<String> {
-    match v {
-        Value::NULL => None,
-        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        Value::Int(i) => Some(i.to_string()),
-        Value::UInt(u) => Some(u.to_string()),
-        Value::Float(f) => Some(f.to_string()),
-        Value::Double(d) => Some(d.to_string()),
-        other => Some(other.as_sql(true)),
-    }
-}
+pub(crate) use crate::source::live::value_text;
 
 /// `query_drop` with the statement timeout; errors explained for `privilege`.
 pub(crate) async fn run_drop(
@@ -518,6 +507,7 @@ mod tests {
     use super::*;
     use crate::cli::Endpoint;
     use crate::control::plan::{PlanContext, plan_set};
+    use mysql_async::Value;
 
     #[test]
     fn execute_is_spawnable() {

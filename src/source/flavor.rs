@@ -204,6 +204,17 @@ impl Flavor {
         }
     }
 
+    /// Detect from the server's variables (`version`, `version_comment`, and whether
+    /// `innodb_redo_log_capacity` exists).
+    pub fn from_variables(vars: &std::collections::BTreeMap<String, String>) -> Flavor {
+        let get = |k: &str| vars.get(k).map(String::as_str).unwrap_or_default();
+        Flavor::detect(
+            get("version"),
+            get("version_comment"),
+            vars.contains_key("innodb_redo_log_capacity"),
+        )
+    }
+
     pub fn is_mariadb(&self) -> bool {
         self.kind == FlavorKind::Mariadb
     }

@@ -96,17 +96,22 @@ async fn rows(conn: &mut Conn, sql: &str, limit: Duration) -> Result<Vec<Row>, Q
     }
 }
 
-/// A column as text, whatever type the server sent.
-fn text(row: &Row, idx: usize) -> Option<String> {
-    match row.as_ref(idx)? {
+/// A result value as text (numbers and strings alike; `NULL` is `None`).
+pub(crate) fn value_text(v: &Value) -> Option<String> {
+    match v {
         Value::NULL => None,
         Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
         Value::Int(i) => Some(i.to_string()),
         Value::UInt(u) => Some(u.to_string()),
         Value::Float(f) => Some(f.to_string()),
         Value::Double(d) => Some(d.to_string()),
-        other => Some(format!("{other:?}")),
+        other => Some(other.as_sql(true)),
     }
+}
+
+/// A column as text, whatever type the server sent.
+fn text(row: &Row, idx: usize) -> Option<String> {
+    row.as_ref(idx).and_then(value_text)
 }
 
 fn number(row: &Row, idx: usize) -> Option<u64> {
@@ -149,11 +154,7 @@ impl Session {
             .get("version_comment")
             .cloned()
             .unwrap_or_default();
-        let flavor = Flavor::detect(
-            &version,
-            &comment,
-            variables.contains_key("innodb_redo_log_capacity"),
-        );
+        let flavor = Flavor::from_variables(&variables);
         Ok(Session {
             conn,
             info: ServerInfo {
