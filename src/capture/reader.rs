@@ -310,6 +310,35 @@ fn skippable_at(b: &[u8], pos: usize) -> Skippable<'_> {
     }
 }
 
+/// Damage at `pos`: skip to the next intact section marker (recording the gap), or, when none
+/// follows, end the capture there.
+fn resync(
+    b: &[u8],
+    pos: usize,
+    at: impl Fn(usize) -> u64,
+    name: &str,
+    gaps: &mut Vec<Gap>,
+    what: &str,
+) -> Result<usize, End> {
+    match format::find_marker(b, pos + 1) {
+        Some(n) => {
+            gaps.push(Gap {
+                at_byte: at(pos),
+                resumes_at: at(n),
+                what: format!("damaged at byte {}: {what}", at(pos)),
+            });
+            Ok(n)
+        }
+        None => Err(End::Truncated {
+            at_byte: at(pos),
+            reason: format!(
+                "{name}: damaged at byte {}: {what}; no intact section follows",
+                at(pos)
+            ),
+        }),
+    }
+}
+
 /// Walks the body (`b` starts at absolute offset `base`) from marker to marker, hopping over
 /// each zstd frame by its block headers. Damage is stepped over by finding the next marker.
 fn scan(b: &[u8], base: u64, name: &str) -> Scan {
@@ -350,29 +379,22 @@ fn scan(b: &[u8], base: u64, name: &str) -> Scan {
                     ),
                 };
             }
-            Skippable::NotOurs => match format::find_marker(b, pos + 1) {
-                Some(n) => {
-                    gaps.push(Gap {
-                        at_byte: at(pos),
-                        resumes_at: at(n),
-                        what: format!(
-                            "damaged at byte {}: no section marker where one should start",
-                            at(pos)
-                        ),
-                    });
-                    pos = n;
-                    continue;
+            Skippable::NotOurs => {
+                match resync(
+                    b,
+                    pos,
+                    at,
+                    name,
+                    &mut gaps,
+                    "no section marker where one should start",
+                ) {
+                    Ok(n) => {
+                        pos = n;
+                        continue;
+                    }
+                    Err(end) => break end,
                 }
-                None => {
-                    break End::Truncated {
-                        at_byte: at(pos),
-                        reason: format!(
-                            "{name}: damaged at byte {}: expected a section marker; no intact section follows",
-                            at(pos)
-                        ),
-                    };
-                }
-            },
+            }
             Skippable::Frame { payload, next } => (payload, next),
         };
         if let Some(t) = format::decode_trailer(payload) {
@@ -383,28 +405,19 @@ fn scan(b: &[u8], base: u64, name: &str) -> Scan {
         let Some(marker) = format::decode_marker(payload) else {
             if payload.starts_with(MARKER_TAG) || payload.starts_with(TRAILER_TAG) {
                 // Ours but its checksum fails.
-                match format::find_marker(b, pos + 1) {
-                    Some(n) => {
-                        gaps.push(Gap {
-                            at_byte: at(pos),
-                            resumes_at: at(n),
-                            what: format!(
-                                "damaged at byte {}: a section marker fails its checksum",
-                                at(pos)
-                            ),
-                        });
+                match resync(
+                    b,
+                    pos,
+                    at,
+                    name,
+                    &mut gaps,
+                    "a section marker fails its checksum",
+                ) {
+                    Ok(n) => {
                         pos = n;
                         continue;
                     }
-                    None => {
-                        break End::Truncated {
-                            at_byte: at(pos),
-                            reason: format!(
-                                "{name}: damaged at byte {}: a section marker fails its checksum; no intact section follows",
-                                at(pos)
-                            ),
-                        };
-                    }
+                    Err(end) => break end,
                 }
             }
             // An extension from a later minor version: step over it.

@@ -33,12 +33,7 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: &Theme) {
             input_lines(input, max_text, theme, base, dim),
         ),
         Overlay::Notice { title, lines } => {
-            let mut out: Vec<Line<'static>> = Vec::new();
-            for l in lines {
-                for w in wrap(&sanitize(l, 2000), max_text) {
-                    out.push(Line::styled(w, base));
-                }
-            }
+            let mut out = wrapped(lines, max_text, base);
             out.push(Line::default());
             out.push(Line::styled("any key closes", dim));
             (sanitize(title, 120), out)
@@ -99,6 +94,15 @@ fn help_lines(theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
     out
 }
 
+/// Explanation lines, cleaned of control characters and wrapped to `max` columns.
+fn wrapped(lines: &[String], max: usize, style: Style) -> Vec<Line<'static>> {
+    lines
+        .iter()
+        .flat_map(|l| wrap(&sanitize(l, 2000), max))
+        .map(|w| Line::styled(w, style))
+        .collect()
+}
+
 fn confirm_lines(
     c: &Confirm,
     max: usize,
@@ -106,12 +110,7 @@ fn confirm_lines(
     base: Style,
     dim: Style,
 ) -> Vec<Line<'static>> {
-    let mut out: Vec<Line<'static>> = Vec::new();
-    for l in &c.lines {
-        for w in wrap(&sanitize(l, 2000), max) {
-            out.push(Line::styled(w, base));
-        }
-    }
+    let mut out = wrapped(&c.lines, max, base);
     if let Some(sql) = &c.sql {
         out.push(Line::default());
         out.push(Line::styled("Will run:", dim));
@@ -151,12 +150,7 @@ fn input_lines(
     base: Style,
     dim: Style,
 ) -> Vec<Line<'static>> {
-    let mut out: Vec<Line<'static>> = Vec::new();
-    for l in &i.lines {
-        for w in wrap(&sanitize(l, 2000), max) {
-            out.push(Line::styled(w, base));
-        }
-    }
+    let mut out = wrapped(&i.lines, max, base);
     out.push(Line::default());
     // The end of what was typed stays visible, with the cursor after it.
     let field_w = max.saturating_sub(3).max(1);
