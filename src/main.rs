@@ -2,11 +2,17 @@
 
 use std::process::ExitCode;
 
+/// Hides `-pSECRET` from `ps` (the binary's own argv; see the module).
+mod argv;
+
 fn main() -> ExitCode {
     let cli = match innodebt::cli::parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
+    if let Some(password) = &cli.connection.password {
+        argv::hide_password(password.expose());
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -4,9 +4,34 @@
 use std::fmt::Write as _;
 
 use crate::metrics::Figures;
+use crate::sample::SourceKind;
+use crate::ui::widgets::{is_invisible, sanitize, strip_controls};
 
 pub fn json(f: &Figures) -> String {
-    serde_json::to_string_pretty(f).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    let json = serde_json::to_string_pretty(f).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    escape_terminal_controls(json)
+}
+
+/// serde_json escapes C0 controls but leaves DEL, the C1 controls (U+009B is CSI to many
+/// terminals) and invisible format characters (bidi overrides) raw. Escaped they mean the
+/// same to a JSON reader and nothing to a terminal; they only occur inside strings, so the
+/// JSON stays valid.
+fn escape_terminal_controls(json: String) -> String {
+    let risky = |c: char| (c.is_control() && !c.is_ascii_whitespace()) || is_invisible(c);
+    if !json.chars().any(risky) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 32);
+    for c in json.chars() {
+        if risky(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Bytes in the unit a DBA reads at a glance.
@@ -119,17 +144,23 @@ pub fn text(f: &Figures) -> String {
                 o,
                 "blocker   thread {} {}@{} trx {} {} for {} · {}",
                 opt(b.thread_id, |t| t.to_string()),
-                b.user.as_deref().unwrap_or("?"),
-                b.host.as_deref().unwrap_or("?"),
-                b.trx_id,
-                b.state,
+                sanitize(b.user.as_deref().unwrap_or("?"), 200),
+                sanitize(b.host.as_deref().unwrap_or("?"), 200),
+                sanitize(&b.trx_id, 40),
+                sanitize(&b.state, 40),
                 duration(b.age_s),
-                b.query.as_deref().unwrap_or("(no statement running)"),
+                sanitize(b.query.as_deref().unwrap_or("(no statement running)"), 2000),
             );
         }
-        None => {
-            let _ = writeln!(o, "blocker   none");
-        }
+        // Unreadable INNODB_TRX is not "no blocker".
+        None => match f.refused(SourceKind::InnodbTrx) {
+            Some(u) => {
+                let _ = writeln!(o, "blocker   unknown: {} {}", u.what, u.reason());
+            }
+            None => {
+                let _ = writeln!(o, "blocker   none");
+            }
+        },
     }
     let d = &f.dirty;
     let _ = writeln!(
@@ -153,7 +184,9 @@ pub fn text(f: &Figures) -> String {
     for w in &f.warnings {
         let _ = writeln!(o, "warning   {w}");
     }
-    o
+    // Server text (names, statements, versions, error messages) must not reach a terminal
+    // as escape sequences or control characters.
+    o.lines().map(|l| strip_controls(l) + "\n").collect()
 }
 
 #[cfg(test)]
@@ -169,5 +202,14 @@ mod tests {
         assert_eq!(count(1.25), "1.2");
         assert_eq!(duration(3725), "1h 02m");
         assert_eq!(duration(59), "59s");
+    }
+
+    #[test]
+    fn json_escapes_what_a_terminal_would_act_on() {
+        let raw = "{\"q\": \"a\u{9b}2J\u{7f}\u{202e}b\u{e0041}\"}".to_string();
+        let escaped = escape_terminal_controls(raw);
+        assert_eq!(escaped, r#"{"q": "a\u009b2J\u007f\u202eb\udb40\udc41"}"#);
+        let back: serde_json::Value = serde_json::from_str(&escaped).expect("valid JSON");
+        assert_eq!(back["q"], "a\u{9b}2J\u{7f}\u{202e}b\u{e0041}");
     }
 }

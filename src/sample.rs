@@ -111,8 +111,15 @@ impl Sample {
         }
     }
 
+    /// A status variable by name, ignoring case as the server does: MariaDB answers
+    /// `Innodb_buffer_pool_pages_LRU_flushed` as `Innodb_buffer_pool_pages_lru_flushed`.
     pub fn status(&self, name: &str) -> Option<u64> {
-        self.status.get(name).copied()
+        self.status.get(name).copied().or_else(|| {
+            self.status
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| *v)
+        })
     }
 
     /// An INNODB_METRICS counter, only when it is enabled (a disabled one is not a zero).

@@ -24,6 +24,19 @@ use crate::theme::Theme;
 const MIN_FRAME: Duration = Duration::from_millis(66);
 const CLOCK: Duration = Duration::from_millis(250);
 
+/// Test hook, read once at start: with `INNODEBT_FAILPOINT=panic-in-render` the dashboard
+/// panics inside `terminal.draw` once it has shown a few samples, so the fault tests can check
+/// what a bug in a render leaves behind (terminal restored, message readable, capture
+/// finished). Unset (always, outside tests) it does nothing.
+const FAILPOINT_ENV: &str = "INNODEBT_FAILPOINT";
+const PANIC_IN_RENDER: &str = "panic-in-render";
+/// Samples shown before the failpoint fires: enough for a recording to hold some.
+const PANIC_AFTER_SAMPLES: u64 = 3;
+
+fn panic_in_render_requested() -> bool {
+    std::env::var_os(FAILPOINT_ENV).is_some_and(|v| v == PANIC_IN_RENDER)
+}
+
 /// What runtime changes need: where to connect (a side connection, never the poller's) and
 /// the audit log.
 pub struct Control {
@@ -63,12 +76,18 @@ async fn event_loop(
     clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_draw = Instant::now() - MIN_FRAME;
     let mut source_open = true;
+    let panic_in_render = panic_in_render_requested();
     // Side tasks (facts, changes) report back here; the loop never awaits them.
     let (side_tx, mut side_rx) = mpsc::channel::<Msg>(16);
 
     loop {
         if app.needs_draw && last_draw.elapsed() >= MIN_FRAME {
-            terminal.draw(|f| crate::ui::render(f, app, theme))?;
+            terminal.draw(|f| {
+                if panic_in_render && app.view().samples_seen >= PANIC_AFTER_SAMPLES {
+                    panic!("{FAILPOINT_ENV}={PANIC_IN_RENDER}: a deliberate panic inside a render");
+                }
+                crate::ui::render(f, app, theme)
+            })?;
             app.needs_draw = false;
             last_draw = Instant::now();
         }

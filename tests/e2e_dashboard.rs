@@ -149,7 +149,9 @@ async fn record_while_the_dashboard_runs_then_replay_it() {
         s.contains("REPLAY") && s.contains("Checkpoint age")
     });
     tmux.keys(&["Right", "Right"]);
-    tmux.wait_for("the position moved", long, |s| s.contains("+1s"));
+    tmux.wait_for("the position moved", long, |s| {
+        s.contains("+1s/") || s.contains("+2s/")
+    });
     tmux.keys(&["q"]);
     tmux.wait_for("the shell", long, |s| !s.contains("REPLAY"));
 }

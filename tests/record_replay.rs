@@ -208,6 +208,21 @@ fn record_with_a_duration_then_export_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("time,"), "{}", lines[0]);
     assert!(lines.len() >= 6, "{text}");
+    // `-o` writes the same CSV to a new file, 0600 like the capture.
+    let csv_file = dir.path().join("d.csv");
+    let to_file = Command::new(common::innodebt_bin())
+        .arg("export")
+        .arg(&file)
+        .args(["--format", "csv", "-o"])
+        .arg(&csv_file)
+        .output()
+        .expect("export -o");
+    assert!(to_file.status.success(), "{to_file:?}");
+    assert_eq!(std::fs::read_to_string(&csv_file).expect("csv"), text);
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&csv_file).expect("meta").permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     // Refuses to overwrite an existing capture.
     let again = Command::new(common::innodebt_bin())
         .args(server.conn_args())

@@ -9,6 +9,7 @@ use super::{
     Overlay, Panel,
 };
 use crate::control::{self, Knob};
+use crate::sample::SourceKind;
 
 /// The help overlay's content: every key, in the order a DBA looks for them.
 pub const HELP: &[(&str, &str)] = &[
@@ -276,12 +277,13 @@ fn monitors_key(app: &mut App) -> Vec<Command> {
         app.notice("INNODB_METRICS", why);
         return Vec::new();
     }
-    let off = app
-        .live
-        .latest
-        .as_ref()
-        .map(|f| f.metrics_off.clone())
-        .unwrap_or_default();
+    let latest = app.live.latest.as_ref();
+    if let Some(u) = latest.and_then(|f| f.refused(SourceKind::InnodbMetrics)) {
+        let why = control::Refusal::metrics_unreadable(u).to_string();
+        app.notice("INNODB_METRICS", why);
+        return Vec::new();
+    }
+    let off = latest.map(|f| f.metrics_off.clone()).unwrap_or_default();
     match app
         .plan_context()
         .ok_or_else(|| "not connected".to_string())
@@ -299,7 +301,14 @@ fn kill_key(app: &mut App) -> Vec<Command> {
         app.notice("Kill the purge blocker", why);
         return Vec::new();
     }
-    let blocker = app.live.latest.as_ref().and_then(|f| f.blocker.clone());
+    let latest = app.live.latest.as_ref();
+    let blocker = latest.and_then(|f| f.blocker.clone());
+    let unreadable = latest.and_then(|f| f.refused(SourceKind::InnodbTrx));
+    if let (None, Some(u)) = (&blocker, unreadable) {
+        let why = control::Refusal::blocker_unreadable(u).to_string();
+        app.notice("Kill the purge blocker", why);
+        return Vec::new();
+    }
     let Some(blocker) = blocker else {
         app.notice(
             "Kill the purge blocker",

@@ -4,7 +4,7 @@
 
 use thiserror::Error;
 
-use crate::metrics::figures::{Blocker, Figures};
+use crate::metrics::figures::{Blocker, Figures, Unreadable};
 use crate::sample::Sample;
 use crate::source::flavor::{Flavor, METRICS, MONITOR_GROUPS};
 
@@ -234,6 +234,33 @@ pub enum Refusal {
     NoThreadId { trx_id: String },
     #[error("{what} is not available on {server}")]
     Unsupported { what: String, server: String },
+    /// The source that would say what to change could not be read: never guess from nothing.
+    #[error("{what} cannot be read ({reason}), so {unknown}")]
+    Unreadable {
+        what: String,
+        reason: String,
+        unknown: &'static str,
+    },
+}
+
+impl Refusal {
+    /// `m` without INNODB_METRICS: which counters are off is unknown.
+    pub fn metrics_unreadable(u: &Unreadable) -> Refusal {
+        Refusal::Unreadable {
+            what: u.what.clone(),
+            reason: u.reason(),
+            unknown: "which monitor counters are off is unknown",
+        }
+    }
+
+    /// `K` without INNODB_TRX: whether a transaction blocks purge is unknown.
+    pub fn blocker_unreadable(u: &Unreadable) -> Refusal {
+        Refusal::Unreadable {
+            what: u.what.clone(),
+            reason: u.reason(),
+            unknown: "whether a transaction blocks purge is unknown",
+        }
+    }
 }
 
 /// What the user typed → a value. Accepts `1000`, `1_000`, `1,000`, `10k` (× 1,000) and
@@ -1176,6 +1203,32 @@ mod tests {
         assert_eq!(
             plan_enable_monitors(&[], &ctx),
             Err(Refusal::NothingToEnable)
+        );
+    }
+
+    #[test]
+    fn an_unreadable_source_is_refused_with_its_privilege() {
+        let u = Unreadable {
+            source: crate::sample::SourceKind::InnodbMetrics,
+            what: "information_schema.INNODB_METRICS".into(),
+            privilege: Some("PROCESS".into()),
+            error: "error 1227: Access denied".into(),
+            figures: vec!["purge.records_per_s".into()],
+        };
+        assert_eq!(
+            Refusal::metrics_unreadable(&u).to_string(),
+            "information_schema.INNODB_METRICS cannot be read (needs PROCESS privilege (GRANT \
+             PROCESS ON *.* TO the account)), so which monitor counters are off is unknown"
+        );
+        let no_privilege = Unreadable {
+            privilege: None,
+            error: "error 1146: Table doesn't exist".into(),
+            ..u
+        };
+        let msg = Refusal::blocker_unreadable(&no_privilege).to_string();
+        assert!(
+            msg.contains("error 1146") && msg.contains("whether a transaction blocks purge"),
+            "{msg}"
         );
     }
 

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::sample::{SourceKind, Unavailable};
 use crate::verdicts::{Recovery, Sizing, Verdict};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,7 +33,172 @@ pub struct Figures {
     /// Every INNODB_METRICS counter the panels use that is switched off.
     #[serde(default)]
     pub metrics_off: Vec<String>,
+    /// Every source the server refused (or could not give), the privilege that would unlock
+    /// it, and which of the figures above are `null` because of it.
+    #[serde(default)]
+    pub unavailable: Vec<Unreadable>,
     pub warnings: Vec<String>,
+}
+
+/// A source that could not be read, and what that leaves unknown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unreadable {
+    pub source: SourceKind,
+    /// The statement or table, as the DBA would run it (`SHOW ENGINE INNODB STATUS`).
+    pub what: String,
+    /// The privilege that would unlock it (`PROCESS`), when the server said access denied.
+    pub privilege: Option<String>,
+    /// The server's own words.
+    pub error: String,
+    /// The figures (JSON paths: `purge.state`, `blocker`, `flush.by_source_pages_per_s.sync`)
+    /// that are `null` because of it.
+    pub figures: Vec<String>,
+}
+
+impl Unreadable {
+    /// `needs PROCESS privilege (GRANT PROCESS ON *.* TO the account)`, else the server's error.
+    pub fn reason(&self) -> String {
+        match &self.privilege {
+            Some(p) => format!("needs {p} privilege (GRANT {p} ON *.* TO the account)"),
+            None => self.error.clone(),
+        }
+    }
+}
+
+/// The figures (JSON paths) each source feeds. A figure fed by several sources is listed
+/// under each: it is attributed to a refused source only when it really came out `null`.
+pub fn figures_fed_by(source: SourceKind) -> &'static [&'static str] {
+    const REDO_LSN: [&str; 5] = [
+        "redo.lsn",
+        "redo.checkpoint_lsn",
+        "redo.checkpoint_age_bytes",
+        "redo.checkpoint_age_pct_of_capacity",
+        "redo.written_bytes_per_s",
+    ];
+    match source {
+        SourceKind::GlobalStatus => &[
+            "server.uptime_s",
+            REDO_LSN[0],
+            REDO_LSN[1],
+            REDO_LSN[2],
+            REDO_LSN[3],
+            REDO_LSN[4],
+            "flush.total_pages_per_s",
+            "flush.by_source_pages_per_s.lru",
+            "flush.flush_list_pages_per_s",
+            "history.length",
+            "history.growth_per_s",
+            "purge.inflow_records_per_s",
+            "purge.dml_delay_us",
+            "dirty.pages",
+            "dirty.data_pages",
+            "dirty.free_pages",
+            "dirty.pct",
+            "dirty.bytes",
+        ],
+        SourceKind::InnodbMetrics => &[
+            REDO_LSN[0],
+            REDO_LSN[1],
+            REDO_LSN[2],
+            REDO_LSN[3],
+            REDO_LSN[4],
+            "flush.by_source_pages_per_s.adaptive",
+            "flush.by_source_pages_per_s.lru",
+            "flush.by_source_pages_per_s.sync",
+            "flush.by_source_pages_per_s.background",
+            "flush.by_source_pages_per_s.neighbor",
+            "flush.flush_list_pages_per_s",
+            "history.length",
+            "history.growth_per_s",
+            "purge.records_per_s",
+            "purge.undo_pages_per_s",
+            "undo.size_bytes",
+            "undo.reads_per_s",
+            "undo.resident_pct",
+        ],
+        SourceKind::InnodbTrx => &["blocker", "history.held_back"],
+        SourceKind::InnodbStatus => &[
+            "purge.state",
+            REDO_LSN[0],
+            REDO_LSN[1],
+            REDO_LSN[2],
+            REDO_LSN[3],
+            "history.length",
+        ],
+        SourceKind::UndoScan => &["undo.cached_pages", "undo.resident_pct", "undo.scanned_at"],
+        SourceKind::Variables => &[
+            "redo.capacity_bytes",
+            "redo.async_point_bytes",
+            "redo.sync_point_bytes",
+            "flush.io_capacity",
+            "flush.io_capacity_max",
+            "purge.threads",
+            "purge.batch_size",
+            "purge.max_purge_lag",
+            "purge.max_purge_lag_delay_us",
+            "dirty.max_pct",
+            "dirty.lwm_pct",
+        ],
+    }
+}
+
+impl Figures {
+    /// Fills [`Figures::unavailable`] from the sources refused for this moment: each names
+    /// the figures it leaves `null`.
+    pub fn note_unavailable(&mut self, refused: &[Unavailable]) {
+        if refused.is_empty() {
+            self.unavailable.clear();
+            return;
+        }
+        let json = serde_json::to_value(&*self).unwrap_or_default();
+        let is_null = |path: &str| {
+            let pointer = format!("/{}", path.replace('.', "/"));
+            json.pointer(&pointer)
+                .is_none_or(serde_json::Value::is_null)
+        };
+        self.unavailable = refused
+            .iter()
+            .map(|u| Unreadable {
+                source: u.source,
+                what: u.source.describe().to_string(),
+                privilege: u.privilege.clone(),
+                error: u.error.clone(),
+                figures: figures_fed_by(u.source)
+                    .iter()
+                    .filter(|f| is_null(f))
+                    .map(|f| (*f).to_string())
+                    .collect(),
+            })
+            .collect();
+    }
+
+    /// The privilege whose absence keeps `figure` (a JSON path, or a prefix of some:
+    /// `flush.by_source_pages_per_s`) unknown.
+    pub fn missing_privilege(&self, figure: &str) -> Option<&str> {
+        let under = |f: &str| {
+            f == figure
+                || f.strip_prefix(figure)
+                    .is_some_and(|rest| rest.starts_with('.'))
+        };
+        self.unavailable
+            .iter()
+            .filter(|u| u.figures.iter().any(|f| under(f)))
+            .find_map(|u| u.privilege.as_deref())
+    }
+
+    /// Why `source` gave nothing for these figures, when it was refused.
+    pub fn refused(&self, source: SourceKind) -> Option<&Unreadable> {
+        self.unavailable.iter().find(|u| u.source == source)
+    }
+
+    /// `needs PROCESS privilege` when a missing privilege keeps any of `figures` unknown:
+    /// what a panel shows instead of a bare `n/a`.
+    pub fn privilege_note(&self, figures: &[&str]) -> Option<String> {
+        figures
+            .iter()
+            .find_map(|f| self.missing_privilege(f))
+            .map(|p| format!("needs {p} privilege"))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,4 +310,202 @@ pub struct Undo {
     pub resident_pct: Option<f64>,
     /// When the last residency scan ran.
     pub scanned_at: Option<DateTime<Utc>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use chrono::{TimeZone, Utc};
+
+    use crate::innodb_status::InnodbStatus;
+    use crate::metrics::Deriver;
+    use crate::sample::{Sample, ServerInfo, SourceEvent, SourceKind, Unavailable};
+    use crate::source::flavor::Flavor;
+
+    const DENIED: &str = "error 1227: Access denied; you need (at least one of) the PROCESS \
+                          privilege(s) for this operation";
+
+    fn connected() -> Deriver {
+        let variables: BTreeMap<String, String> = [
+            ("innodb_log_file_size", "16777216"),
+            ("innodb_purge_threads", "4"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let mut d = Deriver::new();
+        d.push(&SourceEvent::Connected {
+            at: Utc::now(),
+            info: ServerInfo {
+                label: "db:3306".into(),
+                version: "10.11.19-MariaDB".into(),
+                version_comment: String::new(),
+                flavor: Flavor::detect("10.11.19-MariaDB", "", false),
+                variables,
+            },
+        });
+        d
+    }
+
+    fn refused(source: SourceKind) -> Unavailable {
+        Unavailable {
+            source,
+            privilege: Some("PROCESS".into()),
+            error: DENIED.into(),
+        }
+    }
+
+    /// A USAGE-only poll: status readable, INNODB_METRICS / INNODB_TRX refused; SEIS tried
+    /// (and refused) only when `seis_tried`.
+    fn usage_sample(t: f64, seis_tried: bool) -> Sample {
+        let at = Utc
+            .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+            .single()
+            .expect("time")
+            + chrono::Duration::milliseconds((t * 1000.0) as i64);
+        let mut s = Sample::new(at, t);
+        for (k, v) in [
+            ("Uptime", 100 + t as u64),
+            ("Innodb_lsn_current", 5_000),
+            ("Innodb_lsn_last_checkpoint", 4_000),
+            ("Innodb_history_list_length", 10),
+            ("Innodb_buffer_pool_pages_flushed", 100 + 10 * t as u64),
+            // MariaDB answers this name in lower case.
+            ("Innodb_buffer_pool_pages_lru_flushed", 50 + 5 * t as u64),
+        ] {
+            s.status.insert(k.into(), v);
+        }
+        s.unavailable = vec![
+            refused(SourceKind::InnodbMetrics),
+            refused(SourceKind::InnodbTrx),
+        ];
+        if seis_tried {
+            s.unavailable.push(refused(SourceKind::InnodbStatus));
+        }
+        s
+    }
+
+    #[test]
+    fn a_refused_source_names_the_null_figures_it_leaves() {
+        let mut d = connected();
+        let _ = d.push_sample(&usage_sample(0.0, true));
+        let f = d.push_sample(&usage_sample(1.0, false)).expect("figures");
+        // Readable without PROCESS: not listed, not null.
+        assert_eq!(f.redo.checkpoint_age_bytes, Some(1_000));
+        assert_eq!(f.flush.by_source_pages_per_s.lru, Some(5.0));
+        assert_eq!(f.missing_privilege("redo.checkpoint_age_bytes"), None);
+        // INNODB_METRICS: by source (but LRU), purge rates, undo.
+        let metrics = f
+            .refused(SourceKind::InnodbMetrics)
+            .expect("metrics refused");
+        assert!(
+            metrics
+                .figures
+                .contains(&"flush.by_source_pages_per_s.sync".to_string())
+        );
+        assert!(
+            !metrics
+                .figures
+                .contains(&"flush.by_source_pages_per_s.lru".to_string())
+        );
+        assert_eq!(
+            metrics.reason(),
+            "needs PROCESS privilege (GRANT PROCESS ON *.* TO the account)"
+        );
+        assert_eq!(
+            f.missing_privilege("flush.by_source_pages_per_s"),
+            Some("PROCESS")
+        );
+        // A counter unreadable is not a counter off: `m` could not switch it on.
+        assert!(
+            f.flush.disabled_counters.is_empty(),
+            "{:?}",
+            f.flush.disabled_counters
+        );
+        // INNODB_TRX: the blocker is unknown, not absent.
+        assert_eq!(f.blocker, None);
+        assert_eq!(f.missing_privilege("blocker"), Some("PROCESS"));
+        assert_eq!(
+            f.privilege_note(&["purge.state", "blocker"]).as_deref(),
+            Some("needs PROCESS privilege")
+        );
+        // SEIS was refused on the sample before and not asked since: still refused.
+        let seis = f
+            .refused(SourceKind::InnodbStatus)
+            .expect("SEIS refusal stands");
+        assert_eq!(seis.figures, vec!["purge.state".to_string()]);
+        assert!(
+            f.warnings
+                .iter()
+                .any(|w| w.starts_with("SHOW ENGINE INNODB STATUS unavailable: needs the PROCESS"))
+        );
+    }
+
+    #[test]
+    fn a_slow_source_read_again_clears_its_refusal() {
+        let mut d = connected();
+        let _ = d.push_sample(&usage_sample(0.0, true));
+        let mut read = usage_sample(1.0, false);
+        read.innodb_status = Some(InnodbStatus {
+            purge_state: Some("running".into()),
+            ..InnodbStatus::default()
+        });
+        let f = d.push_sample(&read).expect("figures");
+        assert!(f.refused(SourceKind::InnodbStatus).is_none());
+        let f = d.push_sample(&usage_sample(2.0, false)).expect("figures");
+        assert!(f.refused(SourceKind::InnodbStatus).is_none());
+        assert_eq!(f.purge.state.as_deref(), Some("running"));
+        // A reconnection asks again from scratch.
+        let _ = d.push_sample(&usage_sample(3.0, true));
+        let mut d2 = d.clone();
+        d2.push(&SourceEvent::Connected {
+            at: Utc::now(),
+            info: d.info().cloned().expect("info"),
+        });
+        let f = d2.push_sample(&usage_sample(4.0, false)).expect("figures");
+        assert!(f.refused(SourceKind::InnodbStatus).is_none());
+    }
+
+    #[test]
+    fn growing_history_with_an_unseen_blocker_is_not_blamed_on_purge() {
+        let mut d = connected();
+        let mut last = None;
+        for t in 0..30 {
+            let mut s = usage_sample(f64::from(t), t == 0);
+            s.status
+                .insert("Innodb_history_list_length".into(), 1_000 + 200 * t as u64);
+            last = d.push_sample(&s);
+        }
+        let f = last.expect("figures");
+        let v = f
+            .verdicts
+            .iter()
+            .find(|v| v.message.contains("grows"))
+            .unwrap_or_else(|| panic!("growing history is a finding: {:?}", f.verdicts));
+        assert!(
+            v.message
+                .contains("whether a read view blocks purge is unknown")
+                && v.message.contains("INNODB_TRX needs PROCESS privilege"),
+            "{}",
+            v.message
+        );
+        assert!(
+            f.verdicts
+                .iter()
+                .all(|v| !v.message.contains("no read view blocking purge")),
+            "{:?}",
+            f.verdicts
+        );
+    }
+
+    #[test]
+    fn nothing_refused_nothing_listed() {
+        let mut d = connected();
+        let mut s = usage_sample(0.0, false);
+        s.unavailable.clear();
+        let f = d.push_sample(&s).expect("figures");
+        assert!(f.unavailable.is_empty());
+        assert_eq!(f.privilege_note(&["blocker"]), None);
+    }
 }

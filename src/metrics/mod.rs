@@ -11,7 +11,7 @@ pub use figures::*;
 use rates::{counter_rate, gauge_change, metric_rate, sum_known};
 
 use crate::innodb_status::InnodbStatus;
-use crate::sample::{Sample, ServerInfo, SourceEvent, TrxRow, Unavailable, UndoScan};
+use crate::sample::{Sample, ServerInfo, SourceEvent, SourceKind, TrxRow, Unavailable, UndoScan};
 use crate::source::flavor::{self, Flavor};
 use crate::verdicts::{EngineConfig, RecoveryModel, RedoLayout, VerdictEngine};
 
@@ -28,8 +28,37 @@ pub struct Deriver {
     prev: Option<Sample>,
     last_status: Option<(DateTime<Utc>, InnodbStatus)>,
     last_undo_scan: Option<(DateTime<Utc>, UndoScan)>,
+    /// Slow-cadence sources (SEIS, the residency scan) refused on their last try: they are
+    /// not asked every tick, so the refusal stands until one of them is read again.
+    slow_refused: Vec<Unavailable>,
     recovery: RecoveryModel,
     engine: Option<(RedoLayout, VerdictEngine)>,
+    /// Redo capacity of the previous figures, to notice a resize.
+    last_capacity: Option<u64>,
+    redo_resized: Option<RedoResize>,
+}
+
+/// The redo capacity changed under us: a restart with another `innodb_log_file_size` (or
+/// `innodb_redo_log_capacity`), or a resize at runtime. Peak checkpoint age and the sizing
+/// advice start again from here, so they never mix the two sizes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedoResize {
+    /// Time of the first sample with the new capacity.
+    pub at: DateTime<Utc>,
+    pub from_bytes: u64,
+    pub to_bytes: u64,
+}
+
+impl RedoResize {
+    /// "redo capacity changed 16.0 MiB → 32.0 MiB at 12:00:03 UTC".
+    pub fn summary(&self) -> String {
+        format!(
+            "redo capacity changed {} → {} at {}",
+            crate::output::bytes(self.from_bytes),
+            crate::output::bytes(self.to_bytes),
+            self.at.format("%H:%M:%S UTC")
+        )
+    }
 }
 
 impl Default for Deriver {
@@ -50,9 +79,17 @@ impl Deriver {
             prev: None,
             last_status: None,
             last_undo_scan: None,
+            slow_refused: Vec::new(),
             recovery,
             engine: None,
+            last_capacity: None,
+            redo_resized: None,
         }
+    }
+
+    /// The latest redo resize seen, if any.
+    pub fn redo_resized(&self) -> Option<&RedoResize> {
+        self.redo_resized.as_ref()
     }
 
     /// Verdicts, recovery and sizing for one sample's figures. The engine restarts when the
@@ -81,6 +118,33 @@ impl Deriver {
         self.info.as_ref()
     }
 
+    /// Notices a changed redo capacity: restarts the verdict engine (peak, sizing) and says
+    /// so in the figures' warnings from then on.
+    fn note_redo_resize(&mut self, figures: &mut Figures) {
+        let now = figures.redo.capacity_bytes;
+        if let (Some(from), Some(to)) = (self.last_capacity, now)
+            && from != to
+        {
+            self.redo_resized = Some(RedoResize {
+                at: figures.sampled_at,
+                from_bytes: from,
+                to_bytes: to,
+            });
+            self.engine = None;
+        }
+        self.last_capacity = now.or(self.last_capacity);
+        if let Some(r) = &self.redo_resized {
+            let variable = self
+                .info
+                .as_ref()
+                .map_or("the redo size variable", |i| i.flavor.redo_size_variable());
+            figures.warnings.push(format!(
+                "{} ({variable}): peak checkpoint age and sizing advice count from then",
+                r.summary()
+            ));
+        }
+    }
+
     /// Feed one source event; a sample yields its figures.
     pub fn push(&mut self, event: &SourceEvent) -> Option<Figures> {
         match event {
@@ -89,6 +153,8 @@ impl Deriver {
                 // rates start again from the next sample.
                 self.info = Some(info.clone());
                 self.prev = None;
+                // A new session asks the slow sources again on its first poll.
+                self.slow_refused.clear();
                 None
             }
             SourceEvent::Variables { variables, .. } => {
@@ -119,6 +185,7 @@ impl Deriver {
         if let Some(scan) = sample.undo_scan {
             self.last_undo_scan = Some((sample.taken_at, scan));
         }
+        let refused = self.refused(sample);
         let ctx = Context {
             info: &info,
             flavor: info.flavor,
@@ -126,11 +193,38 @@ impl Deriver {
             cur: sample,
             last_status: self.last_status.as_ref().map(|(_, s)| s),
             last_undo_scan: self.last_undo_scan,
+            refused: &refused,
         };
         let mut figures = ctx.derive();
+        self.note_redo_resize(&mut figures);
+        // Before the verdicts: an unseen blocker is not "no blocker".
+        figures.note_unavailable(&refused);
         self.assess(&mut figures, &info, sample.mono_s);
         self.prev = Some(sample.clone());
         Some(figures)
+    }
+}
+
+impl Deriver {
+    /// The sources refused for this sample: its own refusals, plus a slow source's last
+    /// refusal while it has not been read again.
+    fn refused(&mut self, sample: &Sample) -> Vec<Unavailable> {
+        let slow = |k: SourceKind| matches!(k, SourceKind::InnodbStatus | SourceKind::UndoScan);
+        self.slow_refused.retain(|u| match u.source {
+            SourceKind::InnodbStatus => sample.innodb_status.is_none(),
+            _ => sample.undo_scan.is_none(),
+        });
+        for u in sample.unavailable.iter().filter(|u| slow(u.source)) {
+            self.slow_refused.retain(|old| old.source != u.source);
+            self.slow_refused.push(u.clone());
+        }
+        let mut all = sample.unavailable.clone();
+        for u in &self.slow_refused {
+            if !all.iter().any(|a| a.source == u.source) {
+                all.push(u.clone());
+            }
+        }
+        all
     }
 }
 
@@ -157,6 +251,8 @@ struct Context<'a> {
     cur: &'a Sample,
     last_status: Option<&'a InnodbStatus>,
     last_undo_scan: Option<(DateTime<Utc>, UndoScan)>,
+    /// Sources refused for this moment (see [`Deriver::refused`]).
+    refused: &'a [Unavailable],
 }
 
 impl Context<'_> {
@@ -190,7 +286,7 @@ impl Context<'_> {
         let purge = self.purge(history.length);
         let dirty = self.dirty();
         let undo = self.undo();
-        warnings.extend(self.cur.unavailable.iter().map(describe_unavailable));
+        warnings.extend(self.refused.iter().map(describe_unavailable));
         let off = disabled_metrics(self.cur);
         if !off.is_empty() {
             warnings.push(format!(
@@ -219,6 +315,7 @@ impl Context<'_> {
             recovery: None,
             sizing: None,
             metrics_off: off.iter().map(|m| m.to_string()).collect(),
+            unavailable: Vec::new(),
             warnings,
         }
     }
@@ -263,9 +360,11 @@ impl Context<'_> {
             ("buffer_flush_neighbor_total_pages", "neighbor"),
             ("buffer_LRU_batch_flush_total_pages", "lru"),
         ];
+        // Off means present and switched off: an unreadable table (no PROCESS) or a counter this
+        // server lacks is not something `m` could switch on.
         let disabled_counters = names
             .iter()
-            .filter(|(metric, _)| self.cur.metric(metric).is_none())
+            .filter(|(metric, _)| self.cur.metrics.get(*metric).is_some_and(|m| !m.enabled))
             .map(|(metric, _)| (*metric).to_string())
             .collect::<Vec<_>>();
         let lru = self
@@ -456,4 +555,90 @@ pub fn disabled_metrics(sample: &Sample) -> Vec<&'static str> {
         .copied()
         .filter(|m| sample.metrics.get(*m).is_some_and(|v| !v.enabled))
         .collect()
+}
+
+#[cfg(test)]
+mod redo_resize_tests {
+    use std::collections::BTreeMap;
+
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn mariadb(log_file_size_mib: u64) -> SourceEvent {
+        let variables: BTreeMap<String, String> = [
+            (
+                "innodb_log_file_size",
+                (log_file_size_mib << 20).to_string(),
+            ),
+            ("innodb_page_size", "16384".to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        SourceEvent::Connected {
+            at: Utc
+                .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+                .single()
+                .unwrap(),
+            info: ServerInfo {
+                label: "db:3306".into(),
+                version: "10.11.19-MariaDB".into(),
+                version_comment: String::new(),
+                flavor: Flavor::detect("10.11.19-MariaDB", "", false),
+                variables,
+            },
+        }
+    }
+
+    fn sample(t: i64, uptime: u64, age: u64) -> SourceEvent {
+        let at = Utc
+            .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+            .single()
+            .unwrap()
+            + chrono::Duration::seconds(t);
+        let mut s = Sample::new(at, t as f64);
+        s.status.insert("Uptime".into(), uptime);
+        s.status
+            .insert("Innodb_lsn_current".into(), 1_000_000_000 + age);
+        s.status
+            .insert("Innodb_lsn_last_checkpoint".into(), 1_000_000_000);
+        SourceEvent::Sample(Box::new(s))
+    }
+
+    #[test]
+    fn a_restart_with_another_redo_size_is_noted_and_restarts_the_peak() {
+        let mut d = Deriver::new();
+        d.push(&mariadb(16));
+        for t in 0..5 {
+            // A 10 MiB peak at 16 MiB.
+            let f = d.push(&sample(t, 100 + t as u64, 10 << 20)).unwrap();
+            assert!(f.warnings.iter().all(|w| !w.contains("redo capacity")));
+        }
+        assert!(d.redo_resized().is_none());
+        d.push(&mariadb(32));
+        let f = d.push(&sample(20, 1, 2 << 20)).unwrap();
+        let r = d.redo_resized().expect("the resize is noticed");
+        assert_eq!((r.from_bytes, r.to_bytes), (16 << 20, 32 << 20));
+        assert_eq!(
+            r.summary(),
+            "redo capacity changed 16.0 MiB → 32.0 MiB at 12:00:20 UTC"
+        );
+        assert!(
+            f.warnings
+                .iter()
+                .any(|w| w.starts_with(&r.summary()) && w.contains("innodb_log_file_size")),
+            "{:?}",
+            f.warnings
+        );
+        // The 10 MiB peak was at the old size: the new peak is the 2 MiB since the restart.
+        let sizing = f.sizing.expect("sizing");
+        assert_eq!(sizing.peak_checkpoint_age_bytes, 2 << 20);
+        assert_eq!(sizing.current_capacity_bytes, Some(32 << 20));
+        // The same size after a plain reconnect is no resize.
+        d.push(&mariadb(32));
+        d.push(&sample(30, 11, 1 << 20));
+        assert_eq!(d.redo_resized().map(|r| r.to_bytes), Some(32 << 20));
+        assert_eq!(d.redo_resized().map(|r| r.at.timestamp() % 60), Some(20));
+    }
 }

@@ -49,6 +49,10 @@ impl Series {
         self.points.back().copied()
     }
 
+    pub fn first(&self) -> Option<(f64, f64)> {
+        self.points.front().copied()
+    }
+
     /// Points with `t >= since`, as a contiguous vector (what chart widgets take).
     pub fn window(&self, since: f64) -> Vec<(f64, f64)> {
         let start = self.points.partition_point(|(t, _)| *t < since);
@@ -63,6 +67,23 @@ impl Series {
             .map(|(_, v)| *v)
     }
 
+    /// Mean of the values with `t >= since`. Runs on every sample (the hour's write rate):
+    /// it walks the points in place instead of copying them out like [`Series::window`].
+    pub fn mean_since(&self, since: f64) -> Option<f64> {
+        let start = self.points.partition_point(|(t, _)| *t < since);
+        let n = self.points.len() - start;
+        if n == 0 {
+            return None;
+        }
+        let (a, b) = self.points.as_slices();
+        let sum = if start < a.len() {
+            sum_values(&a[start..]) + sum_values(b)
+        } else {
+            sum_values(&b[start - a.len()..])
+        };
+        Some(sum / n as f64)
+    }
+
     /// Highest value with `t >= since`.
     pub fn max_since(&self, since: f64) -> Option<f64> {
         let start = self.points.partition_point(|(t, _)| *t < since);
@@ -71,6 +92,18 @@ impl Series {
             .map(|(_, v)| *v)
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
     }
+}
+
+/// A plain indexed loop: this runs over up to an hour of points per sample, and unlike an
+/// iterator chain it stays cheap in unoptimised (test) builds too.
+fn sum_values(points: &[(f64, f64)]) -> f64 {
+    let mut sum = 0.0;
+    let mut i = 0;
+    while i < points.len() {
+        sum += points[i].1;
+        i += 1;
+    }
+    sum
 }
 
 #[cfg(test)]
@@ -107,6 +140,25 @@ mod tests {
         assert_eq!(s.value_at(25.0), Some(5.0));
         assert_eq!(s.max_since(15.0), Some(5.0));
         assert_eq!(s.max_since(25.0), Some(3.0));
+        assert_eq!(s.mean_since(15.0), Some(4.0));
+        assert_eq!(s.mean_since(31.0), None);
+        assert_eq!(s.first(), Some((10.0, 1.0)));
+    }
+
+    #[test]
+    fn mean_across_the_ring_wrap() {
+        // Capped pushes wrap the ring buffer: the mean must span both halves.
+        let mut s = Series::new(4);
+        for i in 0..7 {
+            s.push(i as f64, Some(i as f64));
+        }
+        assert_eq!(
+            s.window(0.0),
+            vec![(3.0, 3.0), (4.0, 4.0), (5.0, 5.0), (6.0, 6.0)]
+        );
+        assert_eq!(s.mean_since(0.0), Some(4.5));
+        assert_eq!(s.mean_since(4.5), Some(5.5));
+        assert_eq!(s.mean_since(6.0), Some(6.0));
     }
 
     #[test]

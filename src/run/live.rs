@@ -1,9 +1,12 @@
 //! Live modes: `--once` and the dashboard (with `--record`).
 
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
+
+use futures_util::FutureExt as _;
 
 use tokio::sync::mpsc;
 
@@ -13,7 +16,7 @@ use crate::cli::{Cli, ConnectOptions, OutputFormat};
 use crate::metrics::Deriver;
 use crate::output;
 use crate::sample::SourceEvent;
-use crate::source::connect;
+use crate::source::connect::{self, ConnectError};
 use crate::source::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
 use crate::tui;
 
@@ -53,12 +56,42 @@ pub(super) async fn first_session(
         .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", opts.label())))
 }
 
+/// How the poller reconnects after losing the server. Its errors are what the DISCONNECTED
+/// badge shows, so the ones a DBA can act on lead with the cause and the fix.
 pub(super) fn connector(opts: ConnectOptions) -> ConnectFn {
     let opts = Arc::new(opts);
     Arc::new(move || {
         let opts = Arc::clone(&opts);
-        Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
+        Box::pin(async move {
+            connect::connect(&opts)
+                .await
+                .map_err(|e| reconnect_message(&e))
+        })
     })
+}
+
+/// A reconnect failure in the words of someone who was connected a moment ago; the cause and
+/// the fix come first, in the 80 columns the header gives an error.
+fn reconnect_message(e: &ConnectError) -> String {
+    match e {
+        // It worked at start-up, so the account changed under us.
+        ConnectError::AccessDenied { .. } => format!(
+            "access denied — password changed? Restart innodebt with the new one (-p); \
+             retrying meanwhile. {e}"
+        ),
+        ConnectError::TooManyConnections { server_message, .. } => {
+            let (whose, limit) = if server_message.contains("max_user_connections") {
+                (" for this account", "max_user_connections")
+            } else {
+                ("", "max_connections")
+            };
+            format!(
+                "too many connections{whose} ({limit} reached): close idle sessions or raise \
+                 it; retrying until one is free. Server said: {server_message}"
+            )
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// The poller task plus the app's ends of its channels.
@@ -128,7 +161,11 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         poller: Some(polling.commands),
         recorder: recorder.as_ref().map(|r| r.sender.clone()),
     };
-    let result = tui::run(app, theme, wiring).await;
+    // A panic in the dashboard (a bug) must not cost the recording: the panic hook has
+    // already restored the terminal and printed the message; finish the capture, then fail.
+    let result = AssertUnwindSafe(tui::run(app, theme, wiring))
+        .catch_unwind()
+        .await;
     polling.task.abort();
     let summary = match recorder {
         Some(r) => Some(r.finish().await),
@@ -137,12 +174,24 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     if let Some(Err(e)) = &summary {
         return fail(EXIT_FAILURE, e);
     }
-    if let Some(Ok(s)) = summary {
+    if let Some(Ok(s)) = &summary {
         eprintln!("innodebt: {s}");
     }
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => fail(EXIT_FAILURE, format!("{e:#}")),
+        Err(_) => fail(
+            EXIT_FAILURE,
+            format!(
+                "the dashboard stopped on an internal error (a bug; the message is above — \
+                 please report it){}",
+                if summary.is_some() {
+                    "; the capture was finished and is complete up to that moment"
+                } else {
+                    ""
+                }
+            ),
+        ),
     }
 }
 
@@ -180,5 +229,53 @@ pub(super) fn print_figures(figures: &crate::metrics::Figures, format: OutputFor
     match format {
         OutputFormat::Json => println!("{}", output::json(figures)),
         OutputFormat::Text => print!("{}", output::text(figures)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconnect_failures_lead_with_the_cause_and_the_fix() {
+        let denied = ConnectError::AccessDenied {
+            target: "db1:3306".into(),
+            user: "monitor".into(),
+            using_password: true,
+            plain_tcp: false,
+            server_message: "Access denied for user 'monitor'@'10.0.0.2'".into(),
+        };
+        let m = reconnect_message(&denied);
+        assert!(
+            m.starts_with(
+                "access denied — password changed? Restart innodebt with the new one (-p)"
+            ),
+            "{m}"
+        );
+        let full = ConnectError::TooManyConnections {
+            target: "db1:3306".into(),
+            server_message: "Too many connections".into(),
+        };
+        let m = reconnect_message(&full);
+        assert!(
+            m.starts_with("too many connections (max_connections reached): close idle sessions"),
+            "{m}"
+        );
+        let per_user = ConnectError::TooManyConnections {
+            target: "db1:3306".into(),
+            server_message:
+                "User monitor already has more than 'max_user_connections' active connections"
+                    .into(),
+        };
+        assert!(
+            reconnect_message(&per_user).starts_with(
+                "too many connections for this account (max_user_connections reached)"
+            )
+        );
+        let refused = ConnectError::Refused {
+            target: "db1:3306".into(),
+            port: 3306,
+        };
+        assert_eq!(reconnect_message(&refused), refused.to_string());
     }
 }

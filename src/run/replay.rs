@@ -1,6 +1,7 @@
 //! Replay modes: a capture file or a pt-stalk directory in the dashboard, one moment as
 //! headless JSON (`--once --at`), the built-in demo, and the import/export conversions.
 
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -271,7 +272,13 @@ pub(super) fn export_csv(file: &Path, output: Option<&Path>) -> ExitCode {
         Err(e) => return fail(EXIT_CONFIG, e),
     };
     let result = match output {
-        Some(out) => std::fs::File::create(out)
+        // 0600 like the capture it comes from (an existing file keeps its own mode).
+        Some(out) => std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(out)
             .map_err(|e| format!("{}: cannot create: {e}", out.display()))
             .and_then(|f| {
                 capture::export_csv(events.iter(), std::io::BufWriter::new(f))

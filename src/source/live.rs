@@ -76,13 +76,27 @@ enum QueryError {
     Lost(String),
 }
 
+/// Server errors that end the session rather than refuse one query: the connection was
+/// killed (1927 ER_CONNECTION_KILLED, 1317 ER_QUERY_INTERRUPTED on a killed connection) or the
+/// server is shutting down (1053 ER_SERVER_SHUTDOWN). Treating them as "this source refused"
+/// would poll a dead connection once more before noticing.
+const SESSION_ENDING_CODES: [u16; 3] = [1927, 1317, 1053];
+
 fn classify(e: mysql_async::Error) -> QueryError {
     match e {
+        mysql_async::Error::Server(s) if SESSION_ENDING_CODES.contains(&s.code) => {
+            QueryError::Lost(format!("error {}: {}", s.code, s.message))
+        }
         mysql_async::Error::Server(s) => QueryError::Server {
             code: s.code,
             message: s.message,
         },
-        other => QueryError::Lost(other.to_string()),
+        // mysql_async words an I/O error twice ("Input/output error: Input/output error:
+        // Broken pipe"): say what it means once, with the OS's reason.
+        mysql_async::Error::Io(mysql_async::IoError::Io(e)) => QueryError::Lost(format!(
+            "connection lost (server gone or network broken): {e}"
+        )),
+        other => QueryError::Lost(format!("connection lost: {other}")),
     }
 }
 
@@ -90,7 +104,8 @@ async fn rows(conn: &mut Conn, sql: &str, limit: Duration) -> Result<Vec<Row>, Q
     match timeout(limit, conn.query::<Row, _>(sql)).await {
         Ok(r) => r.map_err(classify),
         Err(_) => Err(QueryError::Lost(format!(
-            "query timed out after {:.1}s",
+            "query timed out after {:.1}s (--query-timeout): the server or the network stopped \
+             answering",
             limit.as_secs_f64()
         ))),
     }
@@ -482,6 +497,38 @@ mod tests {
         assert_eq!(backoff(3), Duration::from_secs(2));
         assert_eq!(backoff(10), BACKOFF_CAP);
         assert_eq!(backoff(u32::MAX), BACKOFF_CAP);
+    }
+
+    #[test]
+    fn a_killed_connection_is_lost_not_a_refused_source() {
+        let server = |code: u16| {
+            mysql_async::Error::Server(mysql_async::ServerError {
+                code,
+                message: "x".into(),
+                state: "70100".into(),
+            })
+        };
+        for code in SESSION_ENDING_CODES {
+            assert!(
+                matches!(classify(server(code)), QueryError::Lost(_)),
+                "{code}"
+            );
+        }
+        assert!(matches!(
+            classify(server(1227)),
+            QueryError::Server { code: 1227, .. }
+        ));
+        let io = mysql_async::Error::Io(mysql_async::IoError::Io(std::io::Error::from(
+            std::io::ErrorKind::BrokenPipe,
+        )));
+        let QueryError::Lost(m) = classify(io) else {
+            panic!("an I/O error is a lost connection");
+        };
+        assert!(
+            m.starts_with("connection lost (server gone or network broken): "),
+            "{m}"
+        );
+        assert!(!m.contains("Input/output error"), "{m}");
     }
 
     #[test]

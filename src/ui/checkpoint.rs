@@ -60,6 +60,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         };
         items.push(Item::new(vec![Span::styled(state, sev_style)]));
     }
+    items.extend(Item::needs_privilege(
+        f,
+        &["redo.checkpoint_age_bytes"],
+        "age",
+        theme,
+    ));
     let main = flow(items, inner.width as usize);
     let mut items = Vec::new();
     items.push(Item::new(vec![

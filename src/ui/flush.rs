@@ -85,6 +85,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(" / max ", dim),
         Span::styled(opt(fl.io_capacity_max, |v| v.to_string()), text),
     ]));
+    items.extend(Item::needs_privilege(
+        f,
+        &["flush.by_source_pages_per_s"],
+        "by source",
+        theme,
+    ));
     if !off_names.is_empty() {
         items.push(
             Item::new(vec![

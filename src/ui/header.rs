@@ -15,8 +15,10 @@ use crate::theme::{Theme, ThemeItem};
 
 use super::widgets::{sanitize, truncate};
 
-/// How much of a connection error the header shows.
+/// How much of a connection error the header shows (the bar cuts it further when narrow).
 const ERROR_COLS: usize = 80;
+/// How long after a redo resize the header still mentions it.
+const RESIZE_NOTE_S: f64 = 600.0;
 /// How much of the server label the header shows.
 const LABEL_COLS: usize = 40;
 
@@ -142,11 +144,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             down_for_s,
             error,
         } => {
+            // Past the countdown the attempt itself is under way (it may wait for
+            // --connect-timeout): say so rather than show "retry in 0s".
+            let retry = match retry_in_s.max(0.0).ceil() as u64 {
+                0 => "retrying…".to_string(),
+                s => format!("retry in {s}s"),
+            };
             badges.push(Span::styled(
-                format!(
-                    " DISCONNECTED · retry in {}s ",
-                    retry_in_s.max(0.0).ceil() as u64
-                ),
+                format!(" DISCONNECTED · {retry} "),
                 badge(ThemeItem::BadgeDisconnected),
             ));
             let err = truncate(&sanitize(&error, 400), ERROR_COLS);
@@ -161,6 +166,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ],
             ));
         }
+    }
+    if let Some(r) = view.deriver.redo_resized()
+        && secs_between(r.at, app.now) < RESIZE_NOTE_S
+    {
+        left.push((
+            2,
+            vec![Span::styled(
+                r.summary(),
+                bg.patch(theme.style(ThemeItem::Warning)),
+            )],
+        ));
     }
     if app.is_frozen() {
         badges.push(Span::styled(" FROZEN ", badge(ThemeItem::BadgeFrozen)));
@@ -255,5 +271,44 @@ fn interval(d: Duration) -> String {
         format!("{}s", ms / 1000)
     } else {
         format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+
+    fn header_text(app: &App) -> String {
+        let mut t = Terminal::new(TestBackend::new(160, 1)).unwrap();
+        let theme = Theme::default();
+        t.draw(|f| render(f, f.area(), app, &theme)).unwrap();
+        let buf = t.backend().buffer();
+        (0..buf.area.width)
+            .map(|x| buf[(x, 0)].symbol().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn countdown_then_retrying_while_the_attempt_runs() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 1, 12, 0, 10)
+            .single()
+            .unwrap();
+        let mut app = App::new(Duration::from_secs(1), now);
+        app.live.link = Link::Disconnected {
+            since: now - chrono::Duration::seconds(10),
+            retry_at: now + chrono::Duration::milliseconds(2500),
+            error: "connection lost".into(),
+        };
+        assert!(header_text(&app).contains("DISCONNECTED · retry in 3s"));
+        // Past the countdown the connect attempt itself is waiting (--connect-timeout).
+        app.now = now + chrono::Duration::seconds(4);
+        let text = header_text(&app);
+        assert!(text.contains("DISCONNECTED · retrying…"), "{text}");
+        assert!(!text.contains("retry in 0s"), "{text}");
     }
 }

@@ -55,7 +55,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ]),
         },
     });
-    let mut blocker = blocker_items(f.blocker.as_ref(), theme).into_iter();
+    // Without INNODB_TRX nobody can tell whether a read view blocks purge: never "no blocker".
+    let blocker = match Item::needs_privilege(f, &["blocker"], "blocker unknown", theme) {
+        Some(unknown) if f.blocker.is_none() => vec![unknown],
+        _ => blocker_items(f.blocker.as_ref(), theme),
+    };
+    let mut blocker = blocker.into_iter();
     if let Some(first) = blocker.next() {
         items.push(first.on_own_line());
     }

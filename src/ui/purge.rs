@@ -22,7 +22,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let text = theme.style(ThemeItem::Text);
     let us = |v: u64| format!("{v} µs");
 
-    let items = vec![
+    let mut items = vec![
         Item::new(vec![
             Span::styled(SWATCH, theme.style(ThemeItem::SeriesPurge)),
             Span::styled("purged ", dim),
@@ -76,6 +76,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Item::kv(theme, "_delay", opt(p.max_purge_lag_delay_us, us), text),
         Item::kv(theme, "batch", opt(p.batch_size, |b| b.to_string()), text),
     ];
+    items.extend(Item::needs_privilege(
+        f,
+        &[
+            "purge.records_per_s",
+            "purge.undo_pages_per_s",
+            "purge.state",
+        ],
+        "rates, state",
+        theme,
+    ));
 
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);

@@ -26,7 +26,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let here = r.recording.sample_time(r.pos);
     let end = r.recording.sample_time(r.last);
     let offset = |a: Option<(chrono::DateTime<chrono::Utc>, f64)>| match (start, a) {
-        (Some((s, _)), Some((t, _))) => output::duration((t - s).num_seconds().max(0) as u64),
+        // Nearest second: samples taken a hair under a second apart read +1s, not +0s.
+        (Some((s, _)), Some((t, _))) => {
+            let ms = (t - s).num_milliseconds().max(0) as u64;
+            output::duration((ms + 500) / 1000)
+        }
         _ => "?".to_string(),
     };
     let left = vec![

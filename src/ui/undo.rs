@@ -57,6 +57,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(" ago", dim),
         ]));
     }
+    items.extend(Item::needs_privilege(
+        f,
+        &["undo.size_bytes", "undo.reads_per_s", "undo.cached_pages"],
+        "size, reads, scan",
+        theme,
+    ));
     items.push(
         Item::new(vec![
             Span::styled("u", key),

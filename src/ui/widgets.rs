@@ -39,58 +39,23 @@ fn char_width(c: char) -> usize {
 }
 
 /// Makes server-supplied text safe to draw: escape sequences (CSI, OSC, two-byte ESC)
-/// removed, other control characters and bidi overrides dropped, whitespace runs (tabs,
-/// newlines) folded into one space, at most `max_chars` characters kept.
+/// removed, other control characters and invisible format characters (bidi overrides,
+/// joiners, variation selectors, emoji modifiers) dropped, whitespace runs (tabs, newlines)
+/// folded into one space, at most `max_chars` characters kept.
 pub fn sanitize(s: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars));
-    let mut chars = s.chars().peekable();
     let mut kept = 0usize;
     let mut last_space = false;
-    while let Some(c) = chars.next() {
+    for c in Visible::new(s) {
         if kept >= max_chars {
             break;
         }
-        if c == '\u{1b}' || c == '\u{9b}' {
-            let csi = c == '\u{9b}' || chars.peek() == Some(&'[');
-            let osc = chars.peek() == Some(&']');
-            if c == '\u{1b}' && (csi || osc) {
-                chars.next();
-            }
-            if csi {
-                // Parameters and intermediates up to the final byte.
-                for n in chars.by_ref() {
-                    if ('\u{40}'..='\u{7e}').contains(&n) {
-                        break;
-                    }
-                }
-            } else if osc {
-                // Up to BEL or ESC \ (string terminator).
-                while let Some(n) = chars.next() {
-                    if n == '\u{7}' || n == '\u{9c}' {
-                        break;
-                    }
-                    if n == '\u{1b}' {
-                        if chars.peek() == Some(&'\\') {
-                            chars.next();
-                        }
-                        break;
-                    }
-                }
-            } else {
-                // ESC + one character.
-                chars.next();
-            }
-            continue;
-        }
-        if c.is_whitespace() {
+        if c == ' ' {
             if !last_space && kept > 0 {
                 out.push(' ');
                 kept += 1;
                 last_space = true;
             }
-            continue;
-        }
-        if c.is_control() || is_bidi_control(c) || c == '\u{feff}' || c == '\u{200b}' {
             continue;
         }
         out.push(c);
@@ -103,8 +68,90 @@ pub fn sanitize(s: &str, max_chars: usize) -> String {
     out
 }
 
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
+/// Like [`sanitize`] for one line of plain-text output (`--format text`): nothing a terminal
+/// would act on survives, but the spacing (column alignment) is kept and nothing is cut.
+pub fn strip_controls(line: &str) -> String {
+    Visible::new(line).collect()
+}
+
+/// The characters of server text a terminal may be sent: escape sequences skipped whole,
+/// whitespace (tab, CR, newline, …) as a plain space, other controls and invisible format
+/// characters dropped.
+struct Visible<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+}
+
+impl<'a> Visible<'a> {
+    fn new(s: &'a str) -> Self {
+        Visible {
+            chars: s.chars().peekable(),
+        }
+    }
+
+    /// Skips the rest of an escape sequence whose introducer (ESC or C1 CSI) was `c`.
+    fn skip_escape(&mut self, c: char) {
+        let chars = &mut self.chars;
+        let csi = c == '\u{9b}' || chars.peek() == Some(&'[');
+        let osc = chars.peek() == Some(&']');
+        if c == '\u{1b}' && (csi || osc) {
+            chars.next();
+        }
+        if csi {
+            // Parameters and intermediates up to the final byte.
+            for n in chars.by_ref() {
+                if ('\u{40}'..='\u{7e}').contains(&n) {
+                    break;
+                }
+            }
+        } else if osc {
+            // Up to BEL or ESC \ (string terminator).
+            while let Some(n) = chars.next() {
+                if n == '\u{7}' || n == '\u{9c}' {
+                    break;
+                }
+                if n == '\u{1b}' {
+                    if chars.peek() == Some(&'\\') {
+                        chars.next();
+                    }
+                    break;
+                }
+            }
+        } else {
+            // ESC + one character.
+            chars.next();
+        }
+    }
+}
+
+impl Iterator for Visible<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        loop {
+            let c = self.chars.next()?;
+            if c == '\u{1b}' || c == '\u{9b}' {
+                self.skip_escape(c);
+            } else if c.is_whitespace() {
+                return Some(' ');
+            } else if !c.is_control() && !is_invisible(c) {
+                return Some(c);
+            }
+        }
+    }
+}
+
+/// Characters that draw nothing themselves but reorder, join or restyle their neighbours:
+/// bidi controls, zero-width spaces and joiners, the soft hyphen, variation selectors, emoji
+/// skin-tone modifiers and tags. Terminals disagree on how wide the sequences they build are
+/// (`☺` + VS16 is one column in tmux and two by Unicode's tables; a thumb with a skin tone is
+/// two columns here and four there), and a line drawn wider than it was measured pushes the
+/// panel borders out. Without them every character stands alone, as wide everywhere.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{180b}'..='\u{180f}'
+        | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}'
+        | '\u{fe00}'..='\u{fe0f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
+        | '\u{1f3fb}'..='\u{1f3ff}' | '\u{e0000}'..='\u{e0fff}')
 }
 
 /// At most `max` columns; a cut string ends in `…`, at a word boundary when one is near.
@@ -300,6 +347,28 @@ impl Item {
 
     fn width(&self) -> usize {
         self.spans.iter().map(Span::width).sum()
+    }
+
+    /// `▲ what: needs PROCESS privilege`, on its own line, when a missing privilege keeps
+    /// any of `figures` (JSON paths) unknown: a panel says why instead of a bare `n/a`.
+    pub fn needs_privilege(
+        f: &Figures,
+        figures: &[&str],
+        what: &str,
+        theme: &Theme,
+    ) -> Option<Item> {
+        let note = f.privilege_note(figures)?;
+        let warn = theme.severity(Severity::Warning);
+        Some(
+            Item::new(vec![Span::styled(
+                format!(
+                    "{} {what}: {note}",
+                    theme.severity_symbol(Severity::Warning)
+                ),
+                warn,
+            )])
+            .on_own_line(),
+        )
     }
 }
 
@@ -885,6 +954,33 @@ mod tests {
         assert_eq!(sanitize("tab\there\nnew\r\n", 100), "tab here new");
         assert_eq!(sanitize("\u{202e}evil", 100), "evil");
         assert_eq!(sanitize("abcdef", 3), "abc");
+        assert_eq!(sanitize("x\u{1b}]2;t\u{1b}\\y\u{9b}2Jz", 100), "xyz");
+    }
+
+    #[test]
+    fn strip_controls_keeps_the_spacing() {
+        assert_eq!(
+            strip_controls("redo      age\u{1b}[2J 1\t2\r\u{7}3"),
+            "redo      age 1 2 3"
+        );
+    }
+
+    #[test]
+    fn sanitize_splits_sequences_terminals_measure_differently() {
+        // Joined, restyled or skin-toned emoji become their plain characters, whose widths
+        // every terminal agrees on.
+        assert_eq!(sanitize("☺\u{fe0f}", 10), "☺");
+        assert_eq!(width(&sanitize("☺\u{fe0f}", 10)), 1);
+        assert_eq!(sanitize("👍\u{1f3fd}", 10), "👍");
+        assert_eq!(
+            sanitize("👨\u{200d}👩\u{200d}👧", 10),
+            "👨👩👧",
+            "a ZWJ family is three people, six columns"
+        );
+        assert_eq!(width(&sanitize("👨\u{200d}👩\u{200d}👧", 10)), 6);
+        assert_eq!(sanitize("soft\u{ad}hyphen\u{2060}", 20), "softhyphen");
+        // Combining marks stay with their letter; wide CJK stays wide.
+        assert_eq!(sanitize("e\u{301}漢", 10), "e\u{301}漢");
     }
 
     #[test]

@@ -439,11 +439,7 @@ impl VerdictEngine {
 
 /// Mean of a series' values with `t >= since`.
 fn mean_since(s: &Series, since: f64) -> Option<f64> {
-    let pts = s.window(since);
-    if pts.is_empty() {
-        return None;
-    }
-    Some(pts.iter().map(|(_, v)| v).sum::<f64>() / pts.len() as f64)
+    s.mean_since(since)
 }
 
 #[cfg(test)]

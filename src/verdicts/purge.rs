@@ -5,6 +5,7 @@
 use crate::metrics::Figures;
 use crate::metrics::series::Series;
 use crate::output::{count, duration};
+use crate::sample::SourceKind;
 use crate::source::flavor::Flavor;
 
 use super::{Finding, Severity, Thresholds};
@@ -52,7 +53,7 @@ pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) ->
                 Some(then) => (Some(now.saturating_sub(then.max(0.0) as u64)), false),
                 // The series starts after the view did: what it grew since is at least held back.
                 None => {
-                    let oldest = history.window(f64::NEG_INFINITY).first().map(|p| p.1);
+                    let oldest = history.first().map(|p| p.1);
                     (oldest.map(|o| now.saturating_sub(o.max(0.0) as u64)), true)
                 }
             }
@@ -259,6 +260,29 @@ pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
         .length
         .map(|h| count(h as f64))
         .unwrap_or_default();
+    let critical = f.history.length.is_some_and(|h| h >= c.th.history_critical);
+    let severity = if critical {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    // Without INNODB_TRX no blocker is visible, which is not the same as none: never blame
+    // purge (or advise purge threads) for what may be a read view.
+    if let Some(u) = f.refused(SourceKind::InnodbTrx) {
+        let message = format!(
+            "history {history} grows {growth:+.0}/s over the last {:.0} s and whether a read \
+             view blocks purge is unknown: {} {}. Grant it before tuning purge: more purge \
+             threads do not help a purge that a read view holds back.",
+            c.th.trend_window_s,
+            u.what,
+            u.reason()
+        );
+        return Some(Finding {
+            severity,
+            message,
+            thread_id: None,
+        });
+    }
     let rates = match (c.purge_avg, c.inflow_avg) {
         (Some(p), Some(i)) => format!(
             "purge removes {}/s records, writes add {}/s",
@@ -312,13 +336,8 @@ pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
          innodb_purge_batch_size{batch}.",
         growth, c.th.trend_window_s
     );
-    let critical = f.history.length.is_some_and(|h| h >= c.th.history_critical);
     Some(Finding {
-        severity: if critical {
-            Severity::Critical
-        } else {
-            Severity::Warning
-        },
+        severity,
         message,
         thread_id: None,
     })

@@ -75,6 +75,7 @@ fn fig(t: i64) -> Figures {
         recovery: None,
         sizing: None,
         metrics_off: Vec::new(),
+        unavailable: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -22,6 +22,9 @@
 //! a server is ready about 0.2-0.3 s after `start` once the template exists.
 #![allow(dead_code)]
 
+pub mod accounts;
+pub mod certs;
+pub mod proxy;
 pub mod tmux;
 
 use std::fs;

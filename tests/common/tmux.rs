@@ -73,6 +73,21 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-t", &self.session])
     }
 
+    /// The normal screen with all its scrollback (what a program printed before and after
+    /// its full-screen part).
+    pub fn scrollback(&self) -> String {
+        self.run(&[
+            "capture-pane",
+            "-p",
+            "-S",
+            "-",
+            "-E",
+            "-",
+            "-t",
+            &self.session,
+        ])
+    }
+
     pub fn resize(&self, width: u16, height: u16) {
         self.run(&[
             "resize-window",
@@ -83,6 +98,13 @@ impl Tmux {
             "-y",
             &height.to_string(),
         ]);
+    }
+
+    /// A tmux format about the pane (`#{pane_title}`, `#{window_bell_flag}`), trimmed.
+    pub fn display(&self, format: &str) -> String {
+        self.run(&["display", "-p", "-t", &self.session, format])
+            .trim()
+            .to_string()
     }
 
     /// Whether the pane is showing the alternate screen (a full-screen program is up).

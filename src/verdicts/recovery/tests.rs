@@ -290,6 +290,7 @@ fn figures(age: u64, sync: u64, dirty_pages: u64, io_capacity_max: Option<u64>) 
         recovery: None,
         sizing: None,
         metrics_off: Vec::new(),
+        unavailable: Vec::new(),
         warnings: Vec::new(),
     }
 }

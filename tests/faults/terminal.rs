@@ -1,0 +1,161 @@
+//! The dashboard itself fails: a panic inside a render (the `INNODEBT_FAILPOINT` test hook),
+//! and kill -9 while it records. SIGTERM/SIGHUP are in `tests/e2e_dashboard.rs`.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use innodebt::sample::SourceEvent;
+
+use crate::common::tmux::Tmux;
+use crate::common::{PrivateServer, ServerConfig};
+use crate::{
+    SCREEN_WAIT, capture_events, dashboard_command, header, read_pid, replay_json_at, shown_uptime,
+    strings,
+};
+
+fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SourceEvent::Sample(s) => Some(s.as_ref()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn panic_inside_a_render_restores_the_terminal_and_keeps_the_capture() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("panic.idbt");
+    let tmux = Tmux::start(dir.path(), 160, 45);
+    let mut args = server.conn_args();
+    args.extend(strings(&[
+        "--interval",
+        "300ms",
+        "--record",
+        &file.display().to_string(),
+    ]));
+    tmux.type_text(&format!(
+        "RUST_BACKTRACE=0 INNODEBT_FAILPOINT=panic-in-render {}; echo exit=$?",
+        dashboard_command(&args)
+    ));
+    tmux.keys(&["Enter"]);
+    // (`exit=$?` on the command line has no digits; the shell's answer has.)
+    let after = tmux.wait_for("the shell after the panic", SCREEN_WAIT, |s| {
+        !crate::numbers_after(s, "exit=").is_empty()
+    });
+    assert!(!tmux.alternate_on(), "left the alternate screen:\n{after}");
+    // Printed after the restore (so on the main screen) and readable: with raw mode still
+    // on, each line would start where the previous one ended.
+    let lines: Vec<&str> = after.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("thread 'main'") && l.contains("panicked at")),
+        "{after}"
+    );
+    assert!(
+        lines.iter().any(|l| l
+            .starts_with("INNODEBT_FAILPOINT=panic-in-render: a deliberate panic inside a render")),
+        "the panic message on its own line:\n{after}"
+    );
+    assert!(
+        lines.iter().any(
+            |l| l.starts_with("innodebt: the dashboard stopped on an internal error")
+                && l.contains("the capture was finished")
+        ),
+        "{after}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("innodebt: recorded")),
+        "{after}"
+    );
+    let code: i32 = crate::numbers_after(&after, "exit=")
+        .first()
+        .map(|c| *c as i32)
+        .expect("exit code");
+    assert_ne!(code, 0, "a panic is a failure");
+
+    // Raw mode is off: the terminal is back in canonical mode with echo (bash keeps the
+    // settings a job that exits normally leaves behind, so stty sees ours).
+    tmux.type_text(
+        "clear; printf 'tty:%s\\n' \"$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')\"",
+    );
+    tmux.keys(&["Enter"]);
+    let tty = tmux.wait_for("stty's answer", SCREEN_WAIT, |s| {
+        s.lines().any(|l| l.starts_with("tty:") && !l.contains('%'))
+    });
+    assert!(
+        tty.lines().any(|l| l.trim_end() == "tty:icanon echo"),
+        "cooked mode with echo:\n{tty}"
+    );
+
+    // The capture: finished (trailer written), every sample shown before the panic in it.
+    let (events, end) = capture_events(&file);
+    assert!(end.is_complete(), "{end:?}");
+    let recorded = samples(&events);
+    assert!(recorded.len() >= 3, "{} samples", recorded.len());
+    let last = recorded.last().expect("a sample").taken_at;
+    let v = replay_json_at(&file, &last.to_rfc3339());
+    assert_eq!(v["server"]["flavor"], "mariadb");
+}
+
+#[test]
+fn kill_9_of_a_recording_dashboard_leaves_a_readable_capture() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("killed.idbt");
+    let pidfile = dir.path().join("pid");
+    let tmux = Tmux::start(dir.path(), 160, 45);
+    let mut args = server.conn_args();
+    args.extend(strings(&[
+        "--interval",
+        "200ms",
+        "--record",
+        &file.display().to_string(),
+    ]));
+    tmux.type_text(&format!(
+        "{} & echo $! > {}; fg",
+        dashboard_command(&args),
+        pidfile.display()
+    ));
+    tmux.keys(&["Enter"]);
+    let first = tmux.wait_for("the recording dashboard", SCREEN_WAIT, |s| {
+        header(s).contains("REC") && header(s).contains("data ")
+    });
+    let uptime = shown_uptime(&first);
+    tmux.wait_for("a few samples", SCREEN_WAIT, |s| {
+        shown_uptime(s).is_some_and(|u| Some(&u) != uptime.as_ref())
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let pid = read_pid(&pidfile);
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let killed_at = Utc::now();
+    tmux.wait_for("the shell reports the kill", SCREEN_WAIT, |s| {
+        s.contains("Killed")
+    });
+
+    // Readable up to its last record: the samples up to the kill are all there.
+    let (events, end) = capture_events(&file);
+    assert!(!end.is_complete(), "no trailer after kill -9: {end:?}");
+    assert!(matches!(
+        events.first(),
+        Some(SourceEvent::Connected { .. })
+    ));
+    let recorded = samples(&events);
+    assert!(recorded.len() >= 5, "{} samples", recorded.len());
+    let last = recorded.last().expect("a sample").taken_at;
+    let lag = (killed_at - last).num_milliseconds();
+    // At 200 ms, every sample but the one in flight was written.
+    assert!(lag < 1500, "the last sample is {lag} ms before the kill");
+    let v = replay_json_at(&file, &last.to_rfc3339());
+    assert_eq!(v["server"]["flavor"], "mariadb");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
