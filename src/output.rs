@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::metrics::Figures;
+use crate::metrics::{Figures, Purge};
 use crate::sample::SourceKind;
 use crate::ui::widgets::{is_invisible, sanitize, strip_controls};
 
@@ -128,7 +128,7 @@ pub fn text(f: &Figures) -> String {
     let p = &f.purge;
     let _ = writeln!(
         o,
-        "purge     {} records · {} undo pages · inflow {} · state {} · threads {} · max_purge_lag {} · delay cap {} µs · DML delay now {} µs",
+        "purge     {} records · {} undo pages · inflow {} · state {} · threads {} · max_purge_lag {} · delay cap {} µs · DML delay now {} µs{}",
         rate(p.records_per_s),
         rate(p.undo_pages_per_s),
         rate(p.inflow_records_per_s),
@@ -136,7 +136,8 @@ pub fn text(f: &Figures) -> String {
         opt(p.threads, |t| t.to_string()),
         opt(p.max_purge_lag, |t| t.to_string()),
         opt(p.max_purge_lag_delay_us, |t| t.to_string()),
-        opt(p.dml_delay_us, |t| t.to_string()),
+        opt(p.dml_delay_applied_us, |t| t.to_string()),
+        armed_note(p),
     );
     match &f.blocker {
         Some(b) => {
@@ -211,5 +212,15 @@ mod tests {
         assert_eq!(escaped, r#"{"q": "a\u009b2J\u007f\u202eb\udb40\udc41"}"#);
         let back: serde_json::Value = serde_json::from_str(&escaped).expect("valid JSON");
         assert_eq!(back["q"], "a\u{9b}2J\u{7f}\u{202e}b\u{e0041}");
+    }
+}
+
+/// " (armed: N µs once purge runs)" when the formula's delay is not what writes pay now.
+fn armed_note(p: &Purge) -> String {
+    match (p.dml_delay_us, p.dml_delay_applied_us) {
+        (Some(formula), Some(applied)) if formula != applied => {
+            format!(" (armed: {formula} µs once purge runs)")
+        }
+        _ => String::new(),
     }
 }

@@ -734,6 +734,7 @@ fn csv_export_has_a_header_and_one_row_per_sample() {
         "history_growth_per_s",
         "purge_records_per_s",
         "dml_delay_us",
+        "dml_delay_applied_us",
         "dirty_pct",
         "undo_size_bytes",
         "undo_reads_per_s",

@@ -96,6 +96,8 @@ fn rates_history_growth_and_dml_delay() {
     assert_eq!(f.purge.records_per_s, Some(100.0));
     // HLL 3000 / lag 1000 = 3 → (3 − 0.5)·10000 = 25000 µs, capped at 2000.
     assert_eq!(f.purge.dml_delay_us, Some(2000));
+    // No read view blocks purge: writes pay it.
+    assert_eq!(f.purge.dml_delay_applied_us, Some(2000));
     // 100 dirty / (900 data + 100 free).
     assert_eq!(f.dirty.pct, Some(10.0));
     // MariaDB lwm 0 means "use max".
@@ -181,4 +183,42 @@ fn blocker_is_the_oldest_read_view_old_enough_to_matter() {
     let mut s = sample(1.0, 101, 1, 1, 1);
     s.trx = vec![trx("950", 0, "REPEATABLE READ", "Query", 77)];
     assert!(d.push_sample(&s).expect("figures").blocker.is_none());
+}
+
+/// MariaDB 10.11 (measured, METRICS.md) does not apply the purge-lag delay while a read view
+/// blocks purge: the delay is armed, writes pay 0 now. MySQL applies it anyway.
+#[test]
+fn dml_delay_is_only_armed_on_mariadb_while_a_read_view_blocks_purge() {
+    let blocked = |version: &str| {
+        let mut d = Deriver::new();
+        let mut i = info();
+        i.version = version.into();
+        i.flavor = Flavor::detect(version, "", false);
+        d.push(&SourceEvent::Connected {
+            at: Utc::now(),
+            info: i,
+        });
+        d.push_sample(&sample(0.0, 100, 1000, 1000, 50));
+        let mut s = sample(2.0, 102, 1400, 3000, 50);
+        s.trx.push(TrxRow {
+            trx_id: "421".into(),
+            state: "RUNNING".into(),
+            age_s: 60,
+            isolation: Some("REPEATABLE READ".into()),
+            thread_id: Some(7),
+            user: Some("report".into()),
+            host: Some("localhost".into()),
+            command: Some("Sleep".into()),
+            query: None,
+            rows_modified: Some(0),
+        });
+        d.push_sample(&s).expect("figures")
+    };
+    let mariadb = blocked("10.11.19-MariaDB");
+    assert!(mariadb.blocker.is_some());
+    assert_eq!(mariadb.purge.dml_delay_us, Some(2000));
+    assert_eq!(mariadb.purge.dml_delay_applied_us, Some(0));
+    let mysql = blocked("8.0.36");
+    assert_eq!(mysql.purge.dml_delay_us, Some(2000));
+    assert_eq!(mysql.purge.dml_delay_applied_us, Some(2000));
 }

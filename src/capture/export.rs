@@ -83,6 +83,9 @@ const COLUMNS: &[(&str, Cell)] = &[
         num(f.purge.inflow_records_per_s, 2)
     }),
     ("dml_delay_us", |f| int(f.purge.dml_delay_us)),
+    ("dml_delay_applied_us", |f| {
+        int(f.purge.dml_delay_applied_us)
+    }),
     ("purge_state", |f| f.purge.state.clone().unwrap_or_default()),
     ("dirty_pages", |f| int(f.dirty.pages)),
     ("dirty_pct", |f| num(f.dirty.pct, 2)),

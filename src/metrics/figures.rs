@@ -90,6 +90,7 @@ pub fn figures_fed_by(source: SourceKind) -> &'static [&'static str] {
             "history.growth_per_s",
             "purge.inflow_records_per_s",
             "purge.dml_delay_us",
+            "purge.dml_delay_applied_us",
             "dirty.pages",
             "dirty.data_pages",
             "dirty.free_pages",
@@ -265,8 +266,13 @@ pub struct Purge {
     pub undo_pages_per_s: Option<f64>,
     /// Rows updated + deleted per second: the records purge will have to process later.
     pub inflow_records_per_s: Option<f64>,
-    /// The delay InnoDB's formula injects into each DML row now, µs (0 when lag is off).
+    /// The delay InnoDB's formula gives each DML row now, µs (0 when lag is off).
     pub dml_delay_us: Option<u64>,
+    /// What writes actually pay now, µs: the formula's delay, except on flavours that don't
+    /// apply it while a read view blocks purge (MariaDB 10.11, measured) — there it is 0 and
+    /// `dml_delay_us` is only armed.
+    #[serde(default)]
+    pub dml_delay_applied_us: Option<u64>,
     pub state: Option<String>,
     pub threads: Option<u64>,
     pub batch_size: Option<u64>,

@@ -283,7 +283,8 @@ impl Context<'_> {
         let redo = self.redo(&mut warnings);
         let flush = self.flush();
         let history = self.history();
-        let purge = self.purge(history.length);
+        let blocker = find_blocker(&self.cur.trx);
+        let purge = self.purge(history.length, blocker.is_some());
         let dirty = self.dirty();
         let undo = self.undo();
         warnings.extend(self.refused.iter().map(describe_unavailable));
@@ -306,7 +307,7 @@ impl Context<'_> {
             interval_s: self.dt(),
             redo,
             flush,
-            blocker: find_blocker(&self.cur.trx),
+            blocker,
             history,
             purge,
             dirty,
@@ -427,7 +428,7 @@ impl Context<'_> {
         }
     }
 
-    fn purge(&self, history: Option<u64>) -> Purge {
+    fn purge(&self, history: Option<u64>, blocked: bool) -> Purge {
         let records = sum_known(&[
             self.metric_rate("purge_del_mark_records"),
             self.metric_rate("purge_upd_exist_or_extern_records"),
@@ -438,6 +439,10 @@ impl Context<'_> {
             (Some(h), Some(l)) => Some(self.flavor.dml_delay_us(h, l, max_delay.unwrap_or(0))),
             _ => None,
         };
+        let applied = match dml_delay {
+            Some(_) if blocked && !self.flavor.purge_lag_delays_while_blocked() => Some(0),
+            d => d,
+        };
         Purge {
             records_per_s: records,
             undo_pages_per_s: self.metric_rate("purge_undo_log_pages"),
@@ -446,6 +451,7 @@ impl Context<'_> {
                 self.status_rate("Handler_delete"),
             ]),
             dml_delay_us: dml_delay,
+            dml_delay_applied_us: applied,
             state: self.last_status.and_then(|st| st.purge_state.clone()),
             threads: self.info.var_u64("innodb_purge_threads"),
             batch_size: self.info.var_u64("innodb_purge_batch_size"),

@@ -60,7 +60,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             text,
         ),
         Item::kv(theme, "threads", opt(p.threads, |t| t.to_string()), text),
-        Item::kv(theme, "DML delay now", opt(p.dml_delay_us, us), text),
+        Item::kv(
+            theme,
+            "DML delay now",
+            opt(p.dml_delay_applied_us, |applied| match p.dml_delay_us {
+                // MariaDB while a read view blocks purge: 0 now, the formula's delay armed.
+                Some(armed) if armed != applied => format!("{applied} (armed {armed} µs)"),
+                _ => us(applied),
+            }),
+            text,
+        ),
         Item::kv(
             theme,
             "max_purge_lag",
