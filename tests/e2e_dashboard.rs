@@ -80,10 +80,9 @@ async fn sigterm_and_sighup_restore_the_terminal() {
         let dir = tempfile::tempdir().expect("tempdir");
         let tmux = Tmux::start(dir.path(), 120, 40);
         let pidfile = dir.path().join("pid");
-        tmux.type_text(&format!(
-            "{} & echo $! > {}; fg",
-            command_line(&server, ""),
-            pidfile.display()
+        tmux.type_text(&common::tmux::with_pidfile(
+            &command_line(&server, ""),
+            &pidfile,
         ));
         tmux.keys(&["Enter"]);
         tmux.wait_for("the dashboard", Duration::from_secs(20), |s| {

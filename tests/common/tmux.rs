@@ -6,6 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A shell line that runs `command` in the foreground with its pid written to `pidfile`
+/// first (`sh` writes its own pid, then execs). Unlike `cmd & echo $!; fg`, the program
+/// never starts in a background process group, where setting up the terminal stops it.
+pub fn with_pidfile(command: &str, pidfile: &Path) -> String {
+    format!("sh -c 'echo $$ > {}; exec {command}'", pidfile.display())
+}
+
 pub struct Tmux {
     socket: PathBuf,
     session: String,

@@ -8,11 +8,10 @@ use innodebt::metrics::{Deriver, Figures};
 use innodebt::sample::SourceEvent;
 use innodebt::source::live::BACKOFF_CAP;
 
-use crate::common::tmux::Tmux;
 use crate::common::{PrivateServer, ServerConfig, WriteLoad};
 use crate::{
-    SCREEN_WAIT, background_runtime, capture_events, dashboard_command, header, numbers_after,
-    replay_json_at, run_innodebt, shown_uptime, strings,
+    SCREEN_WAIT, background_runtime, capture_events, header, numbers_after, recording_dashboard,
+    replay_json_at, run_innodebt, shown_uptime,
 };
 
 /// What a capture's events derive to, sample by sample, with the index of the event.
@@ -46,17 +45,8 @@ fn kill_9_under_load_while_the_dashboard_records() {
         let _in_rt = rt.enter();
         WriteLoad::start(server.opts(), 3)
     };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("crash.idbt");
-    let tmux = Tmux::start(dir.path(), 160, 45);
-    let mut args = server.conn_args();
-    args.extend(strings(&[
-        "--interval",
-        "250ms",
-        "--record",
-        &file.display().to_string(),
-    ]));
-    tmux.type_text(&dashboard_command(&args));
+    let (dir, tmux, file, command) = recording_dashboard(server.conn_args(), "250ms", "crash.idbt");
+    tmux.type_text(&command);
     tmux.keys(&["Enter"]);
     let before = tmux.wait_for("the recording dashboard", SCREEN_WAIT, |s| {
         header(s).contains("REC") && header(s).contains("data ")
@@ -277,17 +267,9 @@ fn redo_log_resized_by_restart_and_at_runtime() {
     let furious_at =
         |server: &PrivateServer| rt.block_on(server.status_u64("Innodb_checkpoint_max_age"));
     let max_age_16m = furious_at(&server);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("resize.idbt");
-    let tmux = Tmux::start(dir.path(), 160, 45);
-    let mut args = server.conn_args();
-    args.extend(strings(&[
-        "--interval",
-        "300ms",
-        "--record",
-        &file.display().to_string(),
-    ]));
-    tmux.type_text(&dashboard_command(&args));
+    let (_dir, tmux, file, command) =
+        recording_dashboard(server.conn_args(), "300ms", "resize.idbt");
+    tmux.type_text(&command);
     tmux.keys(&["Enter"]);
     tmux.wait_for("the dashboard with a 16 MiB redo log", SCREEN_WAIT, |s| {
         header(s).contains("data ") && s.contains("16.0 MiB")

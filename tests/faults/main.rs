@@ -15,7 +15,7 @@ mod crash;
 mod network;
 mod terminal;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,23 @@ fn dashboard_command(args: &[String]) -> String {
         common::innodebt_bin().display(),
         args.join(" ")
     )
+}
+
+/// A temp dir, a 160×45 tmux pane in it, and the command line of a dashboard against `conn`
+/// polling every `interval` and recording to `<dir>/<name>` (returned too).
+fn recording_dashboard(
+    conn: Vec<String>,
+    interval: &str,
+    name: &str,
+) -> (tempfile::TempDir, common::tmux::Tmux, PathBuf, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join(name);
+    let tmux = common::tmux::Tmux::start(dir.path(), 160, 45);
+    let mut args = conn;
+    args.extend(strings(&["--interval", interval, "--record"]));
+    args.push(file.display().to_string());
+    let command = dashboard_command(&args);
+    (dir, tmux, file, command)
 }
 
 /// Runs the binary to completion (no terminal) and returns its output.
@@ -128,7 +145,7 @@ fn replay_json_at(file: &Path, at: &str) -> Value {
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
 }
 
-/// The pid the shell wrote to `pidfile` (`cmd & echo $! > pidfile; fg`).
+/// The pid written to `pidfile` (see `common::tmux::with_pidfile`).
 fn read_pid(pidfile: &Path) -> i32 {
     wait_until("the pid file", SCREEN_WAIT, || {
         std::fs::read_to_string(pidfile).is_ok_and(|s| s.trim().parse::<i32>().is_ok())

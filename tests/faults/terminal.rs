@@ -6,11 +6,10 @@ use std::time::Duration;
 use chrono::Utc;
 use innodebt::sample::SourceEvent;
 
-use crate::common::tmux::Tmux;
 use crate::common::{PrivateServer, ServerConfig};
 use crate::{
-    SCREEN_WAIT, capture_events, dashboard_command, header, read_pid, replay_json_at, shown_uptime,
-    strings,
+    SCREEN_WAIT, capture_events, header, read_pid, recording_dashboard, replay_json_at,
+    shown_uptime,
 };
 
 fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
@@ -26,19 +25,11 @@ fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
 #[test]
 fn panic_inside_a_render_restores_the_terminal_and_keeps_the_capture() {
     let server = PrivateServer::start(ServerConfig::default());
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("panic.idbt");
-    let tmux = Tmux::start(dir.path(), 160, 45);
-    let mut args = server.conn_args();
-    args.extend(strings(&[
-        "--interval",
-        "300ms",
-        "--record",
-        &file.display().to_string(),
-    ]));
+    let (_dir, tmux, file, command) =
+        recording_dashboard(server.conn_args(), "300ms", "panic.idbt");
     tmux.type_text(&format!(
         "RUST_BACKTRACE=0 INNODEBT_FAILPOINT=panic-in-render {}; echo exit=$?",
-        dashboard_command(&args)
+        command
     ));
     tmux.keys(&["Enter"]);
     // (`exit=$?` on the command line has no digits; the shell's answer has.)
@@ -104,22 +95,10 @@ fn panic_inside_a_render_restores_the_terminal_and_keeps_the_capture() {
 #[test]
 fn kill_9_of_a_recording_dashboard_leaves_a_readable_capture() {
     let server = PrivateServer::start(ServerConfig::default());
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("killed.idbt");
+    let (dir, tmux, file, command) =
+        recording_dashboard(server.conn_args(), "200ms", "killed.idbt");
     let pidfile = dir.path().join("pid");
-    let tmux = Tmux::start(dir.path(), 160, 45);
-    let mut args = server.conn_args();
-    args.extend(strings(&[
-        "--interval",
-        "200ms",
-        "--record",
-        &file.display().to_string(),
-    ]));
-    tmux.type_text(&format!(
-        "{} & echo $! > {}; fg",
-        dashboard_command(&args),
-        pidfile.display()
-    ));
+    tmux.type_text(&crate::common::tmux::with_pidfile(&command, &pidfile));
     tmux.keys(&["Enter"]);
     let first = tmux.wait_for("the recording dashboard", SCREEN_WAIT, |s| {
         header(s).contains("REC") && header(s).contains("data ")
