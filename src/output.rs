@@ -190,6 +190,16 @@ pub fn text(f: &Figures) -> String {
     o.lines().map(|l| strip_controls(l) + "\n").collect()
 }
 
+/// " (armed: N µs once purge runs)" when the formula's delay is not what writes pay now.
+fn armed_note(p: &Purge) -> String {
+    match (p.dml_delay_us, p.dml_delay_applied_us) {
+        (Some(formula), Some(applied)) if formula != applied => {
+            format!(" (armed: {formula} µs once purge runs)")
+        }
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,15 +222,5 @@ mod tests {
         assert_eq!(escaped, r#"{"q": "a\u009b2J\u007f\u202eb\udb40\udc41"}"#);
         let back: serde_json::Value = serde_json::from_str(&escaped).expect("valid JSON");
         assert_eq!(back["q"], "a\u{9b}2J\u{7f}\u{202e}b\u{e0041}");
-    }
-}
-
-/// " (armed: N µs once purge runs)" when the formula's delay is not what writes pay now.
-fn armed_note(p: &Purge) -> String {
-    match (p.dml_delay_us, p.dml_delay_applied_us) {
-        (Some(formula), Some(applied)) if formula != applied => {
-            format!(" (armed: {formula} µs once purge runs)")
-        }
-        _ => String::new(),
     }
 }
