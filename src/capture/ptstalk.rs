@@ -161,6 +161,9 @@ fn parse_ts(ts: &str) -> Option<(DateTime<Utc>, Option<NaiveDateTime>)> {
     Some((utc, local))
 }
 
+/// Zones run from UTC−12 to UTC+14; anything past a day is not a time zone.
+const MAX_UTC_OFFSET_S: i64 = 24 * 3600;
+
 /// The capture machine's UTC offset (local − UTC), from the first `TS` line with a local time
 /// in any of the capture's files, rounded to 15 minutes.
 fn utc_offset(files: &Files) -> Option<Duration> {
@@ -179,6 +182,10 @@ fn utc_offset(files: &Files) -> Option<Duration> {
             }
             if let Some((utc, Some(local))) = parse_ts(&line[idx + 3..]) {
                 let secs = (local - utc.naive_utc()).num_seconds();
+                // Real zones are within a day of UTC; further apart, the line is damaged.
+                if secs.abs() > MAX_UTC_OFFSET_S {
+                    continue;
+                }
                 let quarter = 900;
                 let rounded = (secs as f64 / quarter as f64).round() as i64 * quarter;
                 return Some(Duration::seconds(rounded));
@@ -272,7 +279,8 @@ pub fn import_dir(
         );
     }
     let offset = offset.unwrap_or_else(Duration::zero);
-    let to_utc = |local: NaiveDateTime| (local - offset).and_utc();
+    // Checked: a local time at the edge of the date range must not panic the import.
+    let to_utc = |local: NaiveDateTime| local.checked_sub_signed(offset).unwrap_or(local).and_utc();
     let start = to_utc(local_start);
 
     // Status samples.
