@@ -195,6 +195,14 @@ pub enum SourceEvent {
 }
 
 impl SourceEvent {
+    /// The sample this event carries, if it is one.
+    pub fn as_sample(&self) -> Option<&Sample> {
+        match self {
+            SourceEvent::Sample(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// When the event happened (a sample's poll time, a disconnect's start).
     pub fn at(&self) -> DateTime<Utc> {
         match self {

@@ -39,13 +39,7 @@ fn shared_ptstalk() -> Option<PathBuf> {
 }
 
 fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            SourceEvent::Sample(s) => Some(s.as_ref()),
-            _ => None,
-        })
-        .collect()
+    events.iter().filter_map(SourceEvent::as_sample).collect()
 }
 
 #[test]

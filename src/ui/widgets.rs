@@ -557,7 +557,11 @@ pub fn gauge_line(
             *cell = ('│', base.patch(m.style));
         }
     }
-    // Merge runs of one style into spans.
+    styled_cells_line(cells)
+}
+
+/// A row of styled cells as a line, runs of one style merged into one span.
+fn styled_cells_line(cells: Vec<(char, Style)>) -> Line<'static> {
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut run = String::new();
     let mut run_style: Option<Style> = None;
@@ -619,22 +623,7 @@ pub fn marker_labels(w: usize, labels: &[MarkerLabel<'_>]) -> Line<'static> {
             free = x + 1;
         }
     }
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut run = String::new();
-    let mut run_style: Option<Style> = None;
-    for (c, s) in cells {
-        if run_style != Some(s) {
-            if let Some(rs) = run_style {
-                spans.push(Span::styled(std::mem::take(&mut run), rs));
-            }
-            run_style = Some(s);
-        }
-        run.push(c);
-    }
-    if let Some(rs) = run_style {
-        spans.push(Span::styled(run, rs));
-    }
-    Line::from(spans)
+    styled_cells_line(cells)
 }
 
 /// Severity of a figure against two thresholds (either may be unknown).

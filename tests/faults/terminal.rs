@@ -13,13 +13,7 @@ use crate::{
 };
 
 fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            SourceEvent::Sample(s) => Some(s.as_ref()),
-            _ => None,
-        })
-        .collect()
+    events.iter().filter_map(SourceEvent::as_sample).collect()
 }
 
 #[test]
