@@ -213,3 +213,20 @@ impl SourceEvent {
         }
     }
 }
+
+#[cfg(test)]
+impl ServerInfo {
+    /// A MariaDB 10.11 server with these variables, for the library's unit tests.
+    pub(crate) fn mariadb_10_11(variables: &[(&str, String)]) -> ServerInfo {
+        ServerInfo {
+            label: "db:3306".into(),
+            version: "10.11.19-MariaDB".into(),
+            version_comment: String::new(),
+            flavor: crate::source::flavor::Flavor::detect("10.11.19-MariaDB", "", false),
+            variables: variables
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
+    }
+}

@@ -84,7 +84,7 @@ async fn event_loop(
         if app.needs_draw && last_draw.elapsed() >= MIN_FRAME {
             terminal.draw(|f| {
                 if panic_in_render && app.view().samples_seen >= PANIC_AFTER_SAMPLES {
-                    panic!("{FAILPOINT_ENV}={PANIC_IN_RENDER}: a deliberate panic inside a render");
+                    failpoint_panic();
                 }
                 crate::ui::render(f, app, theme)
             })?;
@@ -199,4 +199,10 @@ fn send(wiring: &Wiring, cmd: PollerCommand) {
     if let Some(p) = &wiring.poller {
         let _ = p.try_send(cmd);
     }
+}
+
+/// The test hook's deliberate panic, reached only with `INNODEBT_FAILPOINT=panic-in-render`.
+#[allow(clippy::panic)]
+fn failpoint_panic() -> ! {
+    panic!("{FAILPOINT_ENV}={PANIC_IN_RENDER}: a deliberate panic inside a render");
 }

@@ -320,36 +320,24 @@ pub struct Undo {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
     use chrono::{TimeZone, Utc};
 
     use crate::innodb_status::InnodbStatus;
     use crate::metrics::Deriver;
     use crate::sample::{Sample, ServerInfo, SourceEvent, SourceKind, Unavailable};
-    use crate::source::flavor::Flavor;
 
     const DENIED: &str = "error 1227: Access denied; you need (at least one of) the PROCESS \
                           privilege(s) for this operation";
 
     fn connected() -> Deriver {
-        let variables: BTreeMap<String, String> = [
-            ("innodb_log_file_size", "16777216"),
-            ("innodb_purge_threads", "4"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
         let mut d = Deriver::new();
         d.push(&SourceEvent::Connected {
             at: Utc::now(),
-            info: ServerInfo {
-                label: "db:3306".into(),
-                version: "10.11.19-MariaDB".into(),
-                version_comment: String::new(),
-                flavor: Flavor::detect("10.11.19-MariaDB", "", false),
-                variables,
-            },
+            info: ServerInfo::mariadb_10_11(&[
+                ("innodb_log_file_size", "16777216".into()),
+                ("innodb_purge_threads", "4".into()),
+            ]),
         });
         d
     }

@@ -32,7 +32,8 @@ pub struct Deriver {
     /// not asked every tick, so the refusal stands until one of them is read again.
     slow_refused: Vec<Unavailable>,
     recovery: RecoveryModel,
-    engine: Option<(RedoLayout, VerdictEngine)>,
+    /// Keyed by the redo layout and the last known capacity: either changing restarts it.
+    engine: Option<((RedoLayout, Option<u64>), VerdictEngine)>,
     /// Redo capacity of the previous figures, to notice a resize.
     last_capacity: Option<u64>,
     redo_resized: Option<RedoResize>,
@@ -93,16 +94,18 @@ impl Deriver {
     }
 
     /// Verdicts, recovery and sizing for one sample's figures. The engine restarts when the
-    /// redo layout changes (a restart with another log size).
+    /// redo layout or capacity changes (a restart with another log size, a runtime resize), so
+    /// peak and sizing never mix two sizes.
     fn assess(&mut self, figures: &mut Figures, info: &ServerInfo, t_s: f64) {
         let layout = RedoLayout::from_info(info);
-        if self.engine.as_ref().is_none_or(|(l, _)| *l != layout) {
+        let key = (layout, self.last_capacity);
+        if self.engine.as_ref().is_none_or(|(k, _)| *k != key) {
             let cfg = EngineConfig {
                 recovery: self.recovery.clone(),
                 layout,
                 ..EngineConfig::default()
             };
-            self.engine = Some((layout, VerdictEngine::new(cfg)));
+            self.engine = Some((key, VerdictEngine::new(cfg)));
         }
         let Some((_, engine)) = self.engine.as_mut() else {
             return;
@@ -118,8 +121,8 @@ impl Deriver {
         self.info.as_ref()
     }
 
-    /// Notices a changed redo capacity: restarts the verdict engine (peak, sizing) and says
-    /// so in the figures' warnings from then on.
+    /// Notices a changed redo capacity (the engine restarts on it in [`Self::assess`]) and
+    /// says so in the figures' warnings from then on.
     fn note_redo_resize(&mut self, figures: &mut Figures) {
         let now = figures.redo.capacity_bytes;
         if let (Some(from), Some(to)) = (self.last_capacity, now)
@@ -130,7 +133,6 @@ impl Deriver {
                 from_bytes: from,
                 to_bytes: to,
             });
-            self.engine = None;
         }
         self.last_capacity = now.or(self.last_capacity);
         if let Some(r) = &self.redo_resized {
@@ -565,35 +567,24 @@ pub fn disabled_metrics(sample: &Sample) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod redo_resize_tests {
-    use std::collections::BTreeMap;
 
     use chrono::TimeZone;
 
     use super::*;
 
     fn mariadb(log_file_size_mib: u64) -> SourceEvent {
-        let variables: BTreeMap<String, String> = [
-            (
-                "innodb_log_file_size",
-                (log_file_size_mib << 20).to_string(),
-            ),
-            ("innodb_page_size", "16384".to_string()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
         SourceEvent::Connected {
             at: Utc
                 .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
                 .single()
                 .unwrap(),
-            info: ServerInfo {
-                label: "db:3306".into(),
-                version: "10.11.19-MariaDB".into(),
-                version_comment: String::new(),
-                flavor: Flavor::detect("10.11.19-MariaDB", "", false),
-                variables,
-            },
+            info: ServerInfo::mariadb_10_11(&[
+                (
+                    "innodb_log_file_size",
+                    (log_file_size_mib << 20).to_string(),
+                ),
+                ("innodb_page_size", "16384".into()),
+            ]),
         }
     }
 

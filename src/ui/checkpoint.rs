@@ -67,29 +67,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         theme,
     ));
     let main = flow(items, inner.width as usize);
-    let mut items = Vec::new();
-    items.push(Item::new(vec![
-        Span::styled("async ", theme.style(ThemeItem::AsyncLine)),
-        Span::styled(bytes(r.async_point_bytes), text),
-        Span::styled(
-            format!(
-                " ({})",
-                pct(r.async_point_bytes.and_then(frac).map(|x| x * 100.0))
+    // A flush point: its name in its line's colour, bytes, share of capacity.
+    let point = |name: String, line: ThemeItem, at: Option<u64>| {
+        Item::new(vec![
+            Span::styled(name, theme.style(line)),
+            Span::styled(bytes(at), text),
+            Span::styled(
+                format!(" ({})", pct(at.and_then(frac).map(|x| x * 100.0))),
+                dim,
             ),
-            dim,
+        ])
+    };
+    let mut items = vec![
+        point("async ".into(), ThemeItem::AsyncLine, r.async_point_bytes),
+        point(
+            format!("{sync_name} "),
+            ThemeItem::SyncLine,
+            r.sync_point_bytes,
         ),
-    ]));
-    items.push(Item::new(vec![
-        Span::styled(format!("{sync_name} "), theme.style(ThemeItem::SyncLine)),
-        Span::styled(bytes(r.sync_point_bytes), text),
-        Span::styled(
-            format!(
-                " ({})",
-                pct(r.sync_point_bytes.and_then(frac).map(|x| x * 100.0))
-            ),
-            dim,
-        ),
-    ]));
+    ];
     items.push(Item::kv(
         theme,
         "redo written",
