@@ -1,22 +1,52 @@
 //! innodebt: how much redo and undo debt InnoDB carries, and whether it is being paid back.
 //!
 //! Data flows one way: `source` (live poller or replay) → raw [`sample::Sample`]s →
-//! `metrics` (pure derivation) → app state → render.
+//! `metrics` (measure) → `verdicts` (judge over time) → `derive` (both, once per sample, onto
+//! the [`figures::Figures`]) → `app` state → `ui` (render). Every judgement is made once and
+//! carried on the figures; panels, the verdict line, plans and the JSON only read it.
+//!
+//! # Layers
+//! A module may import the layers below its own and, without cycles, its own layer — never a
+//! layer above. A module may always use its own submodules. `tests/layers.rs` reads this list
+//! and the imports of every file in `src/`, and fails on an import upwards or any cycle.
+//!
+//! 1. foundation: `text`, `units`, `term`, `mycnf` — std and external crates only
+//! 2. what the server is and says: `innodb_status`, `textdump`, `source::flavor`, `sample`
+//! 3. getting samples and keeping them: `source`, `source::connect`, `source::live`, `capture`
+//! 4. the command line: `cli` — flags, option files and environment resolved into values
+//! 5. the figures of a moment, as data: `figures`
+//! 6. measuring: `metrics` — samples into figures, pure
+//! 7. judging: `verdicts` — figures over time into verdicts, recovery and sizing, pure
+//! 8. derive then assess: `derive` — the one place both run and the judgement is written
+//! 9. acting, reporting, replaying: `control`, `output`, `openmetrics`, `capture::export`, `view` (what events add up to on screen), `replay` (that screen rebuilt anywhere in a capture)
+//! 10. app state: `app` — update(Msg) → commands, no I/O
+//! 11. drawing: `theme`, `ui` — reads the app, never computes a figure
+//! 12. wiring: `tui`, `timings`, `run`, `serve`, `fleet`
 
 pub mod app;
 pub mod capture;
 pub mod cli;
 pub mod control;
+pub mod derive;
+pub mod figures;
+pub mod fleet;
 pub mod innodb_status;
 pub mod metrics;
 pub mod mycnf;
+pub mod openmetrics;
 pub mod output;
+pub mod replay;
 pub mod run;
 pub mod sample;
+pub mod serve;
 pub mod source;
 pub mod term;
+pub mod text;
 pub mod textdump;
 pub mod theme;
+pub mod timings;
 pub mod tui;
 pub mod ui;
+pub mod units;
 pub mod verdicts;
+pub mod view;

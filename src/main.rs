@@ -6,6 +6,7 @@ use std::process::ExitCode;
 mod argv;
 
 fn main() -> ExitCode {
+    innodebt::timings::mark_start();
     let cli = match innodebt::cli::parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

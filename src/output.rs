@@ -3,9 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::metrics::{Figures, Purge};
+use crate::figures::{Figures, Purge};
 use crate::sample::SourceKind;
-use crate::ui::widgets::{is_invisible, sanitize, strip_controls};
+use crate::text::{is_invisible, sanitize, strip_controls};
+use crate::units::{bytes, duration, opt, rate};
 
 pub fn json(f: &Figures) -> String {
     let json = serde_json::to_string_pretty(f).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
@@ -32,56 +33,6 @@ fn escape_terminal_controls(json: String) -> String {
         }
     }
     out
-}
-
-/// Bytes in the unit a DBA reads at a glance.
-pub fn bytes(v: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = v as f64;
-    let mut unit = 0;
-    while x >= 1024.0 && unit < UNITS.len() - 1 {
-        x /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{v} B")
-    } else {
-        format!("{x:.1} {}", UNITS[unit])
-    }
-}
-
-/// Compact count: 1234 → 1.2k, 89000 → 89.0k, 1.5M.
-pub fn count(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e9 {
-        format!("{:.1}G", v / 1e9)
-    } else if a >= 1e6 {
-        format!("{:.1}M", v / 1e6)
-    } else if a >= 1e4 {
-        format!("{:.1}k", v / 1e3)
-    } else if a >= 100.0 || v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
-/// Seconds as `45s`, `12m 03s`, `3h 05m`, `2d 04h`.
-pub fn duration(secs: u64) -> String {
-    match secs {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m {:02}s", s / 60, s % 60),
-        s if s < 86_400 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
-        s => format!("{}d {:02}h", s / 86_400, (s % 86_400) / 3600),
-    }
-}
-
-fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map(f).unwrap_or_else(|| "n/a".to_string())
-}
-
-fn rate(v: Option<f64>) -> String {
-    opt(v, |r| format!("{}/s", count(r)))
 }
 
 pub fn text(f: &Figures) -> String {
@@ -203,17 +154,6 @@ fn armed_note(p: &Purge) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn units() {
-        assert_eq!(bytes(512), "512 B");
-        assert_eq!(bytes(81_281_088), "77.5 MiB");
-        assert_eq!(count(89_000.0), "89.0k");
-        assert_eq!(count(12.0), "12");
-        assert_eq!(count(1.25), "1.2");
-        assert_eq!(duration(3725), "1h 02m");
-        assert_eq!(duration(59), "59s");
-    }
 
     #[test]
     fn json_escapes_what_a_terminal_would_act_on() {

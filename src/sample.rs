@@ -61,6 +61,15 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
+    pub const ALL: [SourceKind; 6] = [
+        SourceKind::GlobalStatus,
+        SourceKind::InnodbMetrics,
+        SourceKind::InnodbTrx,
+        SourceKind::InnodbStatus,
+        SourceKind::UndoScan,
+        SourceKind::Variables,
+    ];
+
     pub fn describe(self) -> &'static str {
         match self {
             SourceKind::GlobalStatus => "SHOW GLOBAL STATUS",
@@ -70,6 +79,106 @@ impl SourceKind {
             SourceKind::UndoScan => "information_schema.INNODB_BUFFER_PAGE_LRU",
             SourceKind::Variables => "SHOW GLOBAL VARIABLES",
         }
+    }
+}
+
+/// What the poller asks on its own cadence (the latency guard's unit, `source::cadence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cadenced {
+    /// The per-tick statements together (status counters, INNODB_METRICS, INNODB_TRX): a
+    /// sample is all of them or none, so rates never mix two moments.
+    Tick,
+    /// SHOW ENGINE INNODB STATUS.
+    InnodbStatus,
+    /// The counters that sum every session (MariaDB: `Handler_*`, `Uptime` with them).
+    SessionSums,
+    /// SHOW GLOBAL VARIABLES by name.
+    Variables,
+    /// One session looked up by id (the blocker's user, host, command).
+    SessionLookup,
+    /// The INNODB_BUFFER_PAGE_LRU scan.
+    UndoScan,
+}
+
+impl Cadenced {
+    /// In the DBA's words, for the header and the `?` overlay.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Cadenced::Tick => "polling",
+            Cadenced::InnodbStatus => "SHOW ENGINE INNODB STATUS",
+            Cadenced::SessionSums => "session-summed status",
+            Cadenced::Variables => "variables",
+            Cadenced::SessionLookup => "session lookup",
+            Cadenced::UndoScan => "undo scan",
+        }
+    }
+}
+
+/// A source asked less often than its cadence, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slowed {
+    pub source: Cadenced,
+    /// The period it is asked at now.
+    pub every_ms: u64,
+    /// Its last round trip (the one that slowed it), or `None` after a timeout.
+    pub last_ms: Option<u64>,
+    pub timed_out: bool,
+    /// It answers fast again: its cadence is coming back a step at a time.
+    #[serde(default)]
+    pub recovering: bool,
+}
+
+/// Which statement a poll sent (what its round trip is attributed to).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statement {
+    GlobalStatus,
+    /// The status counters that sum every session, on their slower cadence (MariaDB).
+    SessionSums,
+    InnodbMetrics,
+    InnodbTrx,
+    /// One session looked up by id.
+    SessionLookup,
+    InnodbStatus,
+    Variables,
+    UndoScan,
+}
+
+impl Statement {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Statement::GlobalStatus => "SHOW GLOBAL STATUS",
+            Statement::SessionSums => "SHOW GLOBAL STATUS (session sums)",
+            Statement::InnodbMetrics => "INNODB_METRICS",
+            Statement::InnodbTrx => "INNODB_TRX",
+            Statement::SessionLookup => "session by id",
+            Statement::InnodbStatus => "SHOW ENGINE INNODB STATUS",
+            Statement::Variables => "SHOW GLOBAL VARIABLES",
+            Statement::UndoScan => "INNODB_BUFFER_PAGE_LRU scan",
+        }
+    }
+}
+
+/// One statement a poll sent and its round trip in µs, measured by innodebt (the server's
+/// time plus the network and reading the reply: an upper bound of what it cost the server).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatementCost {
+    pub what: Statement,
+    pub us: u64,
+}
+
+/// What one poll cost the server, and which sources the latency guard slowed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PollCost {
+    pub statements: Vec<StatementCost>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowed: Vec<Slowed>,
+}
+
+impl PollCost {
+    pub fn round_trip_us(&self) -> u64 {
+        self.statements.iter().map(|s| s.us).sum()
     }
 }
 
@@ -94,6 +203,9 @@ pub struct Sample {
     pub undo_scan: Option<UndoScan>,
     #[serde(default)]
     pub unavailable: Vec<Unavailable>,
+    /// What this poll cost the server (absent in captures made before it was measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<PollCost>,
 }
 
 impl Sample {
@@ -108,6 +220,7 @@ impl Sample {
             innodb_status: None,
             undo_scan: None,
             unavailable: Vec::new(),
+            cost: None,
         }
     }
 

@@ -14,9 +14,9 @@ use tokio::time::Instant;
 
 use crate::app::{App, Command, Msg};
 use crate::capture::CaptureSender;
-use crate::cli::ConnectOptions;
 use crate::control::{self, AuditLog};
 use crate::sample::SourceEvent;
+use crate::source::connect::ConnectOptions;
 use crate::source::live::PollerCommand;
 use crate::term;
 use crate::theme::Theme;
@@ -77,6 +77,7 @@ async fn event_loop(
     let mut last_draw = Instant::now() - MIN_FRAME;
     let mut source_open = true;
     let panic_in_render = panic_in_render_requested();
+    let mut timings = crate::timings::Timings::from_env();
     // Side tasks (facts, changes) report back here; the loop never awaits them.
     let (side_tx, mut side_rx) = mpsc::channel::<Msg>(16);
 
@@ -90,6 +91,7 @@ async fn event_loop(
             })?;
             app.needs_draw = false;
             last_draw = Instant::now();
+            timings.drawn();
         }
         let frame_due = last_draw + MIN_FRAME;
         let msg = tokio::select! {
@@ -97,7 +99,10 @@ async fn event_loop(
             _ = sigterm.recv() => break,
             _ = sighup.recv() => break,
             ev = input.next() => match ev {
-                Some(Ok(Event::Key(k))) => Msg::Key(k),
+                Some(Ok(Event::Key(k))) => {
+                    timings.key();
+                    Msg::Key(k)
+                }
                 Some(Ok(Event::Resize(_, _))) => Msg::Resize,
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => return Err(e).context("reading the terminal failed"),

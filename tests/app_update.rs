@@ -53,9 +53,11 @@ fn connected_app(read_only: bool) -> App {
     let mut later = s.clone();
     later.taken_at = now() + chrono::Duration::seconds(1);
     later.mono_s = 1.0;
+    // The 5-minute view holds back at least the 1,500 undo logs seen since: purge is blocked
+    // by the figures' one judgement (the plan, the panels and the verdict read it).
     later
         .status
-        .insert("Innodb_history_list_length".into(), 5500);
+        .insert("Innodb_history_list_length".into(), 6500);
     later.trx[0].age_s = 301;
     app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
     app.update(Msg::Source(SourceEvent::Sample(Box::new(later))));
@@ -211,20 +213,23 @@ fn read_only_refuses_every_change_key() {
 // ---------------------------------------------------------------------------
 
 fn replay_app() -> App {
-    use innodebt::app::{Recording, Replay, moments};
+    use innodebt::app::{Recording, Replay};
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/demo/mariadb-10.11-blocker.idbt"
     );
-    let events = innodebt::capture::open(path).expect("demo").events;
-    let found = moments::find(&events);
-    let rec = Recording::new(events, "demo".into(), None);
+    let set = innodebt::replay::CaptureSet::open_file(
+        std::path::Path::new(path),
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("demo");
+    let rec = Recording::new(set);
     let last = rec.len() - 1;
-    App::replaying(Replay::new(rec, found, 0, last), Duration::from_secs(1))
+    App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1))
 }
 
-fn pos(app: &App) -> usize {
-    app.replay.as_ref().map(|r| r.pos).unwrap_or(usize::MAX)
+fn pos(app: &App) -> u64 {
+    app.replay.as_ref().map(|r| r.pos).unwrap_or(u64::MAX)
 }
 
 #[test]
@@ -368,4 +373,34 @@ fn mysql_8_offers_set_persist_as_the_alternative() {
         [Command::Execute(plan)] => assert_eq!(plan.sql_text(), sql),
         other => panic!("{other:?}"),
     }
+}
+
+/// When the latency guard polls every 8 s, a sample 5 s old is on time, not STALE; without
+/// the guard the same age is stale at a 1 s interval.
+#[test]
+fn a_slowed_tick_is_not_called_stale_before_it_is_due() {
+    use innodebt::app::Freshness;
+    use innodebt::sample::{Cadenced, PollCost, Slowed};
+    let sample_at = |slowed: Vec<Slowed>| {
+        let mut app = connected_app(false);
+        let mut s = Sample::new(now() + chrono::Duration::seconds(2), 2.0);
+        s.status.insert("Innodb_history_list_length".into(), 5500);
+        s.cost = Some(PollCost {
+            statements: Vec::new(),
+            slowed,
+        });
+        app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
+        app.update(Msg::Tick(now() + chrono::Duration::seconds(7)));
+        app.freshness()
+    };
+    let guarded = sample_at(vec![Slowed {
+        source: Cadenced::Tick,
+        every_ms: 8000,
+        last_ms: Some(310),
+        timed_out: false,
+        recovering: false,
+    }]);
+    assert!(matches!(guarded, Freshness::Fresh { .. }), "{guarded:?}");
+    let plain = sample_at(Vec::new());
+    assert!(matches!(plain, Freshness::Stale { .. }), "{plain:?}");
 }

@@ -643,6 +643,8 @@ fn subcommands() {
         cli.command,
         Some(Command::Export {
             file: "x.idb".into(),
+            from: None,
+            to: None,
             format: ExportFormat::Csv,
             output: Some("x.csv".into())
         })

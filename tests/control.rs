@@ -2,7 +2,7 @@
 //! plan refuses what the server would truncate (and the truncation is reported when forced),
 //! a missing privilege is named, read-only refuses, monitors switch on, a blocking snapshot's
 //! session is killed (and only that transaction), the audit log gets one private line per
-//! action, and the purge-lag wait waits, cancels and completes. Each test has its own server
+//! action. Each test has its own server
 //! and restores what it changed.
 
 mod common;
@@ -12,14 +12,12 @@ use std::time::{Duration, Instant};
 
 use common::{BlockingSnapshot, PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint, Secret};
-use innodebt::control::plan::{FactsSource, PlanAction};
-use innodebt::control::wait::WaitState;
+use innodebt::control::plan::FactsSource;
 use innodebt::control::{
-    AuditLog, Knob, KnobFacts, PlanContext, Refusal, WaitResult, execute, fetch_facts,
-    fetch_wait_facts, plan_enable_monitors, plan_kill, plan_purge_lag_wait, plan_set,
-    spawn_purge_lag_wait,
+    AuditLog, Knob, KnobFacts, PlanContext, Refusal, execute, fetch_facts, plan_enable_monitors,
+    plan_kill, plan_set,
 };
-use innodebt::metrics::figures::Blocker;
+use innodebt::figures::Blocker;
 use innodebt::source::flavor::{Flavor, METRICS};
 use mysql_async::Row;
 
@@ -211,8 +209,6 @@ async fn read_only_mode_refuses_everything() {
         ..Blocker::default()
     };
     assert_eq!(plan_kill(&b, &ro), Err(Refusal::ReadOnly));
-    let wf = fetch_wait_facts(&opts, ro.flavor).await.unwrap();
-    assert_eq!(plan_purge_lag_wait(0, &wf, &ro), Err(Refusal::ReadOnly));
     assert_eq!(global(&server, "innodb_purge_batch_size").await, before);
 }
 
@@ -311,20 +307,26 @@ async fn trx_of(server: &PrivateServer, thread_id: u64) -> Option<u64> {
     rows.first().map(|r| r.get::<u64, _>(0).unwrap())
 }
 
-/// The blocker as the poller sees it: the oldest INNODB_TRX row joined to its session.
+/// The blocker as the poller sees it: the oldest INNODB_TRX row, and its session looked up
+/// by id (the processlist here).
 async fn blocker(server: &PrivateServer, flavor: Flavor) -> Blocker {
     let rows = server.sql(flavor.trx_sql()).await;
     let r = rows.first().expect("a transaction in INNODB_TRX");
+    let thread_id: Option<u64> = r.get(4).unwrap();
+    let session = server
+        .sql(&flavor.session_sql(thread_id.expect("a thread id"), false))
+        .await;
+    let s = session.first().expect("its session");
     Blocker {
         trx_id: r.get(0).unwrap(),
         state: r.get(1).unwrap(),
         age_s: r.get(2).unwrap(),
         isolation: r.get(3).unwrap(),
-        thread_id: r.get(4).unwrap(),
-        user: r.get(5).unwrap(),
-        host: r.get(6).unwrap(),
-        command: r.get(7).unwrap(),
-        query: r.get(8).unwrap(),
+        thread_id,
+        user: s.get(0).unwrap(),
+        host: s.get(1).unwrap(),
+        command: s.get(2).unwrap(),
+        query: r.get(5).unwrap(),
     }
 }
 
@@ -466,140 +468,4 @@ async fn audit_log_has_one_private_line_per_action_and_no_password() {
     server
         .sql("DROP USER 'dba'@'localhost', 'nobody'@'localhost'")
         .await;
-}
-
-async fn history(server: &PrivateServer) -> u64 {
-    server.status_u64("Innodb_history_list_length").await
-}
-
-/// Autocommit writes: each leaves an undo log that a snapshot keeps from being purged.
-async fn make_history(server: &PrivateServer, writes: usize) {
-    let mut conn = mysql_async::Conn::new(server.opts()).await.unwrap();
-    use mysql_async::prelude::Queryable;
-    conn.query_drop("INSERT INTO test.load (k, pad) VALUES (1, 'x')")
-        .await
-        .unwrap();
-    for i in 0..writes {
-        conn.query_drop(format!("UPDATE test.load SET k = {i} ORDER BY id LIMIT 1"))
-            .await
-            .unwrap();
-    }
-    let _ = conn.disconnect().await;
-}
-
-async fn wait_sessions(server: &PrivateServer) -> u64 {
-    let rows = server
-        .sql(
-            "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
-             WHERE INFO LIKE 'SET GLOBAL innodb_max_purge_lag_wait%'",
-        )
-        .await;
-    rows[0].get(0).unwrap()
-}
-
-/// No session left waiting: a killed statement can stay listed for a moment while the
-/// server unwinds it, so allow up to 3 s.
-async fn no_wait_session_left(server: &PrivateServer) {
-    let start = Instant::now();
-    loop {
-        let n = wait_sessions(server).await;
-        if n == 0 {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(3),
-            "{n} session(s) still waiting"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn purge_lag_wait_waits_cancels_and_completes() {
-    let server = PrivateServer::start(ServerConfig::default());
-    let opts = options(&server);
-    let mut ctx = ctx(&server).await;
-    let snapshot = BlockingSnapshot::open(server.opts()).await;
-    make_history(&server, 400).await;
-    let held = history(&server).await;
-    assert!(held >= 300, "history {held}");
-
-    let facts = fetch_wait_facts(&opts, ctx.flavor).await.unwrap();
-    assert!(facts.exists, "{facts:?}");
-    ctx.purge_blocked = true;
-    ctx.history = Some(held);
-    let target = 50;
-    let plan = plan_purge_lag_wait(target, &facts, &ctx).unwrap();
-    assert!(matches!(
-        plan.action,
-        PlanAction::PurgeLagWait { target: 50 }
-    ));
-    assert!(!plan.warning_lines.is_empty());
-
-    // Blocked: it keeps waiting, with progress.
-    let wait = spawn_purge_lag_wait(opts.clone(), &plan, Duration::from_millis(100)).unwrap();
-    let mut progress = wait.progress();
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    let p = progress.borrow_and_update().clone();
-    assert_eq!(p.state, WaitState::Waiting, "{p:?}");
-    assert!(p.history.is_some_and(|h| h > target), "{p:?}");
-    assert!(p.elapsed >= Duration::from_millis(1500), "{p:?}");
-    assert!(p.connection_id.is_some());
-    assert!(p.line().contains("≤ 50"), "{}", p.line());
-    assert_eq!(wait_sessions(&server).await, 1);
-
-    // Cancel returns promptly and leaves no session waiting.
-    let asked = Instant::now();
-    wait.cancel();
-    let out = tokio::time::timeout(Duration::from_secs(5), wait.finish())
-        .await
-        .expect("cancel is prompt");
-    assert!(asked.elapsed() < Duration::from_secs(3));
-    assert_eq!(out.result, WaitResult::Cancelled, "{out:?}");
-    assert!(
-        out.audit.result.starts_with("cancelled after"),
-        "{}",
-        out.audit.result
-    );
-    assert_eq!(
-        out.audit.action,
-        "SET GLOBAL innodb_max_purge_lag_wait = 50"
-    );
-    no_wait_session_left(&server).await;
-
-    // Dropping the canceller cancels too, even right as the wait starts (the KILL QUERY may
-    // then reach the session before its SET runs, and is sent again): nothing is left blocked.
-    let wait = spawn_purge_lag_wait(opts.clone(), &plan, Duration::from_millis(100)).unwrap();
-    let (mut rx, canceller, task) = wait.into_parts();
-    while rx.borrow_and_update().state != WaitState::Waiting {
-        tokio::time::timeout(Duration::from_secs(10), rx.changed())
-            .await
-            .unwrap()
-            .unwrap();
-    }
-    drop(canceller);
-    let out = tokio::time::timeout(Duration::from_secs(5), task)
-        .await
-        .expect("prompt")
-        .unwrap();
-    assert_eq!(out.result, WaitResult::Cancelled, "{out:?}");
-    no_wait_session_left(&server).await;
-
-    // Without the blocker it completes.
-    snapshot.commit().await;
-    let wait = spawn_purge_lag_wait(opts.clone(), &plan, Duration::from_millis(100)).unwrap();
-    let out = tokio::time::timeout(Duration::from_secs(60), wait.finish())
-        .await
-        .expect("purge catches up within 60 s");
-    assert_eq!(out.result, WaitResult::Reached, "{out:?}");
-    assert!(out.history.is_some_and(|h| h <= target), "{out:?}");
-    assert!(
-        out.audit.result.starts_with("reached in"),
-        "{}",
-        out.audit.result
-    );
-    assert_eq!(
-        global(&server, "innodb_max_purge_lag_wait").await,
-        "4294967295"
-    );
 }

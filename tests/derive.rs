@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{TimeZone, Utc};
-use innodebt::metrics::Deriver;
+use innodebt::derive::Deriver;
 use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow};
 use innodebt::source::flavor::Flavor;
 
@@ -221,4 +221,20 @@ fn dml_delay_is_only_armed_on_mariadb_while_a_read_view_blocks_purge() {
     let mysql = blocked("8.0.36");
     assert_eq!(mysql.purge.dml_delay_us, Some(2000));
     assert_eq!(mysql.purge.dml_delay_applied_us, Some(2000));
+}
+
+/// INNODB_TRX ages are whole seconds: when two transactions share the oldest age, the blocker
+/// is the first row (the server sorted them oldest first), not whichever came last.
+#[test]
+fn a_tie_in_age_names_the_oldest_row() {
+    let row = |thread: u64| TrxRow {
+        trx_id: format!("{thread}"),
+        state: "RUNNING".into(),
+        age_s: 3,
+        isolation: Some("REPEATABLE READ".into()),
+        thread_id: Some(thread),
+        ..TrxRow::default()
+    };
+    let b = innodebt::metrics::find_blocker(&[row(12), row(43), row(44)]).expect("a blocker");
+    assert_eq!(b.thread_id, Some(12));
 }

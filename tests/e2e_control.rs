@@ -28,8 +28,9 @@ async fn typed_value_confirmed_changes_the_server_and_cancel_does_not() {
 
     // l → prompt with the current value → type 50000 → Enter → confirm shows the exact SQL.
     tmux.keys(&["l"]);
+    // The prompt itself: "reading innodb_max_purge_lag …" shows while the facts load.
     tmux.wait_for("the value prompt", long, |s| {
-        s.contains("innodb_max_purge_lag")
+        s.contains("type the new value")
     });
     for _ in 0..8 {
         tmux.keys(&["BSpace"]);
@@ -44,11 +45,14 @@ async fn typed_value_confirmed_changes_the_server_and_cancel_does_not() {
     tmux.wait_for("the verified result", long, |s| s.contains("done"));
     assert_eq!(server.var_u64("innodb_max_purge_lag").await, 50000);
     tmux.keys(&["Escape"]);
+    // Closed before the next key: ESC and `l` read together are Alt-l, not `l`.
+    tmux.wait_for("the result closed", long, |s| !s.contains("done"));
 
     // Again, but cancel at the confirmation: nothing changes.
     tmux.keys(&["l"]);
+    // The prompt itself: "reading innodb_max_purge_lag …" shows while the facts load.
     tmux.wait_for("the value prompt", long, |s| {
-        s.contains("innodb_max_purge_lag")
+        s.contains("type the new value")
     });
     for _ in 0..8 {
         tmux.keys(&["BSpace"]);

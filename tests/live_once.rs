@@ -10,26 +10,7 @@ use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
 fn once(server: &PrivateServer, extra: &[&str]) -> Value {
-    let out = Command::new(common::innodebt_bin())
-        .args(server.conn_args())
-        .args([
-            "--no-defaults",
-            "--once",
-            "--format",
-            "json",
-            "--interval",
-            "1s",
-        ])
-        .args(extra)
-        .output()
-        .expect("run innodebt");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "innodebt --once failed: {}\nstdout: {stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+    common::once_json(&server.conn_args(), extra)
 }
 
 fn u(v: &Value, path: &[&str]) -> Option<u64> {
@@ -55,6 +36,41 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
         first["blocker"]
     );
     assert!(u(&first, &["blocker", "age_s"]).unwrap_or(0) >= 2);
+    // Named without joining the processlist: looked up by id.
+    assert_eq!(first["blocker"]["user"], "root", "{}", first["blocker"]);
+    assert!(
+        first["purge"]["inflow_records_per_s"]
+            .as_f64()
+            .is_some_and(|r| r > 0.0)
+    );
+    assert!(u(&first, &["server", "uptime_s"]).is_some());
+    // What the tick cost the server, measured by innodebt.
+    let own = &first["self"];
+    assert!(
+        u(&first, &["self", "statements_per_tick"]).is_some_and(|n| n >= 3),
+        "{own}"
+    );
+    assert!(
+        own["server_ms_per_tick"]
+            .as_f64()
+            .is_some_and(|ms| ms > 0.0),
+        "{own}"
+    );
+    assert!(own["server_ms_p95_1m"].as_f64().is_some(), "{own}");
+    let names: Vec<&str> = own["by_statement"]
+        .as_array()
+        .expect("by_statement")
+        .iter()
+        .filter_map(|s| s["statement"].as_str())
+        .collect();
+    for wanted in ["SHOW GLOBAL STATUS", "INNODB_METRICS", "INNODB_TRX"] {
+        assert!(names.contains(&wanted), "{wanted} in {names:?}");
+    }
+    assert!(
+        own["measured"]
+            .as_str()
+            .is_some_and(|m| m.contains("round trip"))
+    );
     // The redo figures are there and consistent.
     let age = u(&first, &["redo", "checkpoint_age_bytes"]).expect("checkpoint age");
     let async_point = u(&first, &["redo", "async_point_bytes"]).expect("async point");

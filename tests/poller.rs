@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use innodebt::cli::{ConnectOptions, Endpoint};
-use innodebt::metrics::Deriver;
+use innodebt::derive::Deriver;
 use innodebt::sample::SourceEvent;
 use innodebt::source::connect;
 use innodebt::source::live::{self, BACKOFF_CAP, ConnectFn, PollerCommand, PollerConfig};

@@ -23,7 +23,8 @@ use serde_json::Value;
 
 /// The figures that need PROCESS on MariaDB: INNODB_METRICS (flush by source except LRU, which
 /// has a status-variable fallback; purge rates; undo size and reads), INNODB_TRX (the blocker),
-/// SHOW ENGINE INNODB STATUS (purge state) and the residency scan.
+/// SHOW ENGINE INNODB STATUS (purge state) and the residency scan. Whether a read view blocks
+/// purge is unknown without INNODB_TRX.
 const NEEDS_PROCESS: &[&str] = &[
     "flush.by_source_pages_per_s.adaptive",
     "flush.by_source_pages_per_s.sync",
@@ -39,6 +40,7 @@ const NEEDS_PROCESS: &[&str] = &[
     "undo.scanned_at",
     "blocker",
     "history.held_back",
+    "purge.blocked",
 ];
 
 /// Figures every account reads, PROCESS or not.
@@ -52,6 +54,8 @@ const NEEDS_NOTHING: &[&str] = &[
     "flush.by_source_pages_per_s.lru",
     "dirty.pct",
     "purge.threads",
+    "redo.severity",
+    "dirty.severity",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

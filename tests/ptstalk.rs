@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
-use innodebt::capture::{CaptureWriter, ImportError, WriterOptions, export_csv, import_dir, open};
-use innodebt::metrics::Deriver;
+use innodebt::capture::{ImportError, WriterOptions, export_csv, import_dir, open};
+use innodebt::derive::Deriver;
 use innodebt::sample::SourceEvent;
 use innodebt::source::flavor::FlavorKind;
 
@@ -106,7 +106,7 @@ fn an_import_saves_replays_and_exports() {
     let (header, events) = import_dir(fixture(), Some(PREFIX)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("imported.idbt");
-    let mut w = CaptureWriter::create_with(&p, &header, WriterOptions::default()).unwrap();
+    let mut w = innodebt::replay::create_writer(&p, &header, WriterOptions::default()).unwrap();
     for e in &events {
         w.append(e).unwrap();
     }

@@ -9,9 +9,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::capture::{self, CaptureWriter, Header};
+use innodebt::capture::{self, Header};
 use innodebt::cli::{ConnectOptions, Endpoint};
-use innodebt::metrics::Deriver;
+use innodebt::derive::Deriver;
 use innodebt::sample::SourceEvent;
 use innodebt::source::connect;
 use innodebt::source::live::{PollerConfig, Session};
@@ -48,8 +48,12 @@ async fn replayed_moment_equals_the_live_figures() {
     let mut session = Session::open(conn, &cfg).await.expect("session");
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("live.idbt");
-    let mut writer = CaptureWriter::create(&file, &Header::new(chrono::Utc::now(), None, false))
-        .expect("create");
+    let mut writer = innodebt::replay::create_writer(
+        &file,
+        &Header::new(chrono::Utc::now(), None, false),
+        Default::default(),
+    )
+    .expect("create");
     let connected = SourceEvent::Connected {
         at: chrono::Utc::now(),
         info: session.info.clone(),
@@ -88,6 +92,17 @@ async fn replayed_moment_equals_the_live_figures() {
         last["blocker"]
     );
     assert!(last["verdicts"].as_array().is_some_and(|v| !v.is_empty()));
+    // What each tick cost the server is part of the raw sample: the replay shows it too
+    // (equal above, and present, not null on both sides).
+    assert!(
+        last["self"]["statements_per_tick"]
+            .as_u64()
+            .is_some_and(|n| n >= 3),
+        "{}",
+        last["self"]
+    );
+    let replayed = replay_once_at(&file, &shown[7].0.to_rfc3339());
+    assert!(replayed["self"]["server_ms_p95_1m"].as_f64().is_some());
 }
 
 /// Equal JSON, numbers equal to 1e-9 relative (the capture stores times to the µs, so a

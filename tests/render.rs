@@ -15,9 +15,13 @@ use std::time::Duration;
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::{App, Msg};
+use innodebt::figures::{Blocker, Figures, FlushSource, Severity};
 use innodebt::innodb_status::InnodbStatus;
-use innodebt::metrics::{Blocker, Figures};
-use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow, UndoScan};
+use innodebt::sample::{
+    MetricValue, PollCost, Sample, ServerInfo, SourceEvent, Statement, StatementCost, TrxRow,
+    UndoScan,
+};
+use innodebt::source::cadence::{Cadenced, Slowed};
 use innodebt::source::flavor::Flavor;
 use innodebt::theme::{Theme, builtin_names};
 use proptest::prelude::*;
@@ -133,6 +137,8 @@ pub struct Second {
     /// Age of the purge-blocking transaction, when there is one.
     pub blocker_age: Option<u64>,
     pub purge_state: &'static str,
+    /// The per-tick round trip when the server is too slow for the latency guard, ms.
+    pub slow_tick_ms: Option<u64>,
 }
 
 impl Default for Second {
@@ -150,6 +156,7 @@ impl Default for Second {
             undo_reads: 0,
             blocker_age: None,
             purge_state: "running",
+            slow_tick_ms: None,
         }
     }
 }
@@ -297,6 +304,7 @@ pub fn samples(
                 ..InnodbStatus::default()
             });
         }
+        sample.cost = Some(poll_cost(i, s.slow_tick_ms, sample.innodb_status.is_some()));
         if undo_scan_at == Some(i) {
             sample.undo_scan = Some(UndoScan {
                 undo_pages_cached: s.undo_pages * 3 / 4,
@@ -306,6 +314,39 @@ pub fn samples(
         out.push(SourceEvent::Sample(Box::new(sample)));
     }
     out
+}
+
+/// What a tick cost: the three per-tick statements (round trips as measured on MariaDB 10.11
+/// under load), SEIS on its ticks; slowed by the latency guard when `slow_ms` is given.
+fn poll_cost(i: usize, slow_ms: Option<u64>, seis: bool) -> PollCost {
+    let jitter = (i % 5) as u64 * 20;
+    let mut statements = vec![
+        (Statement::GlobalStatus, 310 + jitter),
+        (Statement::InnodbMetrics, 180),
+        (
+            Statement::InnodbTrx,
+            slow_ms.map_or(140 + jitter, |ms| ms * 1000),
+        ),
+    ];
+    if seis {
+        statements.push((Statement::InnodbStatus, 450));
+    }
+    PollCost {
+        statements: statements
+            .into_iter()
+            .map(|(what, us)| StatementCost { what, us })
+            .collect(),
+        slowed: slow_ms
+            .map(|ms| Slowed {
+                source: Cadenced::Tick,
+                every_ms: 4000,
+                last_ms: Some(ms),
+                timed_out: false,
+                recovering: false,
+            })
+            .into_iter()
+            .collect(),
+    }
 }
 
 pub fn connected(info: ServerInfo) -> SourceEvent {
@@ -432,6 +473,16 @@ pub fn zoomed() -> App {
     app
 }
 
+/// The server answers the per-tick statements slower than the budget: polled every 4 s.
+pub fn server_slow() -> App {
+    let mut ev = vec![connected(mariadb_info(&[]))];
+    ev.extend(samples(N, Counters::ALL_ON, None, |i| Second {
+        slow_tick_ms: (i + 5 >= N).then_some(310),
+        ..healthy_second(i)
+    }));
+    app_from_events(ev, last_time())
+}
+
 pub fn help() -> App {
     let mut app = healthy();
     key(&mut app, '?');
@@ -473,6 +524,7 @@ pub fn scenarios() -> Vec<(&'static str, App)> {
         ("waiting", waiting()),
         ("zoomed", zoomed()),
         ("help", help()),
+        ("server_slow", server_slow()),
         ("confirm", confirm()),
         ("frozen_recording", frozen_recording()),
     ]
@@ -688,6 +740,9 @@ fn hostile_figures(f: &mut Figures, s: &str, variant: u8) {
     f.flush.by_source_pages_per_s.sync = Some(x);
     f.flush.flush_list_pages_per_s = Some(x);
     f.flush.disabled_counters = vec![s.to_string(), "buffer_flush_sync_total_pages".into()];
+    f.flush.sources_off = vec![FlushSource::Sync, FlushSource::Lru];
+    f.redo.severity = Some(Severity::Critical);
+    f.dirty.severity = Some(Severity::Warning);
     f.history.growth_per_s = Some(x);
     f.history.seconds_to_max_purge_lag = Some(x);
     f.purge.records_per_s = Some(x);
@@ -772,7 +827,7 @@ fn demo_events() -> Vec<SourceEvent> {
 /// async point while the report session had been blocking purge for 20 s or more.
 fn recorded_blocker_past_async() -> App {
     let events = demo_events();
-    let mut deriver = innodebt::metrics::Deriver::new();
+    let mut deriver = innodebt::derive::Deriver::new();
     let end = events
         .iter()
         .position(|e| {
@@ -817,11 +872,14 @@ fn recorded_mariadb_sequence_every_theme() {
 #[test]
 fn replay_screen_with_timeline() {
     use innodebt::app::{Recording, Replay, moments};
-    let events = demo_events();
-    let found = moments::find(&events);
-    let rec = Recording::new(events, "mariadb-10.11-blocker.idbt".into(), None);
+    let rec = Recording::from_events(
+        &demo_events(),
+        "mariadb-10.11-blocker.idbt",
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("the demo opens for replay");
     let last = rec.len() - 1;
-    let mut app = App::replaying(Replay::new(rec, found, 0, last), Duration::from_secs(1));
+    let mut app = App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1));
     // Jump to the first notable moment after the blocker appeared.
     for _ in 0..20 {
         key(&mut app, 'n');

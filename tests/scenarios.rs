@@ -4,7 +4,8 @@
 //! innodb_max_purge_lag while purge is blocked and later resets it, then the blocker commits.
 
 use chrono::{DateTime, Utc};
-use innodebt::metrics::{Deriver, Figures};
+use innodebt::derive::Deriver;
+use innodebt::figures::Figures;
 use innodebt::verdicts::{Severity, VerdictKind};
 
 fn figures() -> Vec<Figures> {

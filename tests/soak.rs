@@ -22,8 +22,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::view::SERIES_POINTS;
 use innodebt::app::{App, DataView, Msg};
 use innodebt::capture::{self, CaptureIndex, Header, WriteSummary, WriterOptions};
+use innodebt::derive::Deriver;
+use innodebt::figures::Figures;
 use innodebt::innodb_status::InnodbStatus;
-use innodebt::metrics::{Deriver, Figures};
 use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow};
 use innodebt::theme::Theme;
 use ratatui::Terminal;
@@ -457,7 +458,7 @@ pub async fn run(cfg: SoakConfig) -> SoakReport {
         ..WriterOptions::default()
     };
     let (recorder, writer) =
-        capture::spawn_writer_with(&cfg.capture, &header, RECORDER_CHANNEL, opts)
+        innodebt::replay::spawn_writer(&cfg.capture, &header, RECORDER_CHANNEL, opts)
             .expect("create the capture");
 
     // The poller's place: a task feeding the bounded channel, waiting when it is full.

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::metrics::{Deriver, Figures};
+use innodebt::derive::Deriver;
+use innodebt::figures::Figures;
 use innodebt::sample::SourceEvent;
 use innodebt::source::flavor::Flavor;
 use innodebt::source::live::{PollerConfig, Session};

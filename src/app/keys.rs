@@ -42,7 +42,11 @@ pub const REPLAY_HELP: &[(&str, &str)] = &[
     ("←  →", "one sample back / forward"),
     ("[  ]", "slower / faster (0.25× … 1000×)"),
     ("g", "go to a time (HH:MM:SS, +5m, -30s, RFC 3339)"),
-    ("n  N", "next / previous notable moment"),
+    ("Home End", "first / last sample"),
+    (
+        "n  N",
+        "next / previous notable moment (repeats count as one)",
+    ),
 ];
 
 pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
@@ -103,11 +107,9 @@ pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
         KeyCode::Char('+') | KeyCode::Char('=') => change_interval(app, true),
         KeyCode::Char('-') => change_interval(app, false),
         KeyCode::Char('w') => {
+            // A replay's charts hold the longest window already.
             app.window = app.window.next();
-            // A replay re-derives the wider span so the chart is full.
-            if let Some(pos) = app.replay.as_ref().map(|r| r.pos) {
-                app.seek(pos);
-            }
+            app.needs_draw = true;
             Vec::new()
         }
         KeyCode::Char('u') => {
@@ -174,12 +176,21 @@ fn replay_key(app: &mut App, key: KeyEvent) -> Option<Vec<Command>> {
             r.playing = false;
             app.seek(pos);
         }
+        KeyCode::Home | KeyCode::End => {
+            let to = if key.code == KeyCode::Home {
+                r.first
+            } else {
+                r.last
+            };
+            r.playing = false;
+            app.seek(to);
+        }
         KeyCode::Char(']') => r.faster(),
         KeyCode::Char('[') => r.slower(),
         KeyCode::Char('n') | KeyCode::Char('N') => {
             let forward = key.code == KeyCode::Char('n');
-            if let Some(m) = r.moment(forward) {
-                let pos = m.sample;
+            if let Some(g) = r.moment(forward) {
+                let pos = g.first.sample;
                 r.playing = false;
                 app.seek(pos);
             }
@@ -220,7 +231,7 @@ fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
             Vec::new()
         }
         InputPurpose::Goto => {
-            let parsed = match app.replay.as_ref() {
+            let parsed = match app.replay.as_mut() {
                 Some(r) => super::replay::parse_goto(&input.text, r),
                 None => Err("not replaying".into()),
             };

@@ -2,9 +2,10 @@
 //! messages). Side effects leave as [`Command`]s and come back as messages.
 
 pub mod keys;
-pub mod moments;
 pub mod replay;
-pub mod view;
+
+/// The view and the moments live below the app (a capture's writer uses them too).
+pub use crate::view::{self, moments};
 
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use crossterm::event::KeyEvent;
 
 use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
 use crate::sample::SourceEvent;
+use crate::source::cadence::Cadenced;
 pub use replay::{Recording, Replay};
 pub use view::{DataView, Link};
 
@@ -185,14 +187,6 @@ pub enum Msg {
         then: FactsThen,
         result: Result<Box<KnobFacts>, String>,
     },
-    /// More of a big capture, loaded in the background.
-    ReplayChunk {
-        events: Vec<SourceEvent>,
-        /// How the file ended, with the last chunk.
-        end_note: Option<String>,
-    },
-    /// The notable moments, once the whole capture has been scanned.
-    ReplayMoments(Vec<moments::Moment>),
     /// A runtime change finished.
     Executed {
         plan: Box<ChangePlan>,
@@ -222,7 +216,7 @@ pub enum Freshness {
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
 pub const MAX_INTERVAL: Duration = Duration::from_secs(60);
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct App {
     pub live: DataView,
     /// The display frozen by `p`; polling goes on into `live`.
@@ -273,45 +267,51 @@ impl App {
 
     /// An app showing a capture, positioned at its first sample (or `--from`).
     pub fn replaying(replay: Replay, interval: Duration) -> Self {
-        let now = replay.now().unwrap_or_default();
-        let mut app = App::new(interval, now);
+        let mut app = App::new(interval, replay.now().unwrap_or_default());
         app.read_only = true;
-        app.live = replay.recording.view_at(replay.pos);
+        let pos = replay.pos;
         app.replay = Some(replay);
+        app.seek(pos);
         app
     }
 
     /// Moves the replay to sample `pos`, rebuilding what the screen shows.
-    pub fn seek(&mut self, pos: usize) {
+    pub fn seek(&mut self, pos: u64) {
         let Some(r) = self.replay.as_mut() else {
             return;
         };
-        r.seek(pos);
-        // Re-derive what the chart window shows (plus the verdicts' 20 s trend).
-        let span = (self.window.secs() / self.interval.as_secs_f64().max(0.1)).ceil() as usize + 30;
-        self.live = r.recording.view_at_span(r.pos, span);
-        self.now = r.now().unwrap_or(self.now);
+        match r.view_at(pos) {
+            Ok(view) => self.live = view,
+            Err(e) => {
+                r.error = Some(e.clone());
+                self.notice("Replay", format!("cannot show that moment: {e}"));
+            }
+        }
+        if let Some(now) = self.replay.as_ref().and_then(Replay::now) {
+            self.now = now;
+        }
         self.needs_draw = true;
     }
 
-    /// One sample forward during playback: feed only the new events.
+    /// One sample forward during playback: feeds only the new events.
     pub fn play_step(&mut self) -> bool {
         let Some(r) = self.replay.as_mut() else {
             return false;
         };
-        let from = r.recording.samples.get(r.pos).copied();
-        if !r.step(true) {
-            return false;
+        match r.step_into(&mut self.live) {
+            Ok(moved) => {
+                if let Some(now) = r.now() {
+                    self.now = now;
+                }
+                moved
+            }
+            Err(e) => {
+                r.playing = false;
+                r.error = Some(e.clone());
+                self.notice("Replay", format!("cannot read on: {e}"));
+                false
+            }
         }
-        let (Some(from), Some(&to)) = (from, r.recording.samples.get(r.pos)) else {
-            return false;
-        };
-        let events = std::sync::Arc::clone(&r.recording.events);
-        for ev in events.get(from + 1..=to).unwrap_or_default() {
-            self.live.ingest(ev, ev.at());
-        }
-        self.now = r.now().unwrap_or(self.now);
-        true
     }
 
     /// What the panels show: the frozen copy while frozen, else live data.
@@ -340,7 +340,12 @@ impl App {
             return Freshness::Waiting;
         };
         let age_s = secs_between(latest.sampled_at, self.now).max(0.0);
-        let interval = self.interval.as_secs_f64();
+        // When the latency guard stretched the tick, the next sample is due that much later.
+        let interval = latest
+            .self_cost
+            .as_ref()
+            .and_then(|c| c.slowed.iter().find(|s| s.source == Cadenced::Tick))
+            .map_or(self.interval.as_secs_f64(), |s| s.every_ms as f64 / 1000.0);
         // A poll may legitimately take a while; call it stale once two more ticks are missing.
         if age_s > (interval * 2.5).max(interval + 2.0) {
             Freshness::Stale { age_s }
@@ -373,27 +378,6 @@ impl App {
             }
             Msg::Resize => {
                 self.needs_draw = true;
-                Vec::new()
-            }
-            Msg::ReplayChunk { events, end_note } => {
-                if let Some(r) = self.replay.as_mut() {
-                    let follow = r.last + 1 >= r.recording.len();
-                    r.recording.extend(events);
-                    if end_note.is_some() {
-                        r.recording.end_note = end_note;
-                    }
-                    if follow {
-                        r.last = r.recording.len().saturating_sub(1);
-                    }
-                    self.needs_draw = true;
-                }
-                Vec::new()
-            }
-            Msg::ReplayMoments(found) => {
-                if let Some(r) = self.replay.as_mut() {
-                    r.moments = found;
-                    self.needs_draw = true;
-                }
                 Vec::new()
             }
             Msg::Facts { knob, then, result } => {
@@ -514,7 +498,7 @@ impl App {
         let mut moved = false;
         // Bounded per tick so a huge speed-up can't freeze the UI.
         for _ in 0..5000 {
-            let Some(gap) = self.replay.as_ref().and_then(|r| r.gap_to_next()) else {
+            let Some(gap) = self.replay.as_mut().and_then(|r| r.gap_to_next()) else {
                 break;
             };
             if self.play_debt_s < gap {

@@ -1,16 +1,16 @@
 //! Replay transport: position, play/pause, speed, seeking and notable moments over a capture
-//! held in memory. Seeking rebuilds the displayed [`DataView`] from the events before the new
-//! position (at most the chart span), so the screen is exactly what live showed then.
-
-use std::sync::Arc;
+//! set. The set stays on disk: seeking rebuilds the displayed [`DataView`] from the state
+//! stored before the position's section (see `capture::window`), so the screen is exactly
+//! what a replay from the start — and live at the time — showed, whatever the capture's
+//! length; playing steps on event by event.
 
 use chrono::{DateTime, Utc};
 
-use super::moments::Moment;
-use super::view::{DataView, SERIES_POINTS};
-use crate::metrics::Deriver;
+use super::view::DataView;
+use crate::replay::{CaptureSet, Cursor};
 use crate::sample::SourceEvent;
 use crate::verdicts::RecoveryModel;
+use crate::view::moments::{self, Group, Moment};
 
 pub const MIN_SPEED: f64 = 0.25;
 pub const MAX_SPEED: f64 = 1000.0;
@@ -18,172 +18,167 @@ const SPEEDS: [f64; 11] = [
     0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 1000.0,
 ];
 
-/// A capture loaded for replay.
-#[derive(Debug, Clone)]
+/// A capture (or a directory of them) opened for replay.
+#[derive(Debug)]
 pub struct Recording {
-    pub events: Arc<Vec<SourceEvent>>,
-    /// Index into `events` of every sample, in order.
-    pub samples: Vec<usize>,
-    /// What the source says about how the file ended ("truncated at byte 1234: …").
+    pub set: CaptureSet,
+    /// What the reader says about how the files ended ("truncated at byte 1234: …").
     pub end_note: Option<String>,
     /// The file (or directory) name for the header.
     pub name: String,
-    /// How recovery estimates are made when re-deriving (`--recovery-rate`).
-    pub recovery: RecoveryModel,
+    /// Notable moments folded into timeline marks.
+    pub groups: Vec<Group>,
 }
 
 impl Recording {
-    pub fn new(events: Vec<SourceEvent>, name: String, end_note: Option<String>) -> Self {
-        let samples = events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| matches!(e, SourceEvent::Sample(_)))
-            .map(|(i, _)| i)
-            .collect();
+    pub fn new(mut set: CaptureSet) -> Self {
+        let span = match (
+            set.sample_time(0),
+            set.sample_time(set.len().saturating_sub(1)),
+        ) {
+            (Some(a), Some(b)) => (b - a).num_seconds(),
+            _ => 0,
+        };
+        let groups = moments::group(set.moments(), moments::group_gap_s(span));
         Recording {
-            events: Arc::new(events),
-            samples,
-            end_note,
-            name,
-            recovery: RecoveryModel::published_default(),
+            end_note: set.note(),
+            name: set.name().to_string(),
+            groups,
+            set,
         }
     }
 
-    /// Appends events loaded later (a big file streams in section by section).
-    pub fn extend(&mut self, more: Vec<SourceEvent>) {
-        let events = Arc::make_mut(&mut self.events);
-        let base = events.len();
-        self.samples.extend(
-            more.iter()
-                .enumerate()
-                .filter(|(_, e)| matches!(e, SourceEvent::Sample(_)))
-                .map(|(i, _)| base + i),
+    /// Events held in memory as a recording (tests, conversions): written to a private
+    /// temporary capture first, like any other.
+    pub fn from_events(
+        events: &[SourceEvent],
+        name: &str,
+        recovery: RecoveryModel,
+    ) -> Result<Self, String> {
+        let header = crate::capture::Header::new(
+            events.first().map(SourceEvent::at).unwrap_or_default(),
+            None,
+            true,
         );
-        events.extend(more);
+        let set = crate::replay::temp_capture(name, &header, events, recovery)?;
+        Ok(Recording::new(set))
     }
 
-    pub fn sample_time(&self, i: usize) -> Option<(DateTime<Utc>, f64)> {
-        match self.events.get(*self.samples.get(i)?)? {
-            SourceEvent::Sample(s) => Some((s.taken_at, s.mono_s)),
-            _ => None,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.samples.len()
+    /// Samples in the recording.
+    pub fn len(&self) -> u64 {
+        self.set.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.samples.is_empty()
+        self.set.is_empty()
     }
 
-    /// The sample at or just after `t`.
-    pub fn index_at(&self, t: DateTime<Utc>) -> usize {
-        let idx = self.samples.partition_point(|i| match self.events.get(*i) {
-            Some(SourceEvent::Sample(s)) => s.taken_at < t,
-            _ => true,
-        });
-        idx.min(self.len().saturating_sub(1))
+    /// Every notable moment, in time order.
+    pub fn moments(&self) -> &[Moment] {
+        self.set.moments()
     }
-
-    /// The view as live showed it at sample `pos`: replays the chart span before it.
-    pub fn view_at(&self, pos: usize) -> DataView {
-        self.view_at_span(pos, SERIES_POINTS)
-    }
-
-    /// Like [`Recording::view_at`], re-deriving only the last `span` samples (the chart
-    /// window): seeking a day-long capture stays instant.
-    pub fn view_at_span(&self, pos: usize, span: usize) -> DataView {
-        let mut view = DataView::new(Deriver::with_recovery(self.recovery.clone()));
-        let Some(&end) = self.samples.get(pos) else {
-            return view;
-        };
-        let start_sample = pos.saturating_sub(span.clamp(1, SERIES_POINTS));
-        let start = self.samples.get(start_sample).copied().unwrap_or(0);
-        // The server identity (and variable changes) from before the span still apply.
-        let connected = self.events[..start]
-            .iter()
-            .rposition(|e| matches!(e, SourceEvent::Connected { .. }));
-        if let Some(c) = connected {
-            for ev in &self.events[c..start] {
-                if matches!(
-                    ev,
-                    SourceEvent::Connected { .. } | SourceEvent::Variables { .. }
-                ) {
-                    feed(&mut view, ev);
-                }
-            }
-        }
-        for ev in &self.events[start..=end] {
-            feed(&mut view, ev);
-        }
-        view
-    }
-}
-
-fn feed(view: &mut DataView, ev: &SourceEvent) {
-    view.ingest(ev, ev.at());
 }
 
 /// Transport state.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Replay {
     pub recording: Recording,
-    pub pos: usize,
+    /// The sample shown.
+    pub pos: u64,
     pub playing: bool,
     pub speed: f64,
-    pub moments: Vec<Moment>,
     /// Sample range chosen with --from/--to.
-    pub first: usize,
-    pub last: usize,
+    pub first: u64,
+    pub last: u64,
     /// Text typed after `g`.
     pub goto_input: Option<String>,
+    /// Times of the first, current and last sample of the range (for the timeline).
+    pub first_at: Option<DateTime<Utc>>,
+    pub pos_at: Option<DateTime<Utc>>,
+    pub last_at: Option<DateTime<Utc>>,
+    /// Monotonic seconds of the current and the next sample (playback pacing).
+    pub(crate) pos_t: Option<f64>,
+    pub(crate) cursor: Option<Cursor>,
+    /// Why the last seek could not be shown, if it could not.
+    pub error: Option<String>,
 }
 
 impl Replay {
-    pub fn new(recording: Recording, moments: Vec<Moment>, first: usize, last: usize) -> Self {
+    pub fn new(mut recording: Recording, first: u64, last: u64) -> Self {
         let last = last.min(recording.len().saturating_sub(1));
         let first = first.min(last);
+        let first_at = recording.set.sample_time(first);
+        let last_at = recording.set.sample_time(last);
         Replay {
             recording,
             pos: first,
             playing: false,
             speed: 1.0,
-            moments,
             first,
             last,
             goto_input: None,
+            first_at,
+            pos_at: first_at,
+            last_at,
+            pos_t: None,
+            cursor: None,
+            error: None,
         }
     }
 
     pub fn now(&self) -> Option<DateTime<Utc>> {
-        self.recording.sample_time(self.pos).map(|(t, _)| t)
+        self.pos_at
     }
 
     pub fn at_end(&self) -> bool {
         self.pos >= self.last
     }
 
-    /// Seconds of capture time from the current sample to the next.
-    pub fn gap_to_next(&self) -> Option<f64> {
-        let (_, a) = self.recording.sample_time(self.pos)?;
-        let (_, b) = self.recording.sample_time(self.pos + 1)?;
-        Some((b - a).max(0.0))
+    /// The view at sample `pos` (clamped to the range); keeps the cursor for stepping on.
+    pub fn view_at(&mut self, pos: u64) -> Result<DataView, String> {
+        let pos = pos.clamp(self.first, self.last);
+        let (view, cursor) = self.recording.set.view_at(pos, true)?;
+        self.pos = cursor.pos();
+        self.cursor = Some(cursor);
+        self.error = None;
+        self.shown(&view);
+        Ok(view)
     }
 
-    pub fn step(&mut self, forward: bool) -> bool {
-        let next = if forward {
-            (self.pos + 1).min(self.last)
-        } else {
-            self.pos.saturating_sub(1).max(self.first)
+    /// One sample forward into `view`; false at the end of the range.
+    pub fn step_into(&mut self, view: &mut DataView) -> Result<bool, String> {
+        if self.pos >= self.last {
+            return Ok(false);
+        }
+        let Some(mut cursor) = self.cursor.take() else {
+            *view = self.view_at(self.pos + 1)?;
+            return Ok(true);
         };
-        let moved = next != self.pos;
-        self.pos = next;
+        let moved = self.recording.set.step(view, &mut cursor);
+        self.pos = cursor.pos();
+        self.cursor = Some(cursor);
+        self.shown(view);
         moved
     }
 
-    pub fn seek(&mut self, pos: usize) {
-        self.pos = pos.clamp(self.first, self.last);
+    fn shown(&mut self, view: &DataView) {
+        self.pos_at = view
+            .latest
+            .as_ref()
+            .map(|f| f.sampled_at)
+            .filter(|_| view.samples_seen > 0)
+            .or_else(|| self.recording.set.sample_time(self.pos));
+        self.pos_t = Some(view.latest_t);
+    }
+
+    /// Seconds of capture time from the current sample to the next.
+    pub fn gap_to_next(&mut self) -> Option<f64> {
+        if self.pos >= self.last {
+            return None;
+        }
+        let a = self.pos_at?;
+        let b = self.recording.set.sample_time(self.pos + 1)?;
+        Some(((b - a).num_milliseconds() as f64 / 1000.0).max(0.0))
     }
 
     pub fn faster(&mut self) {
@@ -203,38 +198,46 @@ impl Replay {
             .unwrap_or(MIN_SPEED);
     }
 
-    /// The next (or previous) notable moment strictly after (before) the current sample.
-    pub fn moment(&self, forward: bool) -> Option<&Moment> {
-        let in_range = |m: &&Moment| m.sample >= self.first && m.sample <= self.last;
+    fn groups_in_range(&self) -> impl DoubleEndedIterator<Item = &Group> {
+        self.recording
+            .groups
+            .iter()
+            .filter(|g| g.first.sample >= self.first && g.first.sample <= self.last)
+    }
+
+    /// The next (or previous) group of notable moments starting strictly after (before) the
+    /// current sample.
+    pub fn moment(&self, forward: bool) -> Option<&Group> {
         if forward {
-            self.moments
-                .iter()
-                .filter(in_range)
-                .find(|m| m.sample > self.pos)
+            self.groups_in_range().find(|g| g.first.sample > self.pos)
         } else {
-            self.moments
-                .iter()
-                .filter(in_range)
+            self.groups_in_range()
                 .rev()
-                .find(|m| m.sample < self.pos)
+                .find(|g| g.first.sample < self.pos)
         }
     }
 
     /// The moment at the current position, for the status line.
     pub fn moment_here(&self) -> Option<&Moment> {
-        self.moments.iter().rev().find(|m| m.sample == self.pos)
+        let all = self.recording.moments();
+        let i = all.partition_point(|m| m.sample < self.pos);
+        all[i..].iter().take_while(|m| m.sample == self.pos).last()
+    }
+
+    /// The group starting at the current position, when it holds repeats.
+    pub fn group_here(&self) -> Option<&Group> {
+        self.recording
+            .groups
+            .iter()
+            .find(|g| g.first.sample == self.pos && g.count > 1)
     }
 }
 
 /// What `g` accepts: `HH:MM:SS` (the capture's day, UTC), RFC 3339, `+90s`/`+5m` offsets from
 /// the start, or `-30s` from the current position.
-pub fn parse_goto(text: &str, replay: &Replay) -> Result<usize, String> {
+pub fn parse_goto(text: &str, replay: &mut Replay) -> Result<u64, String> {
     let t = text.trim();
-    let rec = &replay.recording;
-    let start = rec
-        .sample_time(replay.first)
-        .map(|(t, _)| t)
-        .ok_or("the capture has no samples")?;
+    let start = replay.first_at.ok_or("the capture has no samples")?;
     let target = if let Some(off) = t.strip_prefix('+') {
         start + offset(off)?
     } else if let Some(off) = t.strip_prefix('-') {
@@ -251,7 +254,11 @@ pub fn parse_goto(text: &str, replay: &Replay) -> Result<usize, String> {
             "can't read \"{t}\" as a time: use HH:MM:SS, an RFC 3339 time, +90s / +5m from the start, or -30s"
         ));
     };
-    Ok(rec.index_at(target).clamp(replay.first, replay.last))
+    Ok(replay
+        .recording
+        .set
+        .index_at(target)
+        .clamp(replay.first, replay.last))
 }
 
 fn offset(s: &str) -> Result<chrono::Duration, String> {

@@ -6,7 +6,8 @@ use std::io::{self, Write};
 
 use chrono::SecondsFormat;
 
-use crate::metrics::{Deriver, Figures};
+use crate::derive::Deriver;
+use crate::figures::Figures;
 use crate::sample::SourceEvent;
 
 /// A cell's text from the figures.
@@ -122,6 +123,22 @@ fn quote(cell: &str) -> String {
     }
 }
 
+fn header<W: Write>(out: &mut W) -> io::Result<()> {
+    let mut line = csv_columns().join(",");
+    line.push('\n');
+    out.write_all(line.as_bytes())
+}
+
+fn row<W: Write>(out: &mut W, figures: &Figures) -> io::Result<()> {
+    let cells: Vec<String> = COLUMNS
+        .iter()
+        .map(|(_, cell)| quote(&cell(figures)))
+        .collect();
+    let mut line = cells.join(",");
+    line.push('\n');
+    out.write_all(line.as_bytes())
+}
+
 /// Writes a header row and one row per sample (events other than samples update the server
 /// facts, as they do live). Returns the number of data rows.
 pub fn export_csv<'a, I, W>(events: I, mut out: W) -> io::Result<u64>
@@ -129,22 +146,29 @@ where
     I: IntoIterator<Item = &'a SourceEvent>,
     W: Write,
 {
-    let mut line = csv_columns().join(",");
-    line.push('\n');
-    out.write_all(line.as_bytes())?;
+    header(&mut out)?;
     let mut deriver = Deriver::new();
     let mut rows = 0;
     for event in events {
-        let Some(figures) = deriver.push(event) else {
-            continue;
-        };
-        let cells: Vec<String> = COLUMNS
-            .iter()
-            .map(|(_, cell)| quote(&cell(&figures)))
-            .collect();
-        let mut line = cells.join(",");
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
+        if let Some(figures) = deriver.push(event) {
+            row(&mut out, &figures)?;
+            rows += 1;
+        }
+    }
+    out.flush()?;
+    Ok(rows)
+}
+
+/// Like [`export_csv`] for figures already derived (a replay's window of a capture).
+pub fn export_csv_figures<I, W>(figures: I, mut out: W) -> io::Result<u64>
+where
+    I: IntoIterator<Item = io::Result<Figures>>,
+    W: Write,
+{
+    header(&mut out)?;
+    let mut rows = 0;
+    for f in figures {
+        row(&mut out, &f?)?;
         rows += 1;
     }
     out.flush()?;

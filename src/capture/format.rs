@@ -1,19 +1,23 @@
-//! The capture file format (version 1): what the bytes are, and the pieces both the writer
-//! and the reader agree on. Nothing here does I/O.
+//! The capture file format (version 2; version 1 is still read): what the bytes are, and the
+//! pieces both the writer and the reader agree on. Nothing here does I/O.
 //!
 //! A capture is a sequence of standard zstd frames, so `zstd -dc file` still prints every
 //! record; innodebt's own bookkeeping lives in zstd *skippable* frames, which any zstd
 //! decoder ignores.
 //!
 //! ```text
-//! file    := header section*  [trailer]
+//! file    := header [initial] section*  [trailer]
 //! header  := skippable frame { "INNODEBT" u16 version  u16 flags  u32 crc32(json)  json(Header) }
-//! section := marker zstd-frame
+//! initial := skippable frame { "IDBI" u32 0  u32 crc32(body)  body }                (version 2)
+//! section := marker zstd-frame [state summary]
 //! marker  := skippable frame { "IDBF" u32 frame_no  u64 first_record  i64 first_at_µs  u32 crc32 }
+//! state   := skippable frame { "IDBC" u32 frame_no  u32 crc32(body)  body }        (version 2)
+//! summary := skippable frame { "IDBS" u32 frame_no  u32 crc32(json)  json(SectionSummary)  u32 frame_len }
 //! trailer := skippable frame { "IDBZ" u64 records  u64 dropped  i64 finished_at_µs  u32 crc32 }
 //! skippable frame := u32 0x184D2A5D  u32 size  [size bytes]          (all integers little-endian)
 //! zstd-frame decompresses to  record*
 //! record  := u32 len  u32 crc32(payload)  payload = json(SourceEvent)
+//! body    := zstd frame of { u32 json_len  json(checkpoint)  rows }
 //! ```
 //!
 //! Why it is shaped like this:
@@ -28,12 +32,18 @@
 //!   MariaDB 10.11 under write load; ~240 B (0.86 MB per hour) for the noisier synthetic
 //!   samples `tests/capture.rs` measures. Flushing per record costs ~20 % over one long stream.
 //! - **Seekable and damage-bounded.** A section (zstd frame) ends every [`FRAME_RECORDS`]
-//!   records. Its marker says which record and which time it starts with, so an index of a
-//!   24-hour file is built by hopping over block headers without decompressing, and a damaged
-//!   byte costs at most the rest of its section: the next marker is found by its magic.
-//! - **Self-checking.** Every record and every marker carries a CRC-32; the header carries the
-//!   format version and the trailer (written by a clean `finish`) the count of events the
-//!   writer had to drop. No trailer means the writer did not finish.
+//!   records. Its marker says which record and which time it starts with, and a damaged byte
+//!   costs at most the rest of its section: the next marker is found by its magic.
+//! - **Replayable in bounded memory** (version 2). After each section the writer stores what
+//!   derivation knew at its end (the *state*: the deriver, the verdict engine, the moment
+//!   scanner) and one row of chart values per sample, then a small *summary* (sample count,
+//!   times, severities, notable moments) that points back to the previous summary. A reader
+//!   walks the summaries from the end to index a week in milliseconds, and rebuilds the screen
+//!   at any moment from one state, a few sections of rows and one decoded section. The
+//!   optional *initial* state carries derivation over from the previous file of a rotation.
+//! - **Self-checking.** Every record, marker, state and summary carries a CRC-32; the header
+//!   carries the format version and the trailer (written by a clean `finish`) the count of
+//!   events the writer had to drop. No trailer means the writer did not finish.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -41,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use crate::sample::{ServerInfo, SourceEvent};
 
 /// The format version this build writes and the newest it reads.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 /// The zstd skippable-frame magic innodebt uses (any of 0x184D2A50..=0x184D2A5F is skippable).
 pub const SKIPPABLE_MAGIC: u32 = 0x184D_2A5D;
 /// A standard zstd frame starts with this.
@@ -50,10 +60,24 @@ pub const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 pub const FILE_MAGIC: &[u8; 8] = b"INNODEBT";
 pub const MARKER_TAG: &[u8; 4] = b"IDBF";
 pub const TRAILER_TAG: &[u8; 4] = b"IDBZ";
+pub const STATE_TAG: &[u8; 4] = b"IDBC";
+pub const SUMMARY_TAG: &[u8; 4] = b"IDBS";
+pub const INITIAL_TAG: &[u8; 4] = b"IDBI";
 /// Records per zstd frame (10 minutes at 1 s).
 pub const FRAME_RECORDS: u32 = 600;
+/// The writer never puts more records in a section; a section holding more is damage or
+/// forged, and the reader stops decoding it there (a hand-made section of millions of copies
+/// of one record cannot make a replay hold millions of events).
+pub const MAX_SECTION_RECORDS: u32 = 3_600;
+/// The writer ends a section once its decoded records pass this many bytes.
+pub const SECTION_BYTES: usize = 16 << 20;
+/// A section decoding to more than this is not one the writer made (see [`SECTION_BYTES`]
+/// and [`MAX_RECORD_LEN`]).
+pub const MAX_SECTION_BYTES: usize = 48 << 20;
 /// No record innodebt writes comes near this; a bigger length is damage.
 pub const MAX_RECORD_LEN: u32 = 16 << 20;
+/// Skippable frames of ours larger than this are damage, not a state however big.
+pub const MAX_SKIPPABLE: usize = 64 << 20;
 /// The header is a few KB; a bigger one is damage.
 pub const MAX_HEADER_LEN: u32 = 4 << 20;
 /// Record framing: `u32 len`, `u32 crc`.
@@ -248,6 +272,58 @@ pub fn decode_trailer(p: &[u8]) -> Option<Trailer> {
         dropped: le_u64(p, 12)?,
         finished_at: from_micros(le_i64(p, 20)?)?,
     })
+}
+
+/// The fields of a section summary the index needs to walk from summary to summary (the rest
+/// of the summary is the replay's business).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryLinks {
+    pub frame_no: u32,
+    /// Where the section's marker starts.
+    pub marker_at: u64,
+    /// Where the previous section's summary frame starts.
+    pub prev_summary_at: Option<u64>,
+    /// Where the section's state frame starts, and its length.
+    pub state_at: Option<(u64, u64)>,
+}
+
+/// A tagged frame (state, summary, initial state): the tag, a number (the section's, or 0),
+/// a CRC-32 of the body, the body.
+pub fn encode_tagged(tag: &[u8; 4], frame_no: u32, body: &[u8]) -> Vec<u8> {
+    let mut p = Vec::with_capacity(12 + body.len());
+    p.extend_from_slice(tag);
+    p.extend_from_slice(&frame_no.to_le_bytes());
+    p.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    p.extend_from_slice(body);
+    skippable(&p)
+}
+
+/// A summary frame: a tagged frame whose payload ends with the whole frame's length, so a
+/// reader can find the summary's start from its end.
+pub fn encode_summary(frame_no: u32, json: &[u8]) -> Vec<u8> {
+    let mut body = json.to_vec();
+    let total = SKIPPABLE_HEAD + 12 + json.len() + 4;
+    body.extend_from_slice(&u32::try_from(total).unwrap_or(u32::MAX).to_le_bytes());
+    encode_tagged(SUMMARY_TAG, frame_no, &body)
+}
+
+/// A tagged frame's number and body, if `p` (a skippable payload) is one with this tag and
+/// its CRC holds.
+pub fn decode_tagged<'a>(p: &'a [u8], tag: &[u8; 4]) -> Option<(u32, &'a [u8])> {
+    if p.get(0..4)? != tag {
+        return None;
+    }
+    let frame_no = le_u32(p, 4)?;
+    let crc = le_u32(p, 8)?;
+    let body = &p[12..];
+    (crc32fast::hash(body) == crc).then_some((frame_no, body))
+}
+
+/// A summary frame's number and JSON (without the length at its end).
+pub fn decode_summary(p: &[u8]) -> Option<(u32, &[u8])> {
+    let (n, body) = decode_tagged(p, SUMMARY_TAG)?;
+    let json = body.get(..body.len().checked_sub(4)?)?;
+    Some((n, json))
 }
 
 /// Where a zstd frame's pieces are, found by reading its headers only.

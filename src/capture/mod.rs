@@ -1,26 +1,36 @@
 //! Record and replay's storage half: the versioned capture file of [`SourceEvent`]s
-//! (`format`), the writer task fed by a bounded channel (`writer`), the reader with its
-//! fast index for big files (`reader`), query digests (`digest`), pt-stalk import
-//! (`ptstalk`) and CSV export of the derived figures (`export`).
+//! (`format`), the writer task fed by a bounded channel (`writer`, with the hook a replay's
+//! derivation plugs into to store per-section states and summaries), the reader of one
+//! section or a whole file (`reader`), the index that finds every section without
+//! decompressing (`index`, `scan`, `source`), scratch storage (`spill`), query digests
+//! (`digest`), pt-stalk import (`ptstalk`) and CSV export of the derived figures (`export`).
+//! What the stored states mean, and replaying with them, is `replay`'s.
 //!
 //! [`SourceEvent`]: crate::sample::SourceEvent
 
 pub mod digest;
 pub mod export;
 pub mod format;
+mod index;
 pub mod ptstalk;
 pub mod reader;
+mod scan;
+mod source;
+pub mod spill;
 pub mod writer;
 
 use std::path::Path;
 
-pub use export::export_csv;
+pub use export::{export_csv, export_csv_figures};
 pub use format::{FORMAT_VERSION, Header, Trailer};
+pub use index::CaptureIndex;
 pub use ptstalk::{ImportError, import_dir};
-pub use reader::{Capture, CaptureIndex, End, FrameEvents, FrameInfo, Gap, open};
+pub use reader::{Capture, FrameEvents, open};
+pub use scan::{End, FrameInfo, Gap};
+pub use source::Source;
 pub use writer::{
-    CaptureSender, CaptureWriter, WriteSummary, WriterHandle, WriterOptions, spawn_writer,
-    spawn_writer_with,
+    CaptureSender, CaptureWriter, SectionHook, WriteSummary, WriterHandle, WriterOptions,
+    spawn_writer, spawn_writer_hooked, spawn_writer_with,
 };
 
 /// What can go wrong with a capture file. Every message names the file, where in it, what is

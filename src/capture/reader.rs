@@ -1,45 +1,28 @@
-//! Reading captures. [`open`] loads a whole file (fine up to a few hours); [`CaptureIndex`]
-//! is the form for big files: one quick scan of the section markers (no decompression) gives
-//! every section's offset, first record and first time, then [`CaptureIndex::read_frame`]
-//! decodes any one section on demand. Both accept a file cut at any byte (a writer that died,
-//! or one still writing) and report where the readable part ends; neither panics on any input.
+//! Reading captures: the header, the records of one section, and [`open`], which loads a
+//! whole file (for tests, small files and conversions; replays use
+//! [`CaptureIndex`](super::CaptureIndex) and read only what they show). Everything accepts a
+//! file cut at any byte (a writer that died, or one still writing) and reports where the
+//! readable part ends; nothing panics on any input, and no section — however it was forged —
+//! decodes to more than [`MAX_SECTION_RECORDS`] events or [`MAX_SECTION_BYTES`] bytes.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 use zstd::stream::raw::{DParameter, Decoder, InBuffer, Operation, OutBuffer};
 
 use super::format::{
-    self, FILE_MAGIC, FORMAT_VERSION, FrameLayout, HEADER_FIXED, Header, LayoutError, MARKER_TAG,
-    MAX_HEADER_LEN, MAX_RECORD_LEN, RECORD_PREFIX, SKIPPABLE_HEAD, SKIPPABLE_MAGIC, TRAILER_TAG,
-    Trailer, ZSTD_MAGIC,
+    self, FILE_MAGIC, FORMAT_VERSION, HEADER_FIXED, Header, LayoutError, MAX_HEADER_LEN,
+    MAX_RECORD_LEN, MAX_SECTION_BYTES, MAX_SECTION_RECORDS, RECORD_PREFIX, SKIPPABLE_HEAD,
+    SKIPPABLE_MAGIC, Trailer, ZSTD_MAGIC,
 };
+use super::scan::{self, End};
+use super::source::{Source, Window};
 use super::{CaptureError, shown};
 use crate::sample::SourceEvent;
 
 /// Largest zstd window accepted (8 MiB): the writer never needs more, and a damaged or hostile
 /// frame header cannot make the reader allocate more.
 const WINDOW_LOG_MAX: u32 = 23;
-/// Skippable frames of our magic larger than this are damage, not a future extension.
-const MAX_SKIPPABLE: usize = 1 << 20;
-
-/// How the readable part of a capture ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum End {
-    /// The writer finished the file and every byte was read.
-    Complete,
-    /// Everything before `at_byte` was read; the rest is missing or damaged (`reason` says
-    /// which, names the file and says what to do).
-    Truncated { at_byte: u64, reason: String },
-}
-
-impl End {
-    pub fn is_complete(&self) -> bool {
-        matches!(self, End::Complete)
-    }
-}
 
 /// A whole capture in memory.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +53,9 @@ pub fn open(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
 pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
     let name = shown(path);
     let (header, body) = read_header(bytes, &name)?;
-    let scan = scan(&bytes[body..], body as u64, &name);
+    let src = Source::Memory(Arc::from(bytes));
+    let mut window = Window::new(&src, bytes.len() as u64);
+    let scan = scan::forward(&mut window, body as u64, None, &name);
     let mut events = Vec::new();
     let first_gap = scan.gaps.first();
     let before_gap = first_gap.map_or(scan.frames.len(), |g| {
@@ -98,13 +83,19 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
             .unwrap_or(usize::MAX)
             .min(bytes.len())
             .max(lo);
-        let read = decode_frame(&mut decoder, &bytes[lo..hi], f.data_offset, f.first_record);
+        let read = decode_frame(
+            &mut decoder,
+            &bytes[lo..hi],
+            f.data_offset,
+            f.first_record,
+            None,
+        );
         let decoded = read.events.len();
         events.extend(read.events);
         let plain_cut = f.damage.is_none() && matches!(read.end, FrameEnd::Cut);
         let problem = match (&f.damage, read.end) {
             (Some(d), _) => Some((read.last_good.max(f.offset), d.clone())),
-            (None, FrameEnd::Complete) => None,
+            (None, FrameEnd::Complete | FrameEnd::Limit) => None,
             (None, FrameEnd::Cut) => Some((
                 read.last_good.max(f.offset),
                 format!(
@@ -147,7 +138,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
 }
 
 /// Parses the header frame; returns it and where the body starts.
-fn read_header(b: &[u8], name: &str) -> Result<(Header, usize), CaptureError> {
+pub(crate) fn read_header(b: &[u8], name: &str) -> Result<(Header, usize), CaptureError> {
     if b.is_empty() {
         return Err(CaptureError::Empty {
             path: name.to_string(),
@@ -233,25 +224,6 @@ fn describe_start(b: &[u8]) -> String {
     }
 }
 
-/// One section as found by the scan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FrameInfo {
-    pub frame_no: u32,
-    /// Where the section's marker starts.
-    pub offset: u64,
-    /// Where its zstd frame starts.
-    pub data_offset: u64,
-    /// Where the next section starts (or where the file ended at the last scan).
-    pub end: u64,
-    /// Index (from 0) of its first record in the whole capture.
-    pub first_record: u64,
-    pub first_at: DateTime<Utc>,
-    /// The zstd frame was ended (false for the section a writer is still filling).
-    pub complete: bool,
-    /// What is wrong with the section's bytes, if the scan could tell.
-    pub damage: Option<String>,
-}
-
 /// The events of one section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameEvents {
@@ -260,279 +232,22 @@ pub struct FrameEvents {
     pub end: End,
 }
 
-/// Bytes between sections that are not a section: damage the scan stepped over.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Gap {
-    pub at_byte: u64,
-    /// Where the next intact section starts.
-    pub resumes_at: u64,
-    pub what: String,
-}
-
-struct Scan {
-    frames: Vec<FrameInfo>,
-    gaps: Vec<Gap>,
-    trailer: Option<Trailer>,
-    end: End,
-}
-
-enum Skippable<'a> {
-    /// The input ends inside it.
-    Cut,
-    /// Not a skippable frame of ours (or an impossible size).
-    NotOurs,
-    Frame {
-        payload: &'a [u8],
-        next: usize,
-    },
-}
-
-fn skippable_at(b: &[u8], pos: usize) -> Skippable<'_> {
-    let rest = &b[pos.min(b.len())..];
-    let magic = SKIPPABLE_MAGIC.to_le_bytes();
-    let n = rest.len().min(4);
-    if rest[..n] != magic[..n] {
-        return Skippable::NotOurs;
-    }
-    let Some(size) = format::le_u32(rest, 4) else {
-        return Skippable::Cut;
-    };
-    let size = size as usize;
-    if size > MAX_SKIPPABLE {
-        return Skippable::NotOurs;
-    }
-    match rest.get(SKIPPABLE_HEAD..SKIPPABLE_HEAD + size) {
-        Some(payload) => Skippable::Frame {
-            payload,
-            next: pos + SKIPPABLE_HEAD + size,
-        },
-        None => Skippable::Cut,
-    }
-}
-
-/// Damage at `pos`: skip to the next intact section marker (recording the gap), or, when none
-/// follows, end the capture there.
-fn resync(
-    b: &[u8],
-    pos: usize,
-    at: impl Fn(usize) -> u64,
-    name: &str,
-    gaps: &mut Vec<Gap>,
-    what: &str,
-) -> Result<usize, End> {
-    match format::find_marker(b, pos + 1) {
-        Some(n) => {
-            gaps.push(Gap {
-                at_byte: at(pos),
-                resumes_at: at(n),
-                what: format!("damaged at byte {}: {what}", at(pos)),
-            });
-            Ok(n)
-        }
-        None => Err(End::Truncated {
-            at_byte: at(pos),
-            reason: format!(
-                "{name}: damaged at byte {}: {what}; no intact section follows",
-                at(pos)
-            ),
-        }),
-    }
-}
-
-/// Walks the body (`b` starts at absolute offset `base`) from marker to marker, hopping over
-/// each zstd frame by its block headers. Damage is stepped over by finding the next marker.
-fn scan(b: &[u8], base: u64, name: &str) -> Scan {
-    let at = |rel: usize| base + rel as u64;
-    let mut frames: Vec<FrameInfo> = Vec::new();
-    let mut gaps: Vec<Gap> = Vec::new();
-    let mut trailer = None;
-    let mut pos = 0usize;
-    let end = loop {
-        if pos >= b.len() {
-            break match trailer {
-                Some(_) => End::Complete,
-                None => End::Truncated {
-                    at_byte: at(b.len()),
-                    reason: format!(
-                        "{name}: no end mark after byte {}: the writer did not finish (it is still recording, or was stopped by a crash, a kill or a full disk); every complete event before it was read",
-                        at(b.len())
-                    ),
-                },
-            };
-        }
-        if trailer.is_some() {
-            break End::Truncated {
-                at_byte: at(pos),
-                reason: format!(
-                    "{name}: unexpected bytes after the end mark at byte {}: ignored (the file was appended to by something else)",
-                    at(pos)
-                ),
-            };
-        }
-        let (payload, next) = match skippable_at(b, pos) {
-            Skippable::Cut => {
-                break End::Truncated {
-                    at_byte: at(pos),
-                    reason: format!(
-                        "{name}: the file ends at byte {} inside a section marker (the writer was stopped mid-write, or is still recording)",
-                        at(b.len())
-                    ),
-                };
-            }
-            Skippable::NotOurs => {
-                match resync(
-                    b,
-                    pos,
-                    at,
-                    name,
-                    &mut gaps,
-                    "no section marker where one should start",
-                ) {
-                    Ok(n) => {
-                        pos = n;
-                        continue;
-                    }
-                    Err(end) => break end,
-                }
-            }
-            Skippable::Frame { payload, next } => (payload, next),
-        };
-        if let Some(t) = format::decode_trailer(payload) {
-            trailer = Some(t);
-            pos = next;
-            continue;
-        }
-        let Some(marker) = format::decode_marker(payload) else {
-            if payload.starts_with(MARKER_TAG) || payload.starts_with(TRAILER_TAG) {
-                // Ours but its checksum fails.
-                match resync(
-                    b,
-                    pos,
-                    at,
-                    name,
-                    &mut gaps,
-                    "a section marker fails its checksum",
-                ) {
-                    Ok(n) => {
-                        pos = n;
-                        continue;
-                    }
-                    Err(end) => break end,
-                }
-            }
-            // An extension from a later minor version: step over it.
-            pos = next;
-            continue;
-        };
-        let mut info = FrameInfo {
-            frame_no: marker.frame_no,
-            offset: at(pos),
-            data_offset: at(next),
-            end: at(b.len()),
-            first_record: marker.first_record,
-            first_at: marker.first_at,
-            complete: false,
-            damage: None,
-        };
-        let layout = format::frame_layout(&b[next..]);
-        if let Ok(l) = &layout
-            && let Some(len) = l.complete_len
-        {
-            let after = next + len;
-            let rest = &b[after..];
-            let magic = SKIPPABLE_MAGIC.to_le_bytes();
-            if rest[..rest.len().min(4)] == magic[..rest.len().min(4)] {
-                info.complete = true;
-                info.end = at(after);
-                frames.push(info);
-                pos = after;
-                continue;
-            }
-        }
-        // The frame runs to the end of the file (still being written, or cut), or its
-        // block headers are damaged: a later marker tells the two apart.
-        match format::find_marker(b, next) {
-            Some(n) => {
-                info.end = at(n);
-                info.damage = Some(match layout {
-                    Err(LayoutError::Invalid(w)) => format!(
-                        "damaged after byte {}: the compressed data is not valid zstd ({w})",
-                        at(next)
-                    ),
-                    _ => format!(
-                        "damaged after byte {}: the compressed data does not end where the next section starts (byte {})",
-                        at(next),
-                        at(n)
-                    ),
-                });
-                frames.push(info);
-                pos = n;
-            }
-            None => {
-                if let Ok(FrameLayout {
-                    complete_len: Some(len),
-                    ..
-                }) = layout
-                {
-                    // A whole frame, then bytes that are no section.
-                    info.complete = true;
-                    info.end = at(next + len);
-                    frames.push(info);
-                    break End::Truncated {
-                        at_byte: at(next + len),
-                        reason: format!(
-                            "{name}: damaged at byte {}: expected a section marker; no intact section follows",
-                            at(next + len)
-                        ),
-                    };
-                }
-                let damaged = layout.is_err();
-                if damaged {
-                    info.damage = Some(format!(
-                        "damaged after byte {}: the compressed data is not valid zstd",
-                        at(next)
-                    ));
-                }
-                frames.push(info);
-                break End::Truncated {
-                    at_byte: at(b.len()),
-                    reason: if damaged {
-                        format!(
-                            "{name}: the last section (from byte {}) is damaged",
-                            at(pos)
-                        )
-                    } else {
-                        format!(
-                            "{name}: the last section (from byte {}) is still open: the writer did not finish (it is still recording, or was stopped)",
-                            at(pos)
-                        )
-                    },
-                };
-            }
-        }
-    };
-    Scan {
-        frames,
-        gaps,
-        trailer,
-        end,
-    }
-}
-
-enum FrameEnd {
+pub(crate) enum FrameEnd {
     /// The zstd frame ended properly.
     Complete,
+    /// Decoding stopped after the records asked for.
+    Limit,
     /// The input ends inside the frame.
     Cut,
     /// The bytes are not what the writer wrote.
     Damaged { at_byte: u64, what: String },
 }
 
-struct FrameRead {
-    events: Vec<SourceEvent>,
+pub(crate) struct FrameRead {
+    pub events: Vec<SourceEvent>,
     /// Absolute end of the block that completed the last whole record (or `base`).
-    last_good: u64,
-    end: FrameEnd,
+    pub last_good: u64,
+    pub end: FrameEnd,
 }
 
 /// Records accumulating from the decompressed stream.
@@ -540,14 +255,39 @@ struct Records {
     buf: Vec<u8>,
     head: usize,
     next: u64,
+    /// Records, samples and decoded bytes so far in this section.
+    count: u32,
+    samples: u64,
+    bytes: usize,
+    /// Stop after this many samples (a seek needs only the start of a section).
+    limit: Option<u64>,
 }
 
 impl Records {
+    fn full(&self) -> bool {
+        self.limit.is_some_and(|l| self.samples >= l)
+    }
+
     /// Takes decompressed bytes; completes as many records as they allow.
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<SourceEvent>) -> Result<usize, String> {
+        self.bytes = self.bytes.saturating_add(bytes.len());
+        if self.bytes > MAX_SECTION_BYTES {
+            return Err(format!(
+                "the section decodes to more than {} MiB, more than innodebt writes in one (the rest of it is skipped)",
+                MAX_SECTION_BYTES >> 20
+            ));
+        }
         self.buf.extend_from_slice(bytes);
         let mut done = 0;
         loop {
+            if self.full() {
+                break;
+            }
+            if self.count >= MAX_SECTION_RECORDS {
+                return Err(format!(
+                    "the section holds more than {MAX_SECTION_RECORDS} events, more than innodebt writes in one (the rest of it is skipped)"
+                ));
+            }
             let avail = &self.buf[self.head..];
             let (Some(len), Some(crc)) = (format::le_u32(avail, 0), format::le_u32(avail, 4))
             else {
@@ -571,9 +311,11 @@ impl Records {
                     self.next
                 )
             })?;
+            self.samples += u64::from(matches!(event, SourceEvent::Sample(_)));
             out.push(event);
             self.head += RECORD_PREFIX + len as usize;
             self.next += 1;
+            self.count += 1;
             done += 1;
         }
         if self.head > 0 && self.head * 2 >= self.buf.len() {
@@ -590,11 +332,12 @@ impl Records {
 
 /// Decodes one zstd frame (`data` starts at absolute offset `base`), feeding it block by block
 /// so the end of the last complete record is known to the block.
-fn decode_frame(
+pub(crate) fn decode_frame(
     decoder: &mut Option<Decoder<'static>>,
     data: &[u8],
     base: u64,
     first_record: u64,
+    limit: Option<u64>,
 ) -> FrameRead {
     let mut read = FrameRead {
         events: Vec::new(),
@@ -650,6 +393,10 @@ fn decode_frame(
         buf: Vec::new(),
         head: 0,
         next: first_record,
+        count: 0,
+        samples: 0,
+        bytes: 0,
+        limit,
     };
     let mut out: Vec<u8> = Vec::with_capacity(1 << 17);
     let mut prev = 0usize;
@@ -681,6 +428,10 @@ fn decode_frame(
                     read.end = damaged(at, format!("damaged after byte {at}: {what}"));
                     return read;
                 }
+            }
+            if records.full() {
+                read.end = FrameEnd::Limit;
+                return read;
             }
             let input_done = inb.pos() >= input.len();
             if input_done && produced < out.capacity() {
@@ -718,198 +469,6 @@ fn new_decoder() -> std::io::Result<Decoder<'static>> {
     Ok(d)
 }
 
-/// A capture opened for random access: the section table from one quick scan, and the file.
-#[derive(Debug)]
-pub struct CaptureIndex {
-    path: PathBuf,
-    file: File,
-    header: Header,
-    body_start: u64,
-    frames: Vec<FrameInfo>,
-    gaps: Vec<Gap>,
-    trailer: Option<Trailer>,
-    end: End,
-}
-
-impl CaptureIndex {
-    /// Reads the header and the section markers only (a 24-hour capture at 1 s is indexed in
-    /// milliseconds); decode sections with [`read_frame`](Self::read_frame).
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, CaptureError> {
-        let path = path.as_ref();
-        let name = shown(path);
-        let io = |action, source| CaptureError::Io {
-            path: name.clone(),
-            action,
-            at_byte: 0,
-            source,
-        };
-        let file = File::open(path).map_err(|e| io("opening the capture", e))?;
-        let bytes = std::fs::read(path).map_err(|e| io("reading the capture", e))?;
-        let (header, body) = read_header(&bytes, &name)?;
-        let s = scan(&bytes[body..], body as u64, &name);
-        Ok(CaptureIndex {
-            path: path.to_path_buf(),
-            file,
-            header,
-            body_start: body as u64,
-            frames: s.frames,
-            gaps: s.gaps,
-            trailer: s.trailer,
-            end: s.end,
-        })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn header(&self) -> &Header {
-        &self.header
-    }
-
-    pub fn frames(&self) -> &[FrameInfo] {
-        &self.frames
-    }
-
-    pub fn trailer(&self) -> Option<&Trailer> {
-        self.trailer.as_ref()
-    }
-
-    /// Damaged stretches between sections that the scan stepped over.
-    pub fn gaps(&self) -> &[Gap] {
-        &self.gaps
-    }
-
-    /// How the file ended at the last scan (a section's own damage shows in `read_frame`).
-    pub fn end(&self) -> &End {
-        &self.end
-    }
-
-    /// The section holding time `t`: the last one starting at or before it (the first section
-    /// for times before the capture).
-    pub fn frame_at(&self, t: DateTime<Utc>) -> Option<usize> {
-        if self.frames.is_empty() {
-            return None;
-        }
-        let after = self.frames.partition_point(|f| f.first_at <= t);
-        Some(after.saturating_sub(1))
-    }
-
-    /// The section holding record `n` (counted from 0 over the whole capture).
-    pub fn frame_of_record(&self, n: u64) -> Option<usize> {
-        let after = self.frames.partition_point(|f| f.first_record <= n);
-        after.checked_sub(1)
-    }
-
-    /// Decodes one section. The last section of a file still being written is read up to
-    /// the current end of the file.
-    pub fn read_frame(&self, i: usize) -> Result<FrameEvents, CaptureError> {
-        let name = shown(&self.path);
-        let Some(f) = self.frames.get(i) else {
-            return Err(CaptureError::NoFrame {
-                path: name,
-                index: i,
-                count: self.frames.len(),
-            });
-        };
-        let end = if f.complete || f.damage.is_some() {
-            f.end
-        } else {
-            self.file.metadata().map(|m| m.len()).unwrap_or(f.end)
-        };
-        let len = usize::try_from(end.saturating_sub(f.data_offset)).unwrap_or(0);
-        let mut data = vec![0u8; len];
-        let got =
-            read_at_most(&self.file, &mut data, f.data_offset).map_err(|e| CaptureError::Io {
-                path: name.clone(),
-                action: "reading a section",
-                at_byte: f.data_offset,
-                source: e,
-            })?;
-        data.truncate(got);
-        let read = decode_frame(&mut None, &data, f.data_offset, f.first_record);
-        let end = match (&f.damage, read.end) {
-            (None, FrameEnd::Complete) => End::Complete,
-            (Some(d), _) => End::Truncated {
-                at_byte: read.last_good,
-                reason: format!("{name}: section {}: {d}", f.frame_no),
-            },
-            (None, FrameEnd::Cut) => End::Truncated {
-                at_byte: read.last_good,
-                reason: format!(
-                    "{name}: section {} is still open at byte {} (the writer is still recording, or was stopped)",
-                    f.frame_no,
-                    f.data_offset + got as u64
-                ),
-            },
-            (None, FrameEnd::Damaged { at_byte, what }) => End::Truncated {
-                at_byte,
-                reason: format!("{name}: section {}: {what}", f.frame_no),
-            },
-        };
-        Ok(FrameEvents {
-            first_record: f.first_record,
-            events: read.events,
-            end,
-        })
-    }
-
-    /// Picks up what a writer appended since the last scan; returns how many sections were
-    /// rescanned or added (the open last section is always rescanned).
-    pub fn refresh(&mut self) -> Result<usize, CaptureError> {
-        let name = shown(&self.path);
-        let from = match self.frames.last() {
-            Some(f) if !f.complete && f.damage.is_none() => f.offset,
-            Some(f) => f.end,
-            None => self.body_start,
-        };
-        if self.trailer.is_some() {
-            return Ok(0);
-        }
-        let len = self
-            .file
-            .metadata()
-            .map_err(|e| CaptureError::Io {
-                path: name.clone(),
-                action: "looking at the capture",
-                at_byte: from,
-                source: e,
-            })?
-            .len();
-        let mut tail = vec![0u8; usize::try_from(len.saturating_sub(from)).unwrap_or(0)];
-        let got = read_at_most(&self.file, &mut tail, from).map_err(|e| CaptureError::Io {
-            path: name.clone(),
-            action: "reading the capture's new part",
-            at_byte: from,
-            source: e,
-        })?;
-        tail.truncate(got);
-        let s = scan(&tail, from, &name);
-        let kept = self.frames.partition_point(|f| f.offset < from);
-        self.frames.truncate(kept);
-        self.frames.extend(s.frames);
-        self.gaps.retain(|g| g.at_byte < from);
-        self.gaps.extend(s.gaps);
-        self.trailer = s.trailer;
-        self.end = s.end;
-        Ok(self.frames.len() - kept)
-    }
-}
-
-/// `read_exact_at` that stops early at the end of the file instead of failing.
-fn read_at_most(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], offset + got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -924,6 +483,7 @@ mod tests {
     #[test]
     fn marker_constants_agree() {
         use super::super::format::{MARKER_LEN, Marker, TRAILER_LEN};
+        use chrono::Utc;
         let m = Marker {
             frame_no: 0,
             first_record: 0,

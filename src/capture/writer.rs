@@ -2,6 +2,12 @@
 //! and [`spawn_writer`] runs one on its own thread behind a bounded channel so the poller
 //! never waits on the disk: when the channel is full the event is dropped and counted, and
 //! the count ends up in the file's trailer and in the [`WriteSummary`].
+//!
+//! A [`SectionHook`] (innodebt's is `replay::Summarizer`, attached by `replay::create_writer`
+//! and `replay::spawn_writer`) sees every event as a reader will decode it and, after each
+//! section, gives the state and summary the writer stores after it, so a replay of any length
+//! reads only the sections it shows. [`CaptureWriter::rotate`] ends a file and goes on in the
+//! next one with the hook carried over (a flight recorder's hourly files replay as one).
 
 use std::borrow::Cow;
 use std::fs::{File, OpenOptions, Permissions};
@@ -17,7 +23,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 
 use super::format::{
-    self, FRAME_RECORDS, Header, MAX_RECORD_LEN, Marker, RECORD_PREFIX, Trailer, event_time,
+    self, FRAME_RECORDS, Header, MAX_RECORD_LEN, MAX_SECTION_RECORDS, Marker, RECORD_PREFIX,
+    SECTION_BYTES, Trailer, event_time,
 };
 use super::{CaptureError, digest, shown};
 use crate::sample::SourceEvent;
@@ -27,7 +34,8 @@ use crate::sample::SourceEvent;
 pub struct WriterOptions {
     /// Replace an existing file (otherwise creating it fails with [`CaptureError::Exists`]).
     pub overwrite: bool,
-    /// Records per zstd frame: the unit of seeking and of loss after damage.
+    /// Records per zstd frame: the unit of seeking and of loss after damage (at most
+    /// [`MAX_SECTION_RECORDS`]).
     pub frame_records: u32,
     /// zstd level (−7..=19). 9 writes a realistic 1 s capture at ~0.86 MB per hour for
     /// ~0.07 ms of CPU per event; 3: ~1.15 MB, 19: ~0.71 MB but ~1.5 ms per event.
@@ -45,6 +53,17 @@ impl Default for WriterOptions {
             sync_every: Duration::from_secs(1),
         }
     }
+}
+
+/// What a writer stores beside the events, made by a layer that knows what they mean (the
+/// replay's derivation). It sees each event exactly as a reader will decode it.
+pub trait SectionHook: Send + std::fmt::Debug {
+    fn event(&mut self, event: &SourceEvent);
+    /// The section `frame_no` ended: its state frame's body, and its summary as a JSON object
+    /// (the writer sets the links: `frame_no`, `marker_at`, `prev_summary_at`, `state_at`).
+    fn end_section(&mut self, frame_no: u32) -> (Vec<u8>, serde_json::Value);
+    /// The initial frame's body of the next file of a rotation: where the hook stands.
+    fn carry(&self) -> Vec<u8>;
 }
 
 /// What a finished capture holds.
@@ -97,6 +116,11 @@ pub struct CaptureWriter {
     dropped: u64,
     last_sync: Instant,
     failed: Option<String>,
+    hook: Option<Box<dyn SectionHook>>,
+    /// Where the open section's marker starts, and its decoded bytes so far.
+    section_at: u64,
+    section_bytes: usize,
+    last_summary_at: Option<u64>,
 }
 
 impl CaptureWriter {
@@ -109,6 +133,19 @@ impl CaptureWriter {
         path: impl AsRef<Path>,
         header: &Header,
         opts: WriterOptions,
+    ) -> Result<Self, CaptureError> {
+        Self::create_hooked(path, header, opts, None, false)
+    }
+
+    /// Creates a file with `hook` storing a state and summary after every section; `carried`
+    /// first stores where the hook stands (the file then replays as the continuation of the
+    /// previous one).
+    pub fn create_hooked(
+        path: impl AsRef<Path>,
+        header: &Header,
+        opts: WriterOptions,
+        hook: Option<Box<dyn SectionHook>>,
+        carried: bool,
     ) -> Result<Self, CaptureError> {
         let path = path.as_ref().to_path_buf();
         let io_err = |action, at_byte, source| CaptureError::Io {
@@ -143,6 +180,11 @@ impl CaptureWriter {
         out.write_all(&bytes)
             .and_then(|()| out.file.sync_data())
             .map_err(|e| io_err("writing the header", 0, e))?;
+        if let Some(h) = hook.as_ref().filter(|_| carried) {
+            let at = out.written;
+            out.write_all(&format::encode_tagged(format::INITIAL_TAG, 0, &h.carry()))
+                .map_err(|e| io_err("writing the initial state", at, e))?;
+        }
         // Best effort: make the new name itself survive a machine crash.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             let _ = File::open(dir).and_then(|d| d.sync_all());
@@ -151,7 +193,7 @@ impl CaptureWriter {
             path,
             sink: Sink::Idle(out),
             opts: WriterOptions {
-                frame_records: opts.frame_records.max(1),
+                frame_records: opts.frame_records.clamp(1, MAX_SECTION_RECORDS),
                 ..opts
             },
             keep_queries: header.keep_queries,
@@ -161,7 +203,26 @@ impl CaptureWriter {
             dropped: 0,
             last_sync: Instant::now(),
             failed: None,
+            hook,
+            section_at: 0,
+            section_bytes: 0,
+            last_summary_at: None,
         })
+    }
+
+    /// Finishes this file and starts `path` (the same options), carrying the hook over: a
+    /// replay of both files shows what one file would have shown.
+    pub fn rotate(
+        mut self,
+        path: impl AsRef<Path>,
+        header: &Header,
+    ) -> Result<(WriteSummary, CaptureWriter), CaptureError> {
+        let opts = self.opts.clone();
+        let done = self.finish_keeping()?;
+        let hook = self.hook.take();
+        let carried = hook.is_some();
+        let next = Self::create_hooked(path, header, opts, hook, carried)?;
+        Ok((done, next))
     }
 
     pub fn path(&self) -> &Path {
@@ -203,7 +264,15 @@ impl CaptureWriter {
                 record.len()
             )));
         }
-        let result = self.write_record(&record, &event);
+        // The hook sees what a reader will decode, so replays match to the bit.
+        let decoded = match self.hook {
+            Some(_) => Cow::Owned(
+                serde_json::from_slice::<SourceEvent>(&record[RECORD_PREFIX..])
+                    .map_err(|e| self.encode_error(format!("it does not read back ({e})")))?,
+            ),
+            None => event,
+        };
+        let result = self.write_record(&record, &decoded);
         if let Err(e) = &result {
             self.failed = Some(e.to_string());
         }
@@ -225,6 +294,8 @@ impl CaptureWriter {
             let Sink::Idle(mut out) = std::mem::replace(&mut self.sink, Sink::Gone) else {
                 return Ok(());
             };
+            self.section_at = out.written;
+            self.section_bytes = 0;
             let marker = format::encode_marker(&Marker {
                 frame_no: self.frames,
                 first_record: self.records,
@@ -259,9 +330,13 @@ impl CaptureWriter {
         // Flushing ends the zstd block: the record is decodable from the file right away.
         let written = enc.write_all(record).and_then(|()| enc.flush());
         written.map_err(|e| self.io_error("writing an event", at, e))?;
+        if let Some(h) = self.hook.as_mut() {
+            h.event(event);
+        }
         self.records += 1;
         self.in_frame += 1;
-        if self.in_frame >= self.opts.frame_records {
+        self.section_bytes += record.len();
+        if self.in_frame >= self.opts.frame_records || self.section_bytes >= SECTION_BYTES {
             self.end_frame()?;
         }
         if self.last_sync.elapsed() >= self.opts.sync_every {
@@ -285,9 +360,36 @@ impl CaptureWriter {
                 return Ok(());
             };
             let at = enc.get_ref().written;
-            let out = enc
+            let mut out = enc
                 .finish()
                 .map_err(|e| self.io_error("ending a zstd frame", at, e))?;
+            let frame_no = self.frames - 1;
+            if let Some((body, mut summary)) = self.hook.as_mut().map(|h| h.end_section(frame_no)) {
+                let state_at = out.written;
+                let state = format::encode_tagged(format::STATE_TAG, frame_no, &body);
+                out.write_all(&state)
+                    .map_err(|e| self.io_error("writing a section state", state_at, e))?;
+                let links = format::SummaryLinks {
+                    frame_no,
+                    marker_at: self.section_at,
+                    prev_summary_at: self.last_summary_at,
+                    state_at: Some((state_at, state.len() as u64)),
+                };
+                if let (Some(obj), Ok(serde_json::Value::Object(l))) =
+                    (summary.as_object_mut(), serde_json::to_value(&links))
+                {
+                    obj.extend(l);
+                }
+                let summary_at = out.written;
+                let json = serde_json::to_vec(&summary).map_err(|e| CaptureError::Encode {
+                    path: shown(&self.path),
+                    record: self.records,
+                    what: format!("section summary: {e}"),
+                })?;
+                out.write_all(&format::encode_summary(frame_no, &json))
+                    .map_err(|e| self.io_error("writing a section summary", summary_at, e))?;
+                self.last_summary_at = Some(summary_at);
+            }
             self.sink = Sink::Idle(out);
         }
         Ok(())
@@ -309,6 +411,10 @@ impl CaptureWriter {
 
     /// Ends the last frame, writes the trailer (records and dropped count) and syncs.
     pub fn finish(mut self) -> Result<WriteSummary, CaptureError> {
+        self.finish_keeping()
+    }
+
+    fn finish_keeping(&mut self) -> Result<WriteSummary, CaptureError> {
         if let Some(first) = self.failed.take() {
             return Err(CaptureError::Failed {
                 path: shown(&self.path),
@@ -453,7 +559,18 @@ pub fn spawn_writer_with(
     capacity: usize,
     opts: WriterOptions,
 ) -> Result<(CaptureSender, WriterHandle), CaptureError> {
-    let writer = CaptureWriter::create_with(path.as_ref(), header, opts)?;
+    spawn_writer_hooked(path, header, capacity, opts, None)
+}
+
+/// [`spawn_writer_with`] with a [`SectionHook`].
+pub fn spawn_writer_hooked(
+    path: impl AsRef<Path>,
+    header: &Header,
+    capacity: usize,
+    opts: WriterOptions,
+    hook: Option<Box<dyn SectionHook>>,
+) -> Result<(CaptureSender, WriterHandle), CaptureError> {
+    let writer = CaptureWriter::create_hooked(path.as_ref(), header, opts, hook, false)?;
     let (tx, rx) = sync_channel(capacity.max(1));
     let shared = Arc::new(Shared::default());
     let thread_shared = Arc::clone(&shared);

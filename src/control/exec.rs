@@ -10,9 +10,9 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row};
 
 use super::ControlError;
-use super::plan::{ChangePlan, FactsSource, Knob, KnobFacts, PURGE_LAG_WAIT_VARIABLE, PlanAction};
-use crate::cli::ConnectOptions;
+use super::plan::{ChangePlan, FactsSource, Knob, KnobFacts, PlanAction};
 use crate::sample::AuditEntry;
+use crate::source::connect::ConnectOptions;
 use crate::source::connect::connect;
 use crate::source::flavor::Flavor;
 
@@ -34,7 +34,6 @@ pub(crate) mod code {
     pub const WRONG_TYPE_FOR_VAR: u16 = 1232; // ER_WRONG_TYPE_FOR_VAR
     pub const INCORRECT_GLOBAL_LOCAL_VAR: u16 = 1238; // read-only variable
     pub const PERSIST_ONLY_ACCESS_DENIED: u16 = 3630; // MySQL ER_PERSIST_ONLY_ACCESS_DENIED_ERROR
-    pub const QUERY_INTERRUPTED: u16 = 1317; // ER_QUERY_INTERRUPTED: a killed statement
 }
 
 /// One row of `SHOW WARNINGS`.
@@ -120,11 +119,6 @@ pub async fn read_facts(
     read_variable_facts(conn, flavor, knob.variable()).await
 }
 
-/// The facts of `innodb_max_purge_lag_wait` (for `plan_purge_lag_wait`).
-pub async fn read_wait_facts(conn: &mut Conn, flavor: Flavor) -> Result<KnobFacts, ControlError> {
-    read_variable_facts(conn, flavor, PURGE_LAG_WAIT_VARIABLE).await
-}
-
 /// Connects, reads the facts of `knob`, disconnects: what the App runs before prompting.
 pub async fn fetch_facts(
     opts: &ConnectOptions,
@@ -133,17 +127,6 @@ pub async fn fetch_facts(
 ) -> Result<KnobFacts, ControlError> {
     let mut conn = connect(opts).await?;
     let facts = read_facts(&mut conn, flavor, knob).await;
-    disconnect(conn).await;
-    facts
-}
-
-/// Connects, reads the facts of `innodb_max_purge_lag_wait`, disconnects.
-pub async fn fetch_wait_facts(
-    opts: &ConnectOptions,
-    flavor: Flavor,
-) -> Result<KnobFacts, ControlError> {
-    let mut conn = connect(opts).await?;
-    let facts = read_wait_facts(&mut conn, flavor).await;
     disconnect(conn).await;
     facts
 }
@@ -211,13 +194,6 @@ async fn read_variable_facts(
 /// Never retries. Safe to `tokio::spawn` (the future is `Send`); the UI stays live.
 pub async fn execute(opts: &ConnectOptions, plan: &ChangePlan) -> ChangeOutcome {
     let mut run = Run::new(opts, plan);
-    if matches!(plan.action, PlanAction::PurgeLagWait { .. }) {
-        return run.fail(ControlError::Refused(
-            "innodb_max_purge_lag_wait blocks its session: it runs as its own task \
-             (control::wait::spawn_purge_lag_wait), not as a change"
-                .to_string(),
-        ));
-    }
     let mut conn = match connect(opts).await {
         Ok(c) => c,
         Err(e) => return run.fail(ControlError::Connect(e)),
@@ -271,7 +247,7 @@ impl<'a> Run<'a> {
                     self.old_value = row.as_ref(0).and_then(value_text).or(self.old_value.take());
                 }
             }
-            PlanAction::EnableMonitors { .. } | PlanAction::PurgeLagWait { .. } => {}
+            PlanAction::EnableMonitors { .. } => {}
         }
         for sql in &plan.sql {
             if let Err(e) = run_drop(conn, sql, &plan.privilege).await {
@@ -393,7 +369,6 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            PlanAction::PurgeLagWait { .. } => Ok((None, false)),
         }
     }
 
@@ -407,8 +382,7 @@ impl<'a> Run<'a> {
             ),
             PlanAction::SetGlobal { value, .. }
             | PlanAction::SetPersist { value, .. }
-            | PlanAction::SetPersistOnly { value, .. }
-            | PlanAction::PurgeLagWait { target: value } => {
+            | PlanAction::SetPersistOnly { value, .. } => {
                 (self.old_value.clone(), Some(value.to_string()))
             }
         };
@@ -505,8 +479,8 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Endpoint;
     use crate::control::plan::{PlanContext, plan_set};
+    use crate::source::connect::Endpoint;
     use mysql_async::Value;
 
     #[test]
@@ -533,7 +507,7 @@ mod tests {
     async fn a_failed_connect_is_an_audited_outcome() {
         let mut opts = ConnectOptions::new(Endpoint::Socket("/nonexistent/x.sock".into()));
         opts.user = "dba".into();
-        opts.password = Some(crate::cli::Secret::new("hunter2"));
+        opts.password = Some(crate::source::connect::Secret::new("hunter2"));
         let ctx = PlanContext::new(Flavor::detect("10.11.1-MariaDB", "", false), false);
         let facts = KnobFacts {
             variable: "innodb_max_purge_lag".into(),

@@ -1,6 +1,6 @@
 //! The runtime changes a DBA makes from the dashboard — `SET GLOBAL` of the purge knobs,
-//! enabling InnoDB monitor counters, killing the session that blocks purge, and MariaDB's
-//! blocking `innodb_max_purge_lag_wait` — and the audit trail of all of them.
+//! enabling InnoDB monitor counters, killing the session that blocks purge — and the audit
+//! trail of all of them.
 //!
 //! The flow: read facts ([`exec::fetch_facts`]) → [`plan`] (pure: a [`plan::ChangePlan`] to
 //! confirm, or a [`plan::Refusal`]) → confirmed → [`exec::execute`] on a connection of its own
@@ -10,7 +10,6 @@
 pub mod audit;
 pub mod exec;
 pub mod plan;
-pub mod wait;
 
 use std::io;
 use std::path::PathBuf;
@@ -21,12 +20,11 @@ use thiserror::Error;
 use crate::source::connect::ConnectError;
 
 pub use audit::AuditLog;
-pub use exec::{ChangeOutcome, SqlWarning, execute, fetch_facts, fetch_wait_facts, read_facts};
+pub use exec::{ChangeOutcome, SqlWarning, execute, fetch_facts, read_facts};
 pub use plan::{
-    ChangePlan, FactsSource, Knob, KnobFacts, PlanAction, PlanContext, Refusal, disabled_counters,
-    parse_input, plan_enable_monitors, plan_kill, plan_purge_lag_wait, plan_set, plan_step,
+    ChangePlan, FactsSource, Knob, KnobFacts, PlanAction, PlanContext, Refusal, parse_input,
+    plan_enable_monitors, plan_kill, plan_set, plan_step,
 };
-pub use wait::{PurgeLagWait, WaitOutcome, WaitProgress, WaitResult, spawn_purge_lag_wait};
 
 /// Why a change could not be made. `Display` is the message for the user: the server's own
 /// words, then what to do about them.

@@ -1,29 +1,35 @@
-//! Pure derivation: raw samples in, [`Figures`] out. No I/O, no clock: the time of a figure is
-//! the time of its sample, so live, replay and tests derive exactly the same numbers.
+//! Pure derivation: raw samples in, measured [`Figures`] out. No I/O, no clock: the time of a
+//! figure is the time of its sample, so live, replay and tests derive exactly the same
+//! numbers. Judging them over time is `verdicts`' job; `derive` runs both.
 
-pub mod figures;
 pub mod rates;
+pub mod selfcost;
 pub mod series;
+mod state;
 
 use chrono::{DateTime, Utc};
 
-pub use figures::*;
+use crate::figures::{
+    Blocker, BySource, Dirty, FigureId, Figures, Flush, FlushSource, History, Purge, Redo,
+    ServerFigures, Undo, Unreadable, seconds_to_point,
+};
 use rates::{counter_rate, gauge_change, metric_rate, sum_known};
+pub use state::MeasurerState;
 
 use crate::innodb_status::InnodbStatus;
 use crate::sample::{Sample, ServerInfo, SourceEvent, SourceKind, TrxRow, Unavailable, UndoScan};
 use crate::source::flavor::{self, Flavor};
-use crate::verdicts::{EngineConfig, RecoveryModel, RedoLayout, VerdictEngine};
+use crate::source::sessions;
 
 /// A transaction must be at least this old to be named as the purge blocker: autocommit
-/// writes pass through INNODB_TRX for milliseconds and block nothing.
-pub const BLOCKER_MIN_AGE_S: u64 = 2;
+/// writes pass through INNODB_TRX for milliseconds and block nothing. The poller looks
+/// sessions up from the same age.
+pub const BLOCKER_MIN_AGE_S: u64 = crate::source::sessions::NAMED_FROM_AGE_S;
 
-/// Holds what derivation needs between samples: the server, the previous sample, the
-/// slow-cadence facts (last SEIS, last residency scan) that later samples keep showing, and
-/// the verdict engine that reads the figures over time.
-#[derive(Debug, Clone)]
-pub struct Deriver {
+/// Holds what measuring needs between samples: the server, the previous sample, and the
+/// slow-cadence facts (last SEIS, last residency scan) that later samples keep showing.
+#[derive(Debug, Clone, Default)]
+pub struct Measurer {
     info: Option<ServerInfo>,
     prev: Option<Sample>,
     last_status: Option<(DateTime<Utc>, InnodbStatus)>,
@@ -31,123 +37,55 @@ pub struct Deriver {
     /// Slow-cadence sources (SEIS, the residency scan) refused on their last try: they are
     /// not asked every tick, so the refusal stands until one of them is read again.
     slow_refused: Vec<Unavailable>,
-    recovery: RecoveryModel,
-    /// Keyed by the redo layout and the last known capacity: either changing restarts it.
-    engine: Option<((RedoLayout, Option<u64>), VerdictEngine)>,
-    /// Redo capacity of the previous figures, to notice a resize.
-    last_capacity: Option<u64>,
-    redo_resized: Option<RedoResize>,
+    /// Counters read on a slower cadence than the tick (MariaDB's session sums): the last
+    /// reading, and the rate between the last two, which later samples keep showing.
+    slow: SlowCounters,
+    /// innodebt's own cost over the last minute.
+    cost: selfcost::CostWindow,
 }
 
-/// The redo capacity changed under us: a restart with another `innodb_log_file_size` (or
-/// `innodb_redo_log_capacity`), or a resize at runtime. Peak checkpoint age and the sizing
-/// advice start again from here, so they never mix the two sizes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RedoResize {
-    /// Time of the first sample with the new capacity.
-    pub at: DateTime<Utc>,
-    pub from_bytes: u64,
-    pub to_bytes: u64,
+/// `Uptime` and `Handler_update`/`Handler_delete` where they are not read every tick.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct SlowCounters {
+    /// (mono_s, Uptime) of the last sample that carried it.
+    uptime: Option<(f64, u64)>,
+    /// (mono_s, Handler_update + Handler_delete) of the last sample that carried them.
+    changes: Option<(f64, u64)>,
+    /// Rows updated + deleted per second between the last two readings.
+    inflow: Option<f64>,
 }
 
-impl RedoResize {
-    /// "redo capacity changed 16.0 MiB → 32.0 MiB at 12:00:03 UTC".
-    pub fn summary(&self) -> String {
-        format!(
-            "redo capacity changed {} → {} at {}",
-            crate::output::bytes(self.from_bytes),
-            crate::output::bytes(self.to_bytes),
-            self.at.format("%H:%M:%S UTC")
-        )
+impl SlowCounters {
+    fn observe(&mut self, s: &Sample) {
+        if let Some(up) = s.status("Uptime") {
+            self.uptime = Some((s.mono_s, up));
+        }
+        if let (Some(u), Some(d)) = (s.status("Handler_update"), s.status("Handler_delete")) {
+            let now = (s.mono_s, u.saturating_add(d));
+            self.inflow = self
+                .changes
+                .and_then(|prev| counter_rate(Some(prev.1), Some(now.1), now.0 - prev.0));
+            self.changes = Some(now);
+        }
+    }
+
+    /// Uptime now: read this tick, else the last reading plus the time since.
+    fn uptime_at(&self, mono_s: f64) -> Option<u64> {
+        self.uptime
+            .map(|(at, up)| up + (mono_s - at).max(0.0).round() as u64)
     }
 }
 
-impl Default for Deriver {
-    fn default() -> Self {
-        Deriver::with_recovery(RecoveryModel::published_default())
-    }
-}
-
-impl Deriver {
+impl Measurer {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// A deriver whose recovery estimates use `model` (`--recovery-rate`, a calibration).
-    pub fn with_recovery(recovery: RecoveryModel) -> Self {
-        Deriver {
-            info: None,
-            prev: None,
-            last_status: None,
-            last_undo_scan: None,
-            slow_refused: Vec::new(),
-            recovery,
-            engine: None,
-            last_capacity: None,
-            redo_resized: None,
-        }
-    }
-
-    /// The latest redo resize seen, if any.
-    pub fn redo_resized(&self) -> Option<&RedoResize> {
-        self.redo_resized.as_ref()
-    }
-
-    /// Verdicts, recovery and sizing for one sample's figures. The engine restarts when the
-    /// redo layout or capacity changes (a restart with another log size, a runtime resize), so
-    /// peak and sizing never mix two sizes.
-    fn assess(&mut self, figures: &mut Figures, info: &ServerInfo, t_s: f64) {
-        let layout = RedoLayout::from_info(info);
-        let key = (layout, self.last_capacity);
-        if self.engine.as_ref().is_none_or(|(k, _)| *k != key) {
-            let cfg = EngineConfig {
-                recovery: self.recovery.clone(),
-                layout,
-                ..EngineConfig::default()
-            };
-            self.engine = Some((key, VerdictEngine::new(cfg)));
-        }
-        let Some((_, engine)) = self.engine.as_mut() else {
-            return;
-        };
-        let a = engine.observe(t_s, figures, info.flavor);
-        figures.verdicts = a.verdicts;
-        figures.recovery = a.recovery;
-        figures.sizing = a.sizing;
-        figures.history.held_back = a.purge.held_back;
     }
 
     pub fn info(&self) -> Option<&ServerInfo> {
         self.info.as_ref()
     }
 
-    /// Notices a changed redo capacity (the engine restarts on it in [`Self::assess`]) and
-    /// says so in the figures' warnings from then on.
-    fn note_redo_resize(&mut self, figures: &mut Figures) {
-        let now = figures.redo.capacity_bytes;
-        if let (Some(from), Some(to)) = (self.last_capacity, now)
-            && from != to
-        {
-            self.redo_resized = Some(RedoResize {
-                at: figures.sampled_at,
-                from_bytes: from,
-                to_bytes: to,
-            });
-        }
-        self.last_capacity = now.or(self.last_capacity);
-        if let Some(r) = &self.redo_resized {
-            let variable = self
-                .info
-                .as_ref()
-                .map_or("the redo size variable", |i| i.flavor.redo_size_variable());
-            figures.warnings.push(format!(
-                "{} ({variable}): peak checkpoint age and sizing advice count from then",
-                r.summary()
-            ));
-        }
-    }
-
-    /// Feed one source event; a sample yields its figures.
+    /// Feed one source event; a sample yields its measured figures.
     pub fn push(&mut self, event: &SourceEvent) -> Option<Figures> {
         match event {
             SourceEvent::Connected { info, .. } => {
@@ -155,6 +93,7 @@ impl Deriver {
                 // rates start again from the next sample.
                 self.info = Some(info.clone());
                 self.prev = None;
+                self.slow = SlowCounters::default();
                 // A new session asks the slow sources again on its first poll.
                 self.slow_refused.clear();
                 None
@@ -170,6 +109,7 @@ impl Deriver {
         }
     }
 
+    /// The measured figures of one sample; `None` before the server is known.
     pub fn push_sample(&mut self, sample: &Sample) -> Option<Figures> {
         let info = self.info.clone()?;
         if self
@@ -180,7 +120,9 @@ impl Deriver {
             // Every rate restarts from a fresh baseline.
             self.prev = None;
             self.last_undo_scan = None;
+            self.slow = SlowCounters::default();
         }
+        self.slow.observe(sample);
         if let Some(st) = &sample.innodb_status {
             self.last_status = Some((sample.taken_at, st.clone()));
         }
@@ -196,18 +138,18 @@ impl Deriver {
             last_status: self.last_status.as_ref().map(|(_, s)| s),
             last_undo_scan: self.last_undo_scan,
             refused: &refused,
+            slow: &self.slow,
         };
         let mut figures = ctx.derive();
-        self.note_redo_resize(&mut figures);
+        figures.self_cost = self.cost.observe(sample);
         // Before the verdicts: an unseen blocker is not "no blocker".
-        figures.note_unavailable(&refused);
-        self.assess(&mut figures, &info, sample.mono_s);
+        note_unavailable(&mut figures, &refused);
         self.prev = Some(sample.clone());
         Some(figures)
     }
 }
 
-impl Deriver {
+impl Measurer {
     /// The sources refused for this sample: its own refusals, plus a slow source's last
     /// refusal while it has not been read again.
     fn refused(&mut self, sample: &Sample) -> Vec<Unavailable> {
@@ -255,6 +197,7 @@ struct Context<'a> {
     last_undo_scan: Option<(DateTime<Utc>, UndoScan)>,
     /// Sources refused for this moment (see [`Deriver::refused`]).
     refused: &'a [Unavailable],
+    slow: &'a SlowCounters,
 }
 
 impl Context<'_> {
@@ -286,7 +229,7 @@ impl Context<'_> {
         let flush = self.flush();
         let history = self.history();
         let blocker = find_blocker(&self.cur.trx);
-        let purge = self.purge(history.length, blocker.is_some());
+        let purge = self.purge(history.length);
         let dirty = self.dirty();
         let undo = self.undo();
         warnings.extend(self.refused.iter().map(describe_unavailable));
@@ -302,7 +245,7 @@ impl Context<'_> {
             server: ServerFigures {
                 flavor: self.flavor.kind.as_str().to_string(),
                 version: self.info.version.clone(),
-                uptime_s: self.cur.status("Uptime"),
+                uptime_s: self.slow.uptime_at(self.cur.mono_s),
                 label: self.info.label.clone(),
             },
             sampled_at: self.cur.taken_at,
@@ -318,6 +261,7 @@ impl Context<'_> {
             recovery: None,
             sizing: None,
             metrics_off: off.iter().map(|m| m.to_string()).collect(),
+            self_cost: None,
             unavailable: Vec::new(),
             warnings,
         }
@@ -342,37 +286,48 @@ impl Context<'_> {
             let prev = self.prev.and_then(|p| self.flavor.lsn_and_checkpoint(p))?;
             counter_rate(Some(prev.0), pair.map(|p| p.0), self.dt()?)
         });
+        let async_point = points.map(|p| p.async_point);
+        let sync_point = points.map(|p| p.sync_point);
         Redo {
             lsn: pair.map(|p| p.0),
             checkpoint_lsn: pair.map(|p| p.1),
             checkpoint_age_bytes: age,
             capacity_bytes: capacity,
-            async_point_bytes: points.map(|p| p.async_point),
-            sync_point_bytes: points.map(|p| p.sync_point),
+            async_point_bytes: async_point,
+            sync_point_bytes: sync_point,
             sync_point_name: self.flavor.sync_point_name().to_string(),
             checkpoint_age_pct_of_capacity: pct(age, capacity),
             written_bytes_per_s: written,
+            seconds_to_async_point: seconds_to_point(age, async_point, written),
+            seconds_to_sync_point: seconds_to_point(age, sync_point, written),
+            // Judged by the verdicts.
+            severity: None,
         }
     }
 
     fn flush(&self) -> Flush {
-        let names = [
-            ("buffer_flush_adaptive_total_pages", "adaptive"),
-            ("buffer_flush_sync_total_pages", "sync"),
-            ("buffer_flush_background_total_pages", "background"),
-            ("buffer_flush_neighbor_total_pages", "neighbor"),
-            ("buffer_LRU_batch_flush_total_pages", "lru"),
+        // In the order they are listed as off.
+        let counters = [
+            ("buffer_flush_adaptive_total_pages", FlushSource::Adaptive),
+            ("buffer_flush_sync_total_pages", FlushSource::Sync),
+            (
+                "buffer_flush_background_total_pages",
+                FlushSource::Background,
+            ),
+            ("buffer_flush_neighbor_total_pages", FlushSource::Neighbor),
+            ("buffer_LRU_batch_flush_total_pages", FlushSource::Lru),
         ];
-        // Off means present and switched off: an unreadable table (no PROCESS) or a counter this
-        // server lacks is not something `m` could switch on.
-        let disabled_counters = names
-            .iter()
-            .filter(|(metric, _)| self.cur.metrics.get(*metric).is_some_and(|m| !m.enabled))
-            .map(|(metric, _)| (*metric).to_string())
-            .collect::<Vec<_>>();
         let lru = self
             .metric_rate("buffer_LRU_batch_flush_total_pages")
             .or_else(|| self.status_rate("Innodb_buffer_pool_pages_LRU_flushed"));
+        // Off means present and switched off: an unreadable table (no PROCESS) or a counter this
+        // server lacks is not something `m` could switch on. LRU has a status-variable
+        // fallback: not off while that gives its rate.
+        let off: Vec<(&str, FlushSource)> = counters
+            .into_iter()
+            .filter(|(metric, _)| self.cur.metrics.get(*metric).is_some_and(|m| !m.enabled))
+            .filter(|(_, source)| !(*source == FlushSource::Lru && lru.is_some()))
+            .collect();
         let total = self.status_rate("Innodb_buffer_pool_pages_flushed");
         let flush_list = match (total, lru) {
             (Some(t), Some(l)) => Some((t - l).max(0.0)),
@@ -388,13 +343,13 @@ impl Context<'_> {
                 neighbor: self.metric_rate("buffer_flush_neighbor_total_pages"),
             },
             flush_list_pages_per_s: flush_list,
-            // LRU has a status-variable fallback; don't list its metric as missing then.
-            disabled_counters: disabled_counters
-                .into_iter()
-                .filter(|m| !(m == "buffer_LRU_batch_flush_total_pages" && lru.is_some()))
-                .collect(),
+            disabled_counters: off.iter().map(|(m, _)| (*m).to_string()).collect(),
             io_capacity: self.info.var_u64("innodb_io_capacity"),
             io_capacity_max: self.info.var_u64("innodb_io_capacity_max"),
+            sources_off: FlushSource::ALL
+                .into_iter()
+                .filter(|s| off.iter().any(|(_, o)| o == s))
+                .collect(),
         }
     }
 
@@ -416,21 +371,16 @@ impl Context<'_> {
             self.history_length(self.cur),
             self.dt().unwrap_or(0.0),
         );
-        let lag = self.info.var_u64("innodb_max_purge_lag").filter(|l| *l > 0);
-        let seconds_to_lag = match (length, growth, lag) {
-            (Some(len), _, Some(lag)) if len >= lag => Some(0.0),
-            (Some(len), Some(g), Some(lag)) if g > 0.0 => Some((lag - len) as f64 / g),
-            _ => None,
-        };
+        // This sample's change; the verdicts smooth it and say when the lag is reached.
         History {
             length,
             growth_per_s: growth,
-            seconds_to_max_purge_lag: seconds_to_lag,
+            seconds_to_max_purge_lag: None,
             held_back: None,
         }
     }
 
-    fn purge(&self, history: Option<u64>, blocked: bool) -> Purge {
+    fn purge(&self, history: Option<u64>) -> Purge {
         let records = sum_known(&[
             self.metric_rate("purge_del_mark_records"),
             self.metric_rate("purge_upd_exist_or_extern_records"),
@@ -441,24 +391,25 @@ impl Context<'_> {
             (Some(h), Some(l)) => Some(self.flavor.dml_delay_us(h, l, max_delay.unwrap_or(0))),
             _ => None,
         };
-        let applied = match dml_delay {
-            Some(_) if blocked && !self.flavor.purge_lag_delays_while_blocked() => Some(0),
-            d => d,
-        };
         Purge {
             records_per_s: records,
             undo_pages_per_s: self.metric_rate("purge_undo_log_pages"),
+            // Where the poller reads these on a slower cadence (MariaDB: they sum every
+            // session), the rate between the last two readings.
             inflow_records_per_s: sum_known(&[
                 self.status_rate("Handler_update"),
                 self.status_rate("Handler_delete"),
-            ]),
+            ])
+            .or(self.slow.inflow),
             dml_delay_us: dml_delay,
-            dml_delay_applied_us: applied,
+            // What writes pay unless purge is blocked; the verdicts judge that.
+            dml_delay_applied_us: dml_delay,
             state: self.last_status.and_then(|st| st.purge_state.clone()),
             threads: self.info.var_u64("innodb_purge_threads"),
             batch_size: self.info.var_u64("innodb_purge_batch_size"),
             max_purge_lag: lag,
             max_purge_lag_delay_us: max_delay,
+            blocked: None,
         }
     }
 
@@ -487,6 +438,8 @@ impl Context<'_> {
             bytes: s
                 .status("Innodb_buffer_pool_bytes_dirty")
                 .or_else(|| pages.map(|p| p * page)),
+            // Judged by the verdicts.
+            severity: None,
         }
     }
 
@@ -517,33 +470,56 @@ fn pct(part: Option<u64>, whole: Option<u64>) -> Option<f64> {
     }
 }
 
-/// Whether this transaction keeps a read view open: REPEATABLE READ / SERIALIZABLE keep
-/// theirs to commit; READ COMMITTED only while a statement runs.
-fn holds_read_view(t: &TrxRow) -> bool {
-    let iso = t.isolation.as_deref().unwrap_or("REPEATABLE READ");
-    let running_statement = t.command.as_deref().is_some_and(|c| c != "Sleep");
-    match iso {
-        "REPEATABLE READ" | "SERIALIZABLE" => true,
-        _ => running_statement,
-    }
+/// The oldest transaction that holds a read view long enough to matter for purge (the
+/// judgement is [`sessions::purge_blocker`], which the poller uses to choose whom to name).
+pub fn find_blocker(trx: &[TrxRow]) -> Option<Blocker> {
+    sessions::purge_blocker(trx).map(|t| Blocker {
+        trx_id: t.trx_id.clone(),
+        thread_id: t.thread_id,
+        user: t.user.clone(),
+        host: t.host.clone(),
+        age_s: t.age_s,
+        state: t.state.clone(),
+        query: t.query.clone(),
+        isolation: t.isolation.clone(),
+        command: t.command.clone(),
+    })
 }
 
-/// The oldest transaction that holds a read view long enough to matter for purge.
-pub fn find_blocker(trx: &[TrxRow]) -> Option<Blocker> {
-    trx.iter()
-        .filter(|t| t.age_s >= BLOCKER_MIN_AGE_S && holds_read_view(t))
-        .max_by_key(|t| t.age_s)
-        .map(|t| Blocker {
-            trx_id: t.trx_id.clone(),
-            thread_id: t.thread_id,
-            user: t.user.clone(),
-            host: t.host.clone(),
-            age_s: t.age_s,
-            state: t.state.clone(),
-            query: t.query.clone(),
-            isolation: t.isolation.clone(),
-            command: t.command.clone(),
+/// Fills [`Figures::unavailable`] from the sources refused for this moment: each names the
+/// figures it leaves `null` (see [`name_null_figures`]).
+fn note_unavailable(figures: &mut Figures, refused: &[Unavailable]) {
+    figures.unavailable = refused
+        .iter()
+        .map(|u| Unreadable {
+            source: u.source,
+            what: u.source.describe().to_string(),
+            privilege: u.privilege.clone(),
+            error: u.error.clone(),
+            figures: Vec::new(),
         })
+        .collect();
+    name_null_figures(figures);
+}
+
+/// Names, for each refused source, the figures it feeds that came out `null`. Called again
+/// once the figures are judged, so a judgement a refusal leaves unknown is named too.
+pub fn name_null_figures(figures: &mut Figures) {
+    if figures.unavailable.is_empty() {
+        return;
+    }
+    let json = serde_json::to_value(&*figures).unwrap_or_default();
+    let is_null = |f: FigureId| {
+        json.pointer(&f.pointer())
+            .is_none_or(serde_json::Value::is_null)
+    };
+    for u in &mut figures.unavailable {
+        u.figures = FigureId::fed_by(u.source)
+            .iter()
+            .copied()
+            .filter(|f| is_null(*f))
+            .collect();
+    }
 }
 
 fn describe_unavailable(u: &Unavailable) -> String {
@@ -563,79 +539,4 @@ pub fn disabled_metrics(sample: &Sample) -> Vec<&'static str> {
         .copied()
         .filter(|m| sample.metrics.get(*m).is_some_and(|v| !v.enabled))
         .collect()
-}
-
-#[cfg(test)]
-mod redo_resize_tests {
-
-    use chrono::TimeZone;
-
-    use super::*;
-
-    fn mariadb(log_file_size_mib: u64) -> SourceEvent {
-        SourceEvent::Connected {
-            at: Utc
-                .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
-                .single()
-                .unwrap(),
-            info: ServerInfo::mariadb_10_11(&[
-                (
-                    "innodb_log_file_size",
-                    (log_file_size_mib << 20).to_string(),
-                ),
-                ("innodb_page_size", "16384".into()),
-            ]),
-        }
-    }
-
-    fn sample(t: i64, uptime: u64, age: u64) -> SourceEvent {
-        let at = Utc
-            .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
-            .single()
-            .unwrap()
-            + chrono::Duration::seconds(t);
-        let mut s = Sample::new(at, t as f64);
-        s.status.insert("Uptime".into(), uptime);
-        s.status
-            .insert("Innodb_lsn_current".into(), 1_000_000_000 + age);
-        s.status
-            .insert("Innodb_lsn_last_checkpoint".into(), 1_000_000_000);
-        SourceEvent::Sample(Box::new(s))
-    }
-
-    #[test]
-    fn a_restart_with_another_redo_size_is_noted_and_restarts_the_peak() {
-        let mut d = Deriver::new();
-        d.push(&mariadb(16));
-        for t in 0..5 {
-            // A 10 MiB peak at 16 MiB.
-            let f = d.push(&sample(t, 100 + t as u64, 10 << 20)).unwrap();
-            assert!(f.warnings.iter().all(|w| !w.contains("redo capacity")));
-        }
-        assert!(d.redo_resized().is_none());
-        d.push(&mariadb(32));
-        let f = d.push(&sample(20, 1, 2 << 20)).unwrap();
-        let r = d.redo_resized().expect("the resize is noticed");
-        assert_eq!((r.from_bytes, r.to_bytes), (16 << 20, 32 << 20));
-        assert_eq!(
-            r.summary(),
-            "redo capacity changed 16.0 MiB → 32.0 MiB at 12:00:20 UTC"
-        );
-        assert!(
-            f.warnings
-                .iter()
-                .any(|w| w.starts_with(&r.summary()) && w.contains("innodb_log_file_size")),
-            "{:?}",
-            f.warnings
-        );
-        // The 10 MiB peak was at the old size: the new peak is the 2 MiB since the restart.
-        let sizing = f.sizing.expect("sizing");
-        assert_eq!(sizing.peak_checkpoint_age_bytes, 2 << 20);
-        assert_eq!(sizing.current_capacity_bytes, Some(32 << 20));
-        // The same size after a plain reconnect is no resize.
-        d.push(&mariadb(32));
-        d.push(&sample(30, 11, 1 << 20));
-        assert_eq!(d.redo_resized().map(|r| r.to_bytes), Some(32 << 20));
-        assert_eq!(d.redo_resized().map(|r| r.at.timestamp() % 60), Some(20));
-    }
 }

@@ -33,6 +33,26 @@ impl Series {
         self.points.push_back((t, v));
     }
 
+    /// A series already holding `points` (oldest first; only the newest `cap` are kept): what
+    /// a replay checkpoint rebuilds from the stored per-sample values.
+    pub fn from_points(cap: usize, points: impl IntoIterator<Item = (f64, f64)>) -> Self {
+        let mut s = Series::new(cap);
+        for (t, v) in points {
+            s.push(t, Some(v));
+        }
+        s
+    }
+
+    /// Every point, oldest first.
+    pub fn points(&self) -> impl DoubleEndedIterator<Item = (f64, f64)> + '_ {
+        self.points.iter().copied()
+    }
+
+    /// How many points it keeps at most.
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
     pub fn clear(&mut self) {
         self.points.clear();
     }

@@ -2,19 +2,17 @@
 //! recording), headless recording, replay, import, export. Errors end here as one clear line
 //! on stderr and an exit code; nothing below this module prints.
 
+mod assets;
 mod live;
 mod record;
 mod replay;
+mod session;
+pub mod shared;
 
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, ImportSource};
-use crate::theme::Theme;
-
-/// Exit codes: 0 fine, 1 runtime failure, 2 bad usage/configuration/input, ≥ 10 connection
-/// failure classes (see `ConnectError::exit_code`).
-pub(crate) const EXIT_FAILURE: u8 = 1;
-pub(crate) const EXIT_CONFIG: u8 = 2;
+pub(crate) use shared::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, theme};
 
 pub async fn main(cli: Cli) -> ExitCode {
     match &cli.command {
@@ -47,29 +45,22 @@ pub async fn main(cli: Cli) -> ExitCode {
                     output,
                 },
         }) => replay::import_pt_stalk(dir, prefix.as_deref(), output),
-        Some(Command::Export { file, output, .. }) => replay::export_csv(file, output.as_deref()),
+        Some(Command::Export {
+            file,
+            output,
+            format,
+            from,
+            to,
+        }) => replay::export(&cli, file, *format, output.as_deref(), *from, *to),
+        Some(Command::Serve(args)) => crate::serve::main(&cli, args).await,
+        Some(Command::Fleet { args, .. }) => crate::fleet::main(&cli, args).await,
         Some(Command::CalibrateRecovery { error_log }) => replay::calibrate(error_log),
+        Some(Command::GenerateAssets { dir }) => match assets::write(dir) {
+            Ok(files) => {
+                files.iter().for_each(|f| println!("{}", f.display()));
+                ExitCode::SUCCESS
+            }
+            Err(e) => shared::fail(shared::EXIT_FAILURE, e),
+        },
     }
-}
-
-pub(crate) fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
-    crate::term::restore();
-    eprintln!("innodebt: {message}");
-    ExitCode::from(code)
-}
-
-/// `--recovery-rate` or the published default.
-pub(crate) fn recovery_model(cli: &Cli) -> crate::verdicts::RecoveryModel {
-    cli.options
-        .recovery_rate
-        .and_then(|r| crate::verdicts::RecoveryModel::with_rate(r as f64))
-        .unwrap_or_else(crate::verdicts::RecoveryModel::published_default)
-}
-
-/// `--theme` / `--no-color` / `NO_COLOR` → the theme, or a message naming the bad file.
-pub(crate) fn theme(cli: &Cli) -> Result<Theme, ExitCode> {
-    if cli.no_color() {
-        return Ok(Theme::monochrome());
-    }
-    Theme::load(&cli.options.theme).map_err(|e| fail(EXIT_CONFIG, e))
 }

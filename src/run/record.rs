@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::live::{first_session, poller_config, resolve, spawn_poller};
+use super::session::{first_session, poller_config, resolve, spawn_poller};
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::capture::{self, CaptureSender, Header, WriteSummary, WriterHandle};
+use crate::capture::{CaptureSender, Header, WriteSummary, WriterHandle};
 use crate::cli::Cli;
 use crate::sample::SourceEvent;
 use crate::source::live::{PollerConfig, Session};
@@ -69,7 +69,8 @@ pub(super) fn start(
     let mut header = Header::new(now, Some(session.info.clone()), keep_queries);
     header.interval_ms = u64::try_from(cfg.interval.as_millis()).ok();
     let (sender, handle) =
-        capture::spawn_writer(path, &header, CHANNEL_EVENTS).map_err(|e| fail(EXIT_CONFIG, e))?;
+        crate::replay::spawn_writer(path, &header, CHANNEL_EVENTS, Default::default())
+            .map_err(|e| fail(EXIT_CONFIG, e))?;
     Ok(Recorder {
         sender,
         handle,
@@ -105,7 +106,7 @@ pub(super) async fn headless(cli: &Cli, path: PathBuf, duration: Option<Duration
         "innodebt: recording to {} — stop with Ctrl-C or SIGTERM{}",
         path.display(),
         duration
-            .map(|d| format!(" (or after {})", crate::output::duration(d.as_secs())))
+            .map(|d| format!(" (or after {})", crate::units::duration(d.as_secs())))
             .unwrap_or_default()
     );
     let mut samples = 0u64;

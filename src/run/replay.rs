@@ -10,43 +10,30 @@ use tokio::sync::mpsc;
 
 use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::app::{App, Msg, Recording, Replay, moments};
-use crate::capture::{self, CaptureIndex, End};
-use crate::cli::{Cli, TimeSpec};
-use crate::metrics::Deriver;
-use crate::sample::SourceEvent;
+use crate::app::{App, Recording, Replay};
+use crate::capture;
+use crate::cli::{Cli, ExportFormat, TimeSpec};
+use crate::replay::CaptureSet;
 use crate::tui;
 
 /// The demo: a real capture recorded by innodebt from MariaDB under write load, with a long
 /// transaction blocking purge and checkpoint age past the async point.
 const DEMO: &[u8] = include_bytes!("../../demo/mariadb-10.11-blocker.idbt");
 
-/// A capture file or a pt-stalk directory, as events plus a note on how it ended.
-pub(super) fn load(path: &Path) -> Result<(Vec<SourceEvent>, Option<String>), String> {
-    if path.is_dir() {
-        let (_header, events) = capture::import_dir(path, None).map_err(|e| e.to_string())?;
-        return Ok((events, None));
-    }
-    let cap = capture::open(path).map_err(|e| e.to_string())?;
-    Ok((cap.events, end_note(&cap.end)))
-}
-
-fn end_note(end: &End) -> Option<String> {
-    match end {
-        End::Complete => None,
-        End::Truncated { reason, .. } => Some(reason.clone()),
-    }
+/// A capture file, a directory of captures or a pt-stalk directory, through its index.
+fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
+    crate::replay::open_replay(path, super::recovery_model(cli))
 }
 
 /// A `--from/--to/--at` time → a sample index.
-fn index_of(rec: &Recording, spec: TimeSpec) -> usize {
-    let start = rec.sample_time(0).map(|(t, _)| t).unwrap_or_default();
+fn index_of(set: &mut CaptureSet, spec: TimeSpec) -> u64 {
+    let start = set.sample_time(0).unwrap_or_default();
     let target = match spec {
         TimeSpec::Offset(d) => start + chrono::Duration::from_std(d).unwrap_or_default(),
         TimeSpec::Instant(t) => t.with_timezone(&chrono::Utc),
         TimeSpec::Clock(clock) => start.date_naive().and_time(clock).and_utc(),
     };
-    rec.index_at(target)
+    set.index_at(target)
 }
 
 pub(super) async fn main(
@@ -56,146 +43,58 @@ pub(super) async fn main(
     to: Option<TimeSpec>,
     at: Option<TimeSpec>,
 ) -> ExitCode {
-    let name = path.display().to_string();
-    let whole_file_needed = from.is_some() || to.is_some() || at.is_some() || cli.options.once;
-    if !path.is_dir() && !whole_file_needed {
-        // Big captures: show the first section at once, stream the rest in.
-        return match start_streaming(path) {
-            Ok((first, loader)) => {
-                let mut recording = Recording::new(first, name, None);
-                recording.recovery = super::recovery_model(cli);
-                show(cli, recording, Vec::new(), None, None, Some(loader)).await
-            }
-            Err(e) => fail(EXIT_CONFIG, e),
-        };
+    match open(cli, path) {
+        Ok(set) => replay_set(cli, set, from, to, at).await,
+        Err(e) => fail(EXIT_CONFIG, e),
     }
-    let (events, note) = match load(path) {
-        Ok(x) => x,
-        Err(e) => return fail(EXIT_CONFIG, e),
-    };
-    replay_events(cli, events, name, note, from, to, at).await
-}
-
-/// Opens a capture by its section index, returns the first section's events, and loads the
-/// rest on a thread that sends them (then the notable moments) as messages.
-fn start_streaming(path: &Path) -> Result<(Vec<SourceEvent>, mpsc::Receiver<Msg>), String> {
-    let index = CaptureIndex::open(path).map_err(|e| e.to_string())?;
-    let sections = index.frames().len();
-    let first = match sections {
-        0 => Vec::new(),
-        _ => index.read_frame(0).map_err(|e| e.to_string())?.events,
-    };
-    let mut scanner = moments::Scanner::default();
-    first.iter().for_each(|ev| scanner.feed(ev));
-    let end_note = end_note(index.end());
-    let (tx, rx) = mpsc::channel(8);
-    std::thread::Builder::new()
-        .name("capture-loader".into())
-        .spawn(move || {
-            let mut note = end_note;
-            for i in 1..sections {
-                let (events, damaged) = match index.read_frame(i) {
-                    Ok(f) => (f.events, None),
-                    Err(e) => (Vec::new(), Some(e.to_string())),
-                };
-                events.iter().for_each(|ev| scanner.feed(ev));
-                let last = i + 1 == sections;
-                let chunk_note = damaged.or_else(|| if last { note.take() } else { None });
-                if tx
-                    .blocking_send(Msg::ReplayChunk {
-                        events,
-                        end_note: chunk_note,
-                    })
-                    .is_err()
-                {
-                    return;
-                }
-            }
-            if sections <= 1
-                && let Some(n) = note.take()
-            {
-                let _ = tx.blocking_send(Msg::ReplayChunk {
-                    events: Vec::new(),
-                    end_note: Some(n),
-                });
-            }
-            let _ = tx.blocking_send(Msg::ReplayMoments(scanner.finish()));
-        })
-        .map_err(|e| format!("cannot start the capture loader: {e}"))?;
-    Ok((first, rx))
 }
 
 pub(super) async fn demo(cli: &Cli) -> ExitCode {
-    let cap = match capture::reader::from_bytes(DEMO, Path::new("built-in demo")) {
-        Ok(c) => c,
-        Err(e) => return fail(EXIT_FAILURE, e),
-    };
-    let note = end_note(&cap.end);
-    replay_events(
-        cli,
-        cap.events,
-        "demo (MariaDB 10.11, purge blocked)".into(),
-        note,
-        None,
-        None,
-        None,
-    )
-    .await
+    let name = "demo (MariaDB 10.11, purge blocked)";
+    match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli)) {
+        Ok(set) => replay_set(cli, set, None, None, None).await,
+        Err(e) => fail(EXIT_FAILURE, e),
+    }
 }
 
-async fn replay_events(
+async fn replay_set(
     cli: &Cli,
-    events: Vec<SourceEvent>,
-    name: String,
-    note: Option<String>,
+    mut set: CaptureSet,
     from: Option<TimeSpec>,
     to: Option<TimeSpec>,
     at: Option<TimeSpec>,
 ) -> ExitCode {
-    let mut recording = Recording::new(events, name, note);
-    recording.recovery = super::recovery_model(cli);
-    if recording.is_empty() {
-        let why = recording.end_note.clone().unwrap_or_default();
+    if set.is_empty() {
+        let why = set.note().unwrap_or_default();
         return fail(
             EXIT_CONFIG,
-            format!("{}: no samples to replay. {why}", recording.name),
+            format!("{}: no samples to replay. {why}", set.name()),
         );
     }
     if cli.options.once {
-        let pos = at
-            .map(|t| index_of(&recording, t))
-            .unwrap_or(recording.len() - 1);
-        return once_at(&recording, pos, cli);
+        let pos = at.map(|t| index_of(&mut set, t)).unwrap_or(set.len() - 1);
+        return once_at(&mut set, pos, cli);
     }
-    let first = from.map(|t| index_of(&recording, t));
-    let last = to.map(|t| index_of(&recording, t));
-    let found = moments::find(&recording.events);
-    show(cli, recording, found, first, last, None).await
+    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
+    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
+    show(cli, Recording::new(set), first, last).await
 }
 
-/// The dashboard over a recording (complete, or still streaming in from `loader`).
-async fn show(
-    cli: &Cli,
-    recording: Recording,
-    found: Vec<moments::Moment>,
-    first: Option<usize>,
-    last: Option<usize>,
-    loader: Option<mpsc::Receiver<Msg>>,
-) -> ExitCode {
+/// The dashboard over a recording.
+async fn show(cli: &Cli, mut recording: Recording, first: u64, last: u64) -> ExitCode {
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let interval = recording_interval(&recording);
-    let end = recording.len().saturating_sub(1);
-    let replay = Replay::new(recording, found, first.unwrap_or(0), last.unwrap_or(end));
+    let interval = recording_interval(&mut recording);
+    let replay = Replay::new(recording, first, last);
     let app = App::replaying(replay, interval);
-    // No live source: the app is fed by its own transport (and the loader).
+    // No live source: the app is fed by its own transport.
     let (_tx, rx) = mpsc::channel(1);
     let wiring = tui::Wiring {
         control: None,
         events: rx,
-        messages: loader,
+        messages: None,
         poller: None,
         recorder: None,
     };
@@ -206,35 +105,30 @@ async fn show(
 }
 
 /// The typical gap between samples, for the header.
-fn recording_interval(rec: &Recording) -> Duration {
-    match (rec.sample_time(0), rec.sample_time(1)) {
-        (Some((_, a)), Some((_, b))) if b > a => Duration::from_secs_f64(b - a),
+fn recording_interval(rec: &mut Recording) -> Duration {
+    match (rec.set.sample_time(0), rec.set.sample_time(1)) {
+        (Some(a), Some(b)) if b > a => {
+            Duration::from_millis(u64::try_from((b - a).num_milliseconds()).unwrap_or(1000))
+        }
         _ => Duration::from_secs(1),
     }
 }
 
-/// The headless JSON of one recorded moment: figures derived from the recorded samples up to
-/// it, rates from the sample before it — the same contract as live `--once`.
-fn once_at(rec: &Recording, pos: usize, cli: &Cli) -> ExitCode {
-    let mut deriver = Deriver::with_recovery(rec.recovery.clone());
-    let mut figures = None;
-    let Some(&end) = rec.samples.get(pos) else {
-        return fail(EXIT_CONFIG, "that time is outside the capture");
-    };
-    for ev in rec.events.iter().take(end + 1) {
-        if let Some(f) = deriver.push(ev) {
-            figures = Some(f);
-        }
-    }
-    match figures {
-        Some(f) => {
-            print_figures(&f, cli.options.format);
-            ExitCode::SUCCESS
-        }
-        None => fail(
-            EXIT_FAILURE,
-            "no figures at that moment (the capture holds no server description before it)",
-        ),
+/// The headless JSON of one recorded moment: the figures a replay from the start shows at
+/// that sample (rebuilt from the nearest stored state) — the same contract as live `--once`.
+fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
+    match set.view_at(pos, false) {
+        Ok((view, _)) => match view.latest {
+            Some(f) => {
+                print_figures(&f, cli.options.format);
+                ExitCode::SUCCESS
+            }
+            None => fail(
+                EXIT_FAILURE,
+                "no figures at that moment (the capture holds no server description before it)",
+            ),
+        },
+        Err(e) => fail(EXIT_FAILURE, e),
     }
 }
 
@@ -243,7 +137,7 @@ pub(super) fn import_pt_stalk(dir: &Path, prefix: Option<&str>, output: &Path) -
         Ok(x) => x,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let mut writer = match capture::CaptureWriter::create(output, &header) {
+    let mut writer = match crate::replay::create_writer(output, &header, Default::default()) {
         Ok(w) => w,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -266,10 +160,29 @@ pub(super) fn import_pt_stalk(dir: &Path, prefix: Option<&str>, output: &Path) -
     }
 }
 
-pub(super) fn export_csv(file: &Path, output: Option<&Path>) -> ExitCode {
-    let (events, note) = match load(file) {
-        Ok(x) => x,
+pub(super) fn export(
+    cli: &Cli,
+    file: &Path,
+    format: ExportFormat,
+    output: Option<&Path>,
+    from: Option<TimeSpec>,
+    to: Option<TimeSpec>,
+) -> ExitCode {
+    let mut set = match open(cli, file) {
+        Ok(s) => s,
         Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    if set.is_empty() {
+        return fail(EXIT_CONFIG, format!("{}: no samples to export", set.name()));
+    }
+    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
+    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
+    let mut write = |out: &mut dyn std::io::Write| {
+        let figures = set.figures(first, last);
+        match format {
+            ExportFormat::Csv => capture::export_csv_figures(figures, out),
+            ExportFormat::Openmetrics => crate::openmetrics::export_figures(figures, out),
+        }
     };
     let result = match output {
         // 0600 like the capture it comes from (an existing file keeps its own mode).
@@ -281,13 +194,12 @@ pub(super) fn export_csv(file: &Path, output: Option<&Path>) -> ExitCode {
             .open(out)
             .map_err(|e| format!("{}: cannot create: {e}", out.display()))
             .and_then(|f| {
-                capture::export_csv(events.iter(), std::io::BufWriter::new(f))
+                write(&mut std::io::BufWriter::new(f))
                     .map_err(|e| format!("{}: {e}", out.display()))
             }),
-        None => capture::export_csv(events.iter(), std::io::stdout().lock())
-            .map_err(|e| format!("writing CSV: {e}")),
+        None => write(&mut std::io::stdout().lock()).map_err(|e| format!("writing: {e}")),
     };
-    if let Some(n) = note {
+    if let Some(n) = set.note() {
         eprintln!("innodebt: note: {n}");
     }
     match result {
@@ -311,7 +223,7 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
             println!(
                 "{} crash recovery: {} of redo (checkpoint LSN {} → {}) applied in {:.0} s{}",
                 c.server,
-                crate::output::bytes(c.redo_bytes),
+                crate::units::bytes(c.redo_bytes),
                 c.checkpoint_lsn,
                 c.end_lsn,
                 c.seconds,
@@ -321,7 +233,7 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
             );
             println!(
                 "redo apply rate: {}/s{} — use it with --recovery-rate {}",
-                crate::output::bytes(c.rate_bytes_per_s as u64),
+                crate::units::bytes(c.rate_bytes_per_s as u64),
                 if c.coarse {
                     " (a rough lower bound: the recovery took only a few seconds)"
                 } else {

@@ -16,9 +16,12 @@ use tokio::time::{MissedTickBehavior, timeout};
 
 use crate::innodb_status;
 use crate::sample::{
-    MetricValue, Sample, ServerInfo, SourceEvent, SourceKind, TrxRow, Unavailable, UndoScan,
+    MetricValue, PollCost, Sample, ServerInfo, SourceEvent, SourceKind, Statement, StatementCost,
+    TrxRow, Unavailable, UndoScan,
 };
-use crate::source::flavor::{Flavor, VARIABLES};
+use crate::source::cadence::{Cadenced, Guard, Outcome};
+use crate::source::flavor::{Flavor, STATUS};
+use crate::source::sessions::{SessionInfo, Sessions};
 
 /// Opens a fresh connection (the poller reconnects through this). The error text must
 /// already be user-facing and free of credentials.
@@ -72,8 +75,24 @@ pub fn backoff(attempt: u32) -> Duration {
 /// Why a query failed: the server said no (connection fine), or the connection is gone.
 #[derive(Debug)]
 enum QueryError {
-    Server { code: u16, message: String },
+    Server {
+        code: u16,
+        message: String,
+    },
     Lost(String),
+    /// No answer within `--query-timeout`: the connection is given up too (the reply may
+    /// still come), and the latency guard holds the source back.
+    TimedOut(String),
+}
+
+impl QueryError {
+    /// The message when this error ends the session; `None` when only the source refused.
+    fn lost(self) -> Result<(u16, String), String> {
+        match self {
+            QueryError::Server { code, message } => Ok((code, message)),
+            QueryError::Lost(m) | QueryError::TimedOut(m) => Err(m),
+        }
+    }
 }
 
 /// Server errors that end the session rather than refuse one query: the connection was
@@ -103,9 +122,9 @@ fn classify(e: mysql_async::Error) -> QueryError {
 async fn rows(conn: &mut Conn, sql: &str, limit: Duration) -> Result<Vec<Row>, QueryError> {
     match timeout(limit, conn.query::<Row, _>(sql)).await {
         Ok(r) => r.map_err(classify),
-        Err(_) => Err(QueryError::Lost(format!(
+        Err(_) => Err(QueryError::TimedOut(format!(
             "query timed out after {:.1}s (--query-timeout): the server or the network stopped \
-             answering",
+             answering; it will be asked again only after a pause, then at a slower pace",
             limit.as_secs_f64()
         ))),
     }
@@ -147,29 +166,52 @@ fn missing_privilege(code: u16, message: &str) -> Option<String> {
 pub struct Session {
     conn: Conn,
     pub info: ServerInfo,
-    last_status_at: Option<Instant>,
-    last_undo_scan_at: Option<Instant>,
-    last_variables_at: Instant,
+    /// When each source is due, and which ones the server was too slow for. Handed from one
+    /// connection to the next, so a source that timed out is not asked again at once.
+    guard: Guard,
+    /// The sessions behind the oldest transactions (user, host, command), by thread id.
+    sessions: Sessions,
+    /// performance_schema.threads refused us (privilege): look sessions up in the
+    /// processlist by id instead.
+    threads_refused: bool,
+    /// Statements sent since the last sample, with their round trips.
+    spent: Vec<StatementCost>,
+    /// Readings of the session sums on this connection: the first two come on the first two
+    /// ticks (uptime at once, the rows/s adding history after one interval), then their cadence.
+    sums_read: u8,
 }
 
 impl Session {
     /// Reads the variables and detects the flavour — once per connection.
     pub async fn open(mut conn: Conn, cfg: &PollerConfig) -> Result<Session, String> {
-        let variables =
-            read_variables(&mut conn, cfg.query_timeout)
-                .await
-                .map_err(|e| match e {
-                    QueryError::Server { message, .. } => {
-                        format!("could not read server variables: {message}")
-                    }
-                    QueryError::Lost(m) => format!("connection lost while reading variables: {m}"),
-                })?;
+        let variables = read_variables(
+            &mut conn,
+            &crate::source::flavor::variables_sql(),
+            cfg.query_timeout,
+        )
+        .await
+        .map_err(|e| match e {
+            QueryError::Server { message, .. } => {
+                format!("could not read server variables: {message}")
+            }
+            QueryError::Lost(m) | QueryError::TimedOut(m) => {
+                format!("connection lost while reading variables: {m}")
+            }
+        })?;
         let version = variables.get("version").cloned().unwrap_or_default();
         let comment = variables
             .get("version_comment")
             .cloned()
             .unwrap_or_default();
         let flavor = Flavor::from_variables(&variables);
+        let mut guard = Guard::new(cfg.interval);
+        // The variables were just read: next due one cadence from now.
+        guard.record(
+            Cadenced::Variables,
+            cfg.variables_every,
+            Instant::now(),
+            Outcome::Answered(Duration::ZERO),
+        );
         Ok(Session {
             conn,
             info: ServerInfo {
@@ -179,10 +221,67 @@ impl Session {
                 flavor,
                 variables,
             },
-            last_status_at: None,
-            last_undo_scan_at: None,
-            last_variables_at: Instant::now(),
+            guard,
+            sessions: Sessions::default(),
+            threads_refused: false,
+            spent: Vec::new(),
+            sums_read: 0,
         })
+    }
+
+    /// Carries the latency guard over from the previous connection.
+    pub fn keep_guard(&mut self, guard: Guard) {
+        self.guard = guard;
+    }
+
+    pub fn into_guard(self) -> Guard {
+        self.guard
+    }
+
+    /// Whether the per-tick statements are due (the latency guard may have stretched them).
+    pub fn tick_due(&self, interval: Duration) -> bool {
+        self.guard.due(Cadenced::Tick, interval, Instant::now())
+    }
+
+    /// Runs one statement, timing its round trip into this poll's cost.
+    async fn ask(
+        &mut self,
+        what: Statement,
+        sql: &str,
+        limit: Duration,
+    ) -> Result<Vec<Row>, QueryError> {
+        let begun = Instant::now();
+        let result = rows(&mut self.conn, sql, limit).await;
+        self.spent.push(StatementCost {
+            what,
+            us: u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX),
+        });
+        result
+    }
+
+    /// One slow-cadence source through the guard: its round trip (or its timeout) sets when
+    /// it is due next. `costly`: a periodic source held to its share of the server's time.
+    async fn ask_guarded(
+        &mut self,
+        source: Cadenced,
+        every: Duration,
+        what: Statement,
+        sql: &str,
+        limit: Duration,
+        costly: bool,
+    ) -> Result<Vec<Row>, QueryError> {
+        let begun = Instant::now();
+        let result = self.ask(what, sql, limit).await;
+        let outcome = match &result {
+            Err(QueryError::TimedOut(_)) => Outcome::TimedOut,
+            _ => Outcome::Answered(begun.elapsed()),
+        };
+        if costly {
+            self.guard.record_costly(source, every, begun, outcome);
+        } else {
+            self.guard.record(source, every, begun, outcome);
+        }
+        result
     }
 
     pub fn flavor(&self) -> Flavor {
@@ -190,7 +289,8 @@ impl Session {
     }
 
     /// One poll. `Err` means the connection is lost; a refused source is recorded in the
-    /// sample's `unavailable` list and the rest still comes through.
+    /// sample's `unavailable` list and the rest still comes through. `force_slow` asks the
+    /// slow-cadence sources too (`--once`).
     pub async fn poll(
         &mut self,
         cfg: &PollerConfig,
@@ -202,43 +302,68 @@ impl Session {
         let mut sample = Sample::new(Utc::now(), started.elapsed().as_secs_f64());
         let flavor = self.info.flavor;
         let t = cfg.query_timeout;
+        self.guard.set_interval(cfg.interval);
 
-        match rows(&mut self.conn, &flavor.status_sql(), t).await {
-            Ok(rs) => {
-                for r in rs {
-                    if let (Some(name), Some(v)) = (text(&r, 0), number(&r, 1)) {
-                        sample.status.insert(name, v);
-                    }
-                }
+        // The per-tick statements, guarded together: a sample is all of them or none.
+        let tick_started = Instant::now();
+        let tick = self.poll_tick(&mut sample, flavor, t).await;
+        let outcome = match &tick {
+            Err(QueryError::TimedOut(_)) => Outcome::TimedOut,
+            _ => Outcome::Answered(tick_started.elapsed()),
+        };
+        self.guard
+            .record(Cadenced::Tick, cfg.interval, tick_started, outcome);
+        if let Err(e) = tick {
+            return Err(e.lost().err().unwrap_or_default());
+        }
+
+        self.name_sessions(&mut sample, cfg).await?;
+
+        let now = Instant::now();
+        let early = self.sums_read < 2;
+        if let Some(sql) = flavor.session_sums_sql()
+            && (force_slow
+                || early
+                || self
+                    .guard
+                    .due(Cadenced::SessionSums, cfg.variables_every, now))
+        {
+            self.sums_read = self.sums_read.saturating_add(1);
+            match self
+                .ask_guarded(
+                    Cadenced::SessionSums,
+                    cfg.variables_every,
+                    Statement::SessionSums,
+                    &sql,
+                    t,
+                    true,
+                )
+                .await
+            {
+                Ok(rs) => read_status(&rs, &mut sample),
+                Err(e) => self.note(&mut sample, SourceKind::GlobalStatus, e)?,
             }
-            Err(e) => self.note(&mut sample, SourceKind::GlobalStatus, e)?,
         }
 
-        match rows(&mut self.conn, &flavor.metrics_sql(), t).await {
-            Ok(rs) => {
-                for r in rs {
-                    let name = text(&r, 0);
-                    let count = text(&r, 1).and_then(|c| c.trim().parse::<i64>().ok());
-                    let enabled = number(&r, 2).is_some_and(|e| e != 0);
-                    if let (Some(name), Some(count)) = (name, count) {
-                        sample.metrics.insert(name, MetricValue { count, enabled });
-                    }
-                }
-            }
-            Err(e) => self.note(&mut sample, SourceKind::InnodbMetrics, e)?,
-        }
-
-        match rows(&mut self.conn, flavor.trx_sql(), t).await {
-            Ok(rs) => sample.trx = rs.iter().map(trx_row).collect(),
-            Err(e) => self.note(&mut sample, SourceKind::InnodbTrx, e)?,
-        }
-
-        let status_due = self
-            .last_status_at
-            .is_none_or(|at| at.elapsed() >= cfg.innodb_status_every);
-        if force_slow || status_due {
-            self.last_status_at = Some(Instant::now());
-            match rows(&mut self.conn, "SHOW ENGINE INNODB STATUS", t).await {
+        if force_slow
+            || self.guard.due(
+                Cadenced::InnodbStatus,
+                cfg.innodb_status_every,
+                Instant::now(),
+            )
+        {
+            match self
+                .ask_guarded(
+                    Cadenced::InnodbStatus,
+                    cfg.innodb_status_every,
+                    Statement::InnodbStatus,
+                    "SHOW ENGINE INNODB STATUS",
+                    t,
+                    // Where it carries the LSN (MySQL < 8.0.30) its cadence rules.
+                    !flavor.lsn_needs_innodb_status(),
+                )
+                .await
+            {
                 Ok(rs) => {
                     sample.innodb_status = rs
                         .first()
@@ -249,15 +374,24 @@ impl Session {
             }
         }
 
-        let scan_due = cfg.undo_scan_every.is_some_and(|every| {
-            self.last_undo_scan_at
-                .is_none_or(|at| at.elapsed() >= every)
-        });
+        let scan_due = cfg
+            .undo_scan_every
+            .is_some_and(|every| self.guard.due(Cadenced::UndoScan, every, Instant::now()));
         if undo_scan_now || scan_due {
-            self.last_undo_scan_at = Some(Instant::now());
+            let every = cfg.undo_scan_every.unwrap_or(cfg.interval);
             let scan_started = Instant::now();
             // The scan walks the whole buffer pool; give it more room than a cheap query.
-            match rows(&mut self.conn, flavor.undo_scan_sql(), t.saturating_mul(6)).await {
+            match self
+                .ask_guarded(
+                    Cadenced::UndoScan,
+                    every,
+                    Statement::UndoScan,
+                    flavor.undo_scan_sql(),
+                    t.saturating_mul(6),
+                    false,
+                )
+                .await
+            {
                 Ok(rs) => {
                     sample.undo_scan = rs.first().and_then(|r| number(r, 0)).map(|n| UndoScan {
                         undo_pages_cached: n,
@@ -268,8 +402,97 @@ impl Session {
                 Err(e) => self.note(&mut sample, SourceKind::UndoScan, e)?,
             }
         }
+        sample.cost = Some(PollCost {
+            statements: std::mem::take(&mut self.spent),
+            slowed: self.guard.slowed(),
+        });
         sample.poll_ms = u32::try_from(begun.elapsed().as_millis()).unwrap_or(u32::MAX);
         Ok(sample)
+    }
+
+    /// Status counters, INNODB_METRICS and the oldest transactions. `Err` only when the
+    /// connection is lost or a statement timed out; refusals go into the sample.
+    async fn poll_tick(
+        &mut self,
+        sample: &mut Sample,
+        flavor: Flavor,
+        t: Duration,
+    ) -> Result<(), QueryError> {
+        match self
+            .ask(Statement::GlobalStatus, &flavor.status_sql(), t)
+            .await
+        {
+            Ok(rs) => read_status(&rs, sample),
+            Err(e) => refused(sample, SourceKind::GlobalStatus, e)?,
+        }
+        match self
+            .ask(Statement::InnodbMetrics, &flavor.metrics_sql(), t)
+            .await
+        {
+            Ok(rs) => {
+                for r in rs {
+                    let name = text(&r, 0);
+                    let count = text(&r, 1).and_then(|c| c.trim().parse::<i64>().ok());
+                    let enabled = number(&r, 2).is_some_and(|e| e != 0);
+                    if let (Some(name), Some(count)) = (name, count) {
+                        sample.metrics.insert(name, MetricValue { count, enabled });
+                    }
+                }
+            }
+            Err(e) => refused(sample, SourceKind::InnodbMetrics, e)?,
+        }
+        match self.ask(Statement::InnodbTrx, flavor.trx_sql(), t).await {
+            Ok(rs) => sample.trx = rs.iter().map(trx_row).collect(),
+            Err(e) => refused(sample, SourceKind::InnodbTrx, e)?,
+        }
+        Ok(())
+    }
+
+    /// Names the sessions behind the oldest transactions: at most one lookup by id per tick,
+    /// only for a transaction old enough to matter that is new (or whose session started or
+    /// stopped a statement); everything else comes from what was looked up before.
+    async fn name_sessions(
+        &mut self,
+        sample: &mut Sample,
+        cfg: &PollerConfig,
+    ) -> Result<(), String> {
+        let wanted = self.sessions.wanted(&sample.trx);
+        if let Some(id) = wanted
+            && self
+                .guard
+                .due(Cadenced::SessionLookup, cfg.interval, Instant::now())
+        {
+            let flavor = self.info.flavor;
+            let threads =
+                !self.threads_refused && self.info.var("performance_schema") == Some("ON");
+            let sql = flavor.session_sql(id, threads);
+            match self
+                .ask_guarded(
+                    Cadenced::SessionLookup,
+                    cfg.interval,
+                    Statement::SessionLookup,
+                    &sql,
+                    cfg.query_timeout,
+                    false,
+                )
+                .await
+            {
+                Ok(rs) => {
+                    let found = rs.first().map(|r| SessionInfo {
+                        user: text(r, 0),
+                        host: text(r, 1),
+                        command: text(r, 2),
+                        info: text(r, 3),
+                    });
+                    self.sessions.learn(id, found, &sample.trx);
+                }
+                // No SELECT on performance_schema: the processlist by id next tick.
+                Err(QueryError::Server { .. }) if threads => self.threads_refused = true,
+                Err(e) => self.note(sample, SourceKind::InnodbTrx, e)?,
+            }
+        }
+        self.sessions.fill(&mut sample.trx);
+        Ok(())
     }
 
     /// Variables changed since the last read, if it is time to look (or `force`).
@@ -278,39 +501,71 @@ impl Session {
         cfg: &PollerConfig,
         force: bool,
     ) -> Result<Option<BTreeMap<String, String>>, String> {
-        if !force && self.last_variables_at.elapsed() < cfg.variables_every {
+        if !force
+            && !self
+                .guard
+                .due(Cadenced::Variables, cfg.variables_every, Instant::now())
+        {
             return Ok(None);
         }
-        self.last_variables_at = Instant::now();
-        match read_variables(&mut self.conn, cfg.query_timeout).await {
-            Ok(vars) => {
-                let changed: BTreeMap<_, _> = vars
+        let sql = self.info.flavor.variables_sql();
+        let read = self
+            .ask_guarded(
+                Cadenced::Variables,
+                cfg.variables_every,
+                Statement::Variables,
+                &sql,
+                cfg.query_timeout,
+                true,
+            )
+            .await;
+        match read {
+            Ok(rs) => {
+                let changed: BTreeMap<_, _> = variables_from(&rs)
                     .into_iter()
                     .filter(|(k, v)| self.info.variables.get(k) != Some(v))
                     .collect();
                 self.info.variables.extend(changed.clone());
                 Ok((!changed.is_empty()).then_some(changed))
             }
-            Err(QueryError::Server { .. }) => Ok(None),
-            Err(QueryError::Lost(m)) => Err(m),
+            Err(e) => e.lost().map(|_| None),
         }
     }
 
     fn note(&self, sample: &mut Sample, source: SourceKind, e: QueryError) -> Result<(), String> {
-        match e {
-            QueryError::Lost(m) => Err(m),
-            QueryError::Server { code, message } => {
-                sample.unavailable.push(Unavailable {
-                    source,
-                    privilege: missing_privilege(code, &message),
-                    error: format!("error {code}: {message}"),
-                });
-                Ok(())
-            }
+        refused(sample, source, e).map_err(|e| e.lost().err().unwrap_or_default())
+    }
+}
+
+/// A refused source goes into the sample; a lost connection or a timeout is passed on.
+fn refused(sample: &mut Sample, source: SourceKind, e: QueryError) -> Result<(), QueryError> {
+    match e {
+        QueryError::Server { code, message } => {
+            sample.unavailable.push(Unavailable {
+                source,
+                privilege: missing_privilege(code, &message),
+                error: format!("error {code}: {message}"),
+            });
+            Ok(())
+        }
+        lost => Err(lost),
+    }
+}
+
+/// Status rows into the sample, only the names the figures use (MariaDB's per-tick
+/// statement returns every `Innodb_%` counter; the server may change their case).
+fn read_status(rs: &[Row], sample: &mut Sample) {
+    for r in rs {
+        if let (Some(name), Some(v)) = (text(r, 0), number(r, 1))
+            && STATUS.iter().any(|s| s.eq_ignore_ascii_case(&name))
+        {
+            sample.status.insert(name, v);
         }
     }
 }
 
+/// One INNODB_TRX row (the flavour's `trx_sql` column order); the session's user, host and
+/// command come from [`Sessions`].
 fn trx_row(r: &Row) -> TrxRow {
     TrxRow {
         trx_id: text(r, 0).unwrap_or_default(),
@@ -318,31 +573,24 @@ fn trx_row(r: &Row) -> TrxRow {
         age_s: number(r, 2).unwrap_or(0),
         isolation: text(r, 3),
         thread_id: number(r, 4).filter(|id| *id > 0),
-        user: text(r, 5),
-        host: text(r, 6),
-        command: text(r, 7),
-        query: text(r, 8),
-        rows_modified: number(r, 9),
+        query: text(r, 5),
+        rows_modified: number(r, 6),
+        ..TrxRow::default()
     }
 }
 
 async fn read_variables(
     conn: &mut Conn,
+    flavor_sql: &str,
     limit: Duration,
 ) -> Result<BTreeMap<String, String>, QueryError> {
-    let sql = format!(
-        "SHOW GLOBAL VARIABLES WHERE Variable_name IN ({})",
-        VARIABLES
-            .iter()
-            .map(|v| format!("'{v}'"))
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    let rs = rows(conn, &sql, limit).await?;
-    Ok(rs
-        .iter()
+    Ok(variables_from(&rows(conn, flavor_sql, limit).await?))
+}
+
+fn variables_from(rs: &[Row]) -> BTreeMap<String, String> {
+    rs.iter()
         .filter_map(|r| Some((text(r, 0)?.to_ascii_lowercase(), text(r, 1)?)))
-        .collect())
+        .collect()
 }
 
 /// The poller task. Starts from an open session when the caller already connected (so
@@ -361,13 +609,18 @@ pub async fn run(
     let mut undo_scan_now = false;
     let mut refresh_vars = false;
     let mut announced = false;
+    // The latency guard outlives a lost connection: what timed out waits on the next one too.
+    let mut kept_guard: Option<Guard> = None;
 
     loop {
         let Some(s) = session.as_mut() else {
             let since = *down_since.get_or_insert_with(Utc::now);
             match connect().await {
                 Ok(conn) => match Session::open(conn, &cfg).await {
-                    Ok(s) => {
+                    Ok(mut s) => {
+                        if let Some(g) = kept_guard.take() {
+                            s.keep_guard(g);
+                        }
                         session = Some(s);
                         attempt = 0;
                         down_since = None;
@@ -423,6 +676,10 @@ pub async fn run(
                     }
                 },
             }
+            // The latency guard stretched the tick: skip it unless the DBA asked for something.
+            if !s.tick_due(cfg.interval) && !undo_scan_now && !refresh_vars {
+                continue;
+            }
             match s.changed_variables(&cfg, refresh_vars).await {
                 Ok(Some(variables)) => {
                     let ev = SourceEvent::Variables {
@@ -452,7 +709,7 @@ pub async fn run(
             }
         };
         if let Some(e) = lost {
-            session = None;
+            kept_guard = session.take().map(Session::into_guard);
             down_since = Some(Utc::now());
             report_down(&tx, down_since.unwrap_or_else(Utc::now), 0, e).await;
             let wait = backoff(0);

@@ -7,16 +7,18 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
-use crate::output;
+use crate::figures::FigureId;
 use crate::theme::{Severity, Theme, ThemeItem};
+use crate::units;
 
-use super::widgets::{
-    CHART_MIN_COLS, CHART_MIN_ROWS, GaugeMark, Item, MarkerLabel, Plot, Threshold, TimeChart, Unit,
-    bytes, draw_lines, flow, gauge_line, marker_labels, pct, sanitize, severity,
-};
+use super::chart::{Plot, Threshold, TimeChart, Unit};
+use super::flow::{CHART_MIN_COLS, CHART_MIN_ROWS, Item, draw_lines, flow};
+use super::gauge::{GaugeMark, MarkerLabel, gauge_line, marker_labels};
+use crate::text::sanitize;
+use crate::units::{bytes_or_na, pct};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Checkpoint, app, theme)
+    let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Checkpoint, app, theme)
     else {
         return;
     };
@@ -35,24 +37,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let age = r.checkpoint_age_bytes;
     let cap = r.capacity_bytes.filter(|c| *c > 0);
-    let sev = severity(
-        age.map(|a| a as f64),
-        r.async_point_bytes.map(|a| a as f64),
-        r.sync_point_bytes.map(|s| s as f64),
-    );
+    // Judged once with the figures (the flush-pressure verdict reads the same).
+    let sev = r.severity.unwrap_or(Severity::Ok);
     let sev_style = theme.severity(sev);
     let frac = |v: u64| cap.map(|c| v as f64 / c as f64);
 
     let mut items = vec![Item::new(vec![
         Span::styled("age ", dim),
-        Span::styled(bytes(age), sev_style),
+        Span::styled(bytes_or_na(age), sev_style),
         Span::styled(format!(" {}", theme.severity_symbol(sev)), sev_style),
         Span::styled(" = ", dim),
         Span::styled(pct(r.checkpoint_age_pct_of_capacity), sev_style),
         Span::styled(" of ", dim),
-        Span::styled(bytes(r.capacity_bytes), text),
+        Span::styled(bytes_or_na(r.capacity_bytes), text),
     ])];
-    if age.is_some() {
+    if r.severity.is_some() {
         let state = match sev {
             Severity::Ok => "below async".to_string(),
             Severity::Warning => "past async".to_string(),
@@ -62,7 +61,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     items.extend(Item::needs_privilege(
         f,
-        &["redo.checkpoint_age_bytes"],
+        &[FigureId::CheckpointAge],
         "age",
         theme,
     ));
@@ -71,7 +70,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let point = |name: String, line: ThemeItem, at: Option<u64>| {
         Item::new(vec![
             Span::styled(name, theme.style(line)),
-            Span::styled(bytes(at), text),
+            Span::styled(bytes_or_na(at), text),
             Span::styled(
                 format!(" ({})", pct(at.and_then(frac).map(|x| x * 100.0))),
                 dim,
@@ -91,23 +90,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         "redo written",
         r.written_bytes_per_s
             .filter(|b| b.is_finite() && *b >= 0.0)
-            .map(|b| format!("{}/s", output::bytes(b.min(u64::MAX as f64) as u64)))
-            .unwrap_or_else(|| super::widgets::NA.to_string()),
+            .map(|b| format!("{}/s", units::bytes(b.min(u64::MAX as f64) as u64)))
+            .unwrap_or_else(|| crate::units::NA.to_string()),
         text,
     ));
     if let Some(rec) = &f.recovery {
         let worst = rec
             .worst_case_s
-            .map(|w| format!(" · worst ({sync_short}) {}", output::duration(w as u64)))
+            .map(|w| format!(" · worst ({sync_short}) {}", units::duration(w as u64)))
             .unwrap_or_default();
         items.push(Item::new(vec![
             Span::styled("crash now → recovery ~", dim),
-            Span::styled(output::duration(rec.estimate_s as u64), sev_style),
+            Span::styled(units::duration(rec.estimate_s as u64), sev_style),
             Span::styled(worst, text),
             Span::styled(
                 format!(
                     " at {}/s ({})",
-                    output::bytes(rec.rate_bytes_per_s as u64),
+                    units::bytes(rec.rate_bytes_per_s as u64),
                     short_source(&rec.rate_source)
                 ),
                 dim,
@@ -117,7 +116,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(sz) = &f.sizing {
         items.push(Item::new(vec![
             Span::styled("peak ", dim),
-            Span::styled(output::bytes(sz.peak_checkpoint_age_bytes), text),
+            Span::styled(units::bytes(sz.peak_checkpoint_age_bytes), text),
             Span::styled(
                 sz.peak_pct_of_async
                     .map(|p| format!(" ({p:.0}% of async)"))
@@ -129,7 +128,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(
                 format!(
                     " (worst recovery {})",
-                    output::duration(sz.worst_case_recovery_s_at_advised as u64)
+                    units::duration(sz.worst_case_recovery_s_at_advised as u64)
                 ),
                 dim,
             ),
@@ -137,7 +136,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         if let Some(h) = sz.hour_of_writes_bytes {
             items.push(Item::new(vec![
                 Span::styled("naive 1 h of redo writes ", dim),
-                Span::styled(output::bytes(h), text),
+                Span::styled(units::bytes(h), text),
                 Span::styled(" — sizes for volume, not for the age flushing allows", dim),
             ]));
         }
@@ -166,12 +165,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
         gauge.push(gauge_line(age.and_then(frac), w, fill, &marks, theme));
         let async_forms = [
-            format!("async {}", bytes(r.async_point_bytes)),
+            format!("async {}", bytes_or_na(r.async_point_bytes)),
             "async".to_string(),
         ];
         let sync_forms = [
-            format!("{sync_name} {}", bytes(r.sync_point_bytes)),
-            format!("{sync_short} {}", bytes(r.sync_point_bytes)),
+            format!("{sync_name} {}", bytes_or_na(r.sync_point_bytes)),
+            format!("{sync_short} {}", bytes_or_na(r.sync_point_bytes)),
             sync_short.clone(),
         ];
         let mut labels = Vec::new();
@@ -227,7 +226,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         thresholds.push(Threshold {
             value: a as f64,
             style: theme.style(ThemeItem::AsyncLine),
-            label: format!("async {}", bytes(Some(a))),
+            label: format!("async {}", bytes_or_na(Some(a))),
             soft: false,
         });
     }
@@ -235,7 +234,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         thresholds.push(Threshold {
             value: s as f64,
             style: theme.style(ThemeItem::SyncLine),
-            label: format!("{sync_name} {}", bytes(Some(s))),
+            label: format!("{sync_name} {}", bytes_or_na(Some(s))),
             soft: false,
         });
     }

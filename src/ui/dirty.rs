@@ -6,16 +6,16 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
-use crate::output;
 use crate::theme::{Severity, Theme, ThemeItem};
+use crate::units;
 
-use super::widgets::{
-    GaugeMark, Item, Plot, Threshold, TimeChart, Unit, bytes, draw_lines, flow, gauge_line, opt,
-    pct, severity, split_for_chart,
-};
+use super::chart::{Plot, Threshold, TimeChart, Unit};
+use super::flow::{Item, draw_lines, flow, split_for_chart};
+use super::gauge::{GaugeMark, gauge_line};
+use crate::units::{bytes_or_na, opt, pct};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Dirty, app, theme) else {
+    let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Dirty, app, theme) else {
         return;
     };
     let view = app.view();
@@ -23,13 +23,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
     let pct_of = |v: Option<f64>| opt(v.filter(|v| v.is_finite()), |p| format!("{p:.0}%"));
-    let sev = severity(d.pct, None, d.max_pct);
-    // At the max InnoDB flushes hard: a warning, not an outage.
-    let sev = if sev == Severity::Critical {
-        Severity::Warning
-    } else {
-        sev
-    };
+    // Judged once with the figures (the flush-pressure verdict reads the same).
+    let sev = d.severity.unwrap_or(Severity::Ok);
     let sev_style = theme.severity(sev);
 
     let items = vec![
@@ -39,11 +34,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(format!(" {}", theme.severity_symbol(sev)), sev_style),
             Span::styled(" of data+free", dim),
         ]),
-        Item::new(vec![Span::styled(bytes(d.bytes), text)]),
+        Item::new(vec![Span::styled(bytes_or_na(d.bytes), text)]),
         Item::kv(
             theme,
             "pages",
-            opt(d.pages, |p| output::count(p as f64)),
+            opt(d.pages, |p| units::count(p as f64)),
             text,
         ),
         Item::new(vec![

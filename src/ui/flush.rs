@@ -7,27 +7,30 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 
-use crate::app::view::FLUSH_SOURCES;
 use crate::app::{App, Panel};
+use crate::figures::{FigureId, FlushSource};
 use crate::theme::{Theme, ThemeItem};
 
-use super::widgets::{Item, Plot, Threshold, TimeChart, Unit, draw_lines, layout_text, opt, rate};
+use super::chart::{Plot, Threshold, TimeChart, Unit};
+use super::flow::{Item, draw_lines, layout_text};
+use crate::units::{opt, rate};
 
-/// Display names, in [`FLUSH_SOURCES`] order.
-const NAMES: [&str; 5] = ["adaptive", "LRU", "sync", "background", "neighbor"];
-const ITEMS: [ThemeItem; 5] = [
-    ThemeItem::FlushAdaptive,
-    ThemeItem::FlushLru,
-    ThemeItem::FlushSync,
-    ThemeItem::FlushBackground,
-    ThemeItem::FlushNeighbor,
-];
+/// The colour of a source's series and swatch.
+fn item(source: FlushSource) -> ThemeItem {
+    match source {
+        FlushSource::Adaptive => ThemeItem::FlushAdaptive,
+        FlushSource::Lru => ThemeItem::FlushLru,
+        FlushSource::Sync => ThemeItem::FlushSync,
+        FlushSource::Background => ThemeItem::FlushBackground,
+        FlushSource::Neighbor => ThemeItem::FlushNeighbor,
+    }
+}
 
 /// The legend swatch before a series' name.
 pub const SWATCH: &str = "━ ";
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Flush, app, theme) else {
+    let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Flush, app, theme) else {
         return;
     };
     let view = app.view();
@@ -35,18 +38,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
     let by = &fl.by_source_pages_per_s;
-    let values = [by.adaptive, by.lru, by.sync, by.background, by.neighbor];
-    // A source is off when its counter is listed as disabled (matched by its name inside
-    // the counter's, e.g. `buffer_flush_sync_total_pages`).
-    let off: Vec<bool> = FLUSH_SOURCES
-        .iter()
-        .map(|src| {
-            let needle = format!("_{src}_");
-            fl.disabled_counters
-                .iter()
-                .any(|c| c.to_ascii_lowercase().contains(&needle))
-        })
-        .collect();
+    let off = |s: FlushSource| fl.sources_off.contains(&s);
 
     let mut items = vec![Item::new(vec![
         Span::styled(SWATCH, theme.style(ThemeItem::FlushTotal)),
@@ -54,25 +46,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(
             opt(
                 fl.total_pages_per_s.filter(|v| v.is_finite()),
-                crate::output::count,
+                crate::units::count,
             ),
             text,
         ),
         Span::styled(" pages/s", dim),
     ])];
-    for i in 0..5 {
-        if off[i] {
-            continue;
-        }
+    for source in FlushSource::ALL.into_iter().filter(|s| !off(*s)) {
         items.push(Item::new(vec![
-            Span::styled(SWATCH, theme.style(ITEMS[i])),
-            Span::styled(format!("{} ", NAMES[i]), dim),
-            Span::styled(rate(values[i]), text),
+            Span::styled(SWATCH, theme.style(item(source))),
+            Span::styled(format!("{} ", source.label()), dim),
+            Span::styled(rate(by.get(source)), text),
         ]));
     }
-    let off_names: Vec<&str> = (0..5).filter(|i| off[*i]).map(|i| NAMES[i]).collect();
     // The flush-list sources are all but LRU; with any of them off, show the estimate.
-    if off.iter().enumerate().any(|(i, o)| *o && i != 1) && fl.flush_list_pages_per_s.is_some() {
+    if fl.sources_off.iter().any(|s| *s != FlushSource::Lru) && fl.flush_list_pages_per_s.is_some()
+    {
         items.push(Item::new(vec![
             Span::styled("flush-list ≈ ", dim),
             Span::styled(rate(fl.flush_list_pages_per_s), text),
@@ -87,11 +76,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ]));
     items.extend(Item::needs_privilege(
         f,
-        &["flush.by_source_pages_per_s"],
+        &FigureId::FLUSH_BY_SOURCE,
         "by source",
         theme,
     ));
-    if !off_names.is_empty() {
+    if !fl.sources_off.is_empty() {
         items.push(
             Item::new(vec![
                 Span::styled("off — press ", dim),
@@ -100,8 +89,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ])
             .on_own_line(),
         );
-        for name in off_names {
-            items.push(Item::new(vec![Span::styled(name.to_string(), text)]));
+        for source in FlushSource::ALL.into_iter().filter(|s| off(*s)) {
+            items.push(Item::new(vec![Span::styled(source.label(), text)]));
         }
     }
 
@@ -112,13 +101,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         series: &view.charts.flush_total,
         style: theme.style(ThemeItem::FlushTotal),
     }];
-    for i in 0..5 {
-        if !off[i] {
-            plots.push(Plot {
-                series: &view.charts.flush[i],
-                style: theme.style(ITEMS[i]),
-            });
-        }
+    for source in FlushSource::ALL.into_iter().filter(|s| !off(*s)) {
+        plots.push(Plot {
+            series: view.charts.flush(source),
+            style: theme.style(item(source)),
+        });
     }
     let thresholds: Vec<Threshold> = [
         (fl.io_capacity, "io_capacity"),

@@ -9,11 +9,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Freshness, Link, secs_between};
-use crate::output;
-use crate::source::flavor::FlavorKind;
 use crate::theme::{Theme, ThemeItem};
+use crate::units;
 
-use super::widgets::{sanitize, truncate};
+use crate::text::{sanitize, truncate};
 
 /// How much of a connection error the header shows (the bar cuts it further when narrow).
 const ERROR_COLS: usize = 80;
@@ -44,11 +43,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .unwrap_or_else(|| "innodebt".to_string());
     left.push((0, vec![Span::styled(truncate(&label, LABEL_COLS), text)]));
     if let Some(i) = info {
-        let flavour = match i.flavor.kind {
-            FlavorKind::Mariadb => "MariaDB",
-            FlavorKind::Mysql => "MySQL",
-            FlavorKind::Percona => "Percona",
-        };
+        let flavour = i.flavor.kind.product();
         left.push((
             3,
             vec![Span::styled(
@@ -62,7 +57,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             4,
             vec![
                 Span::styled("up ", dim),
-                Span::styled(output::duration(up), text),
+                Span::styled(units::duration(up), text),
             ],
         ));
     }
@@ -73,6 +68,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(interval(app.interval), text),
         ],
     ));
+    // What this tick cost the server (round trips measured by innodebt), and the latency
+    // guard's note when the server was too slow for a source.
+    if let Some(c) = latest.and_then(|f| f.self_cost.as_ref()) {
+        left.push((
+            6,
+            vec![
+                Span::styled("cost ", dim),
+                Span::styled(super::cost::header_figure(c), text),
+            ],
+        ));
+        if let Some(note) = super::cost::slowed_note(&c.slowed) {
+            left.push((
+                1,
+                vec![Span::styled(
+                    note,
+                    bg.patch(theme.style(ThemeItem::Warning)),
+                )],
+            ));
+        }
+    }
 
     let mut badges: Vec<Span<'static>> = Vec::new();
     if let Some(r) = &app.replay {
@@ -86,8 +101,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ));
         }
         if let Some(m) = r.moment_here() {
+            let repeats = r.group_here().map_or(String::new(), |g| {
+                let secs = (g.last_at - g.first.at).num_seconds().max(0) as u64;
+                format!(" (1 of {} like it over {})", g.count, units::duration(secs))
+            });
             spans.push(Span::styled(
-                format!(" · {}", truncate(&sanitize(&m.label, 200), 60)),
+                format!(" · {}{repeats}", truncate(&sanitize(&m.label, 200), 60)),
                 theme.style(ThemeItem::TimelineMarker).patch(bg),
             ));
         }
@@ -135,7 +154,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         Freshness::Stale { age_s } => {
             badges.push(Span::styled(
-                format!(" STALE {} ", output::duration(age_s.max(0.0) as u64)),
+                format!(" STALE {} ", units::duration(age_s.max(0.0) as u64)),
                 badge(ThemeItem::BadgeStale),
             ));
         }
@@ -160,7 +179,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 vec![
                     Span::styled(err, text),
                     Span::styled(
-                        format!(" · down {}", output::duration(down_for_s.max(0.0) as u64)),
+                        format!(" · down {}", units::duration(down_for_s.max(0.0) as u64)),
                         dim,
                     ),
                 ],

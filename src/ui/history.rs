@@ -6,18 +6,18 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel};
-use crate::metrics::Blocker;
-use crate::output;
+use crate::figures::Blocker;
+use crate::figures::FigureId;
 use crate::theme::{Severity, Theme, ThemeItem};
+use crate::units;
 
-use super::widgets::{
-    Item, Plot, Threshold, TimeChart, Unit, draw_lines, layout_text, opt, sanitize, secs,
-    signed_rate,
-};
+use super::chart::{Plot, Threshold, TimeChart, Unit};
+use super::flow::{Item, draw_lines, layout_text};
+use crate::text::sanitize;
+use crate::units::{opt, secs, signed_rate};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::History, app, theme)
-    else {
+    let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::History, app, theme) else {
         return;
     };
     let view = app.view();
@@ -29,7 +29,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Item::kv(
             theme,
             "length",
-            opt(h.length, |l| output::count(l as f64)),
+            opt(h.length, |l| units::count(l as f64)),
             text,
         ),
         Item::kv(theme, "growth", signed_rate(h.growth_per_s), text),
@@ -56,7 +56,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         },
     });
     // Without INNODB_TRX nobody can tell whether a read view blocks purge: never "no blocker".
-    let blocker = match Item::needs_privilege(f, &["blocker"], "blocker unknown", theme) {
+    let blocker = match Item::needs_privilege(f, &[FigureId::Blocker], "blocker unknown", theme) {
         Some(unknown) if f.blocker.is_none() => vec![unknown],
         _ => blocker_items(f.blocker.as_ref(), theme),
     };
@@ -124,7 +124,7 @@ fn blocker_items(b: Option<&Blocker>, theme: &Theme) -> Vec<Item> {
                 format!("{} blocker ", theme.severity_symbol(Severity::Warning)),
                 warn,
             ),
-            Span::styled(output::duration(b.age_s), warn),
+            Span::styled(units::duration(b.age_s), warn),
             Span::styled(" thread ", dim),
             Span::styled(opt(b.thread_id, |t| t.to_string()), text),
         ]),

@@ -7,10 +7,15 @@
 //! (figures and one-line gauges) and only the checkpoint chart shows; a tall terminal gives
 //! every panel its chart. `app.zoom` shows one panel full-screen.
 
+pub mod chart;
 pub mod checkpoint;
+pub mod cost;
 pub mod dirty;
+pub mod flow;
 pub mod flush;
 pub mod footer;
+pub mod frame;
+pub mod gauge;
 pub mod header;
 pub mod history;
 pub mod overlay;
@@ -18,7 +23,6 @@ pub mod purge;
 pub mod timeline;
 pub mod undo;
 pub mod verdict;
-pub mod widgets;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -82,7 +86,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         }
     }
     if let Some(o) = &app.overlay {
-        overlay::render(frame, area, o, theme);
+        overlay::render(frame, area, o, app, theme);
     }
 }
 
@@ -172,13 +176,13 @@ fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
         "terminal too small (need {MIN_WIDTH}×{MIN_HEIGHT}, have {}×{})",
         area.width, area.height
     );
-    let lines = widgets::wrap(&msg, area.width as usize);
+    let lines = crate::text::wrap(&msg, area.width as usize);
     let h = (lines.len() as u16).min(area.height);
     let top = area.y + (area.height - h) / 2;
     let style = theme.style(ThemeItem::Warning);
     let buf = frame.buffer_mut();
     for (i, l) in lines.iter().take(h as usize).enumerate() {
-        let w = widgets::width(l) as u16;
+        let w = crate::text::width(l) as u16;
         let x = area.x + area.width.saturating_sub(w) / 2;
         let line = Line::styled(l.clone(), style);
         buf.set_line(x, top + i as u16, &line, area.width);

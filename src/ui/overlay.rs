@@ -8,22 +8,26 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear};
 
 use crate::app::keys::HELP;
-use crate::app::{Confirm, Input, Overlay};
+use crate::app::{App, Confirm, Input, Overlay};
 use crate::theme::{Theme, ThemeItem};
 
-use super::widgets::{draw_lines, sanitize, truncate, width, wrap};
+use super::flow::draw_lines;
+use crate::text::{sanitize, truncate, width, wrap};
 
 /// Widest a popup gets, so lines stay readable on huge terminals.
 const MAX_WIDTH: u16 = 78;
 
-pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, theme: &Theme) {
+pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme: &Theme) {
     let bg = theme.style(ThemeItem::PopupBg);
     let base = theme.style(ThemeItem::Text).patch(bg);
     let dim = theme.style(ThemeItem::Dim).patch(bg);
     // Text width inside the border and one column of padding each side.
     let max_text = area.width.min(MAX_WIDTH).saturating_sub(4) as usize;
     let (title, lines) = match overlay {
-        Overlay::Help => ("Help: keys".to_string(), help_lines(theme, base, dim)),
+        Overlay::Help => (
+            "Help: keys".to_string(),
+            help_with_cost(app, area, max_text, theme, base, dim),
+        ),
         Overlay::Confirm(c) => (
             sanitize(&c.title, 120),
             confirm_lines(c, max_text, theme, base, dim),
@@ -92,6 +96,36 @@ fn help_lines(theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
     out.push(Line::default());
     out.push(Line::styled("any key closes", dim));
     out
+}
+
+/// The keys, then what innodebt costs the server: in full when the terminal is tall enough,
+/// else its one-line summary in place of the blank line before "any key closes".
+fn help_with_cost(
+    app: &App,
+    area: Rect,
+    max_text: usize,
+    theme: &Theme,
+    base: Style,
+    dim: Style,
+) -> Vec<Line<'static>> {
+    let cost = app
+        .view()
+        .latest
+        .as_ref()
+        .and_then(|f| f.self_cost.as_ref());
+    let (summary, details) = super::cost::overlay_lines(cost, app.interval);
+    let mut lines = help_lines(theme, base, dim);
+    let close = lines.split_off(lines.len().saturating_sub(2));
+    let room = area.height.saturating_sub(2) as usize;
+    let mut cost_lines = vec![Line::default()];
+    cost_lines.extend(wrapped(std::slice::from_ref(&summary), max_text, base));
+    cost_lines.extend(wrapped(&details, max_text, dim));
+    if lines.len() + cost_lines.len() + close.len() > room {
+        cost_lines = wrapped(&[summary], max_text, base);
+    }
+    lines.extend(cost_lines);
+    lines.extend(close);
+    lines
 }
 
 /// Explanation lines, cleaned of control characters and wrapped to `max` columns.

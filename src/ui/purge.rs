@@ -7,13 +7,17 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel};
+use crate::figures::FigureId;
 use crate::theme::{Theme, ThemeItem};
 
+use super::chart::{Plot, TimeChart, Unit};
+use super::flow::{Item, draw_lines, layout_text};
 use super::flush::SWATCH;
-use super::widgets::{Item, Plot, TimeChart, Unit, draw_lines, layout_text, opt, rate, sanitize};
+use crate::text::sanitize;
+use crate::units::{opt, rate};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Purge, app, theme) else {
+    let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Purge, app, theme) else {
         return;
     };
     let view = app.view();
@@ -88,9 +92,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     items.extend(Item::needs_privilege(
         f,
         &[
-            "purge.records_per_s",
-            "purge.undo_pages_per_s",
-            "purge.state",
+            FigureId::PurgeRecords,
+            FigureId::PurgeUndoPages,
+            FigureId::PurgeState,
         ],
         "rates, state",
         theme,

@@ -1,13 +1,15 @@
 //! The replay timeline (replaces the footer while replaying): play state and speed, the
-//! position on a bar with the notable moments marked, and the transport keys.
+//! position on a bar shaded by the worst verdict of each stretch, the notable moments marked
+//! (repeats of one kind folded into one mark with their count), and the transport keys.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::output;
 use crate::theme::{Theme, ThemeItem};
+use crate::units;
+use crate::verdicts::Severity;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some(r) = app.replay.as_ref() else {
@@ -22,25 +24,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         format!("{:.0}×", r.speed)
     };
-    let start = r.recording.sample_time(r.first);
-    let here = r.recording.sample_time(r.pos);
-    let end = r.recording.sample_time(r.last);
-    let offset = |a: Option<(chrono::DateTime<chrono::Utc>, f64)>| match (start, a) {
+    let offset = |a: Option<chrono::DateTime<chrono::Utc>>| match (r.first_at, a) {
         // Nearest second: samples taken a hair under a second apart read +1s, not +0s.
-        (Some((s, _)), Some((t, _))) => {
+        (Some(s), Some(t)) => {
             let ms = (t - s).num_milliseconds().max(0) as u64;
-            output::duration((ms + 500) / 1000)
+            units::duration((ms + 500) / 1000)
         }
         _ => "?".to_string(),
     };
     let left = vec![
         Span::styled(format!(" {state} {speed} "), text),
         Span::styled(
-            here.map(|(t, _)| t.format("%H:%M:%S").to_string())
+            r.pos_at
+                .map(|t| t.format("%H:%M:%S").to_string())
                 .unwrap_or_default(),
             text,
         ),
-        Span::styled(format!(" +{}/{} ", offset(here), offset(end)), dim),
+        Span::styled(
+            format!(" +{}/{} ", offset(r.pos_at), offset(r.last_at)),
+            dim,
+        ),
     ];
     let hints: [(&str, &str); 5] = [
         ("space", "play"),
@@ -63,20 +66,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         right_w += w;
     }
     let bar_w = total.saturating_sub(used_left + right_w + 2).max(1);
-    let span = r.last.saturating_sub(r.first).max(1);
-    let col = |sample: usize| (sample.saturating_sub(r.first) * (bar_w - 1)) / span;
-    let mut cells: Vec<(char, ThemeItem)> = vec![('─', ThemeItem::Dim); bar_w];
-    for m in &r.moments {
-        if m.sample < r.first || m.sample > r.last {
-            continue;
-        }
-        if let Some(c) = cells.get_mut(col(m.sample)) {
-            *c = (m.kind.mark(), ThemeItem::TimelineMarker);
-        }
-    }
-    if let Some(c) = cells.get_mut(col(r.pos)) {
-        *c = ('┃', ThemeItem::TimelineCursor);
-    }
+    let cells = bar(r, bar_w);
     let mut spans = left;
     spans.push(Span::styled("[", dim));
     spans.extend(
@@ -89,4 +79,59 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame
         .buffer_mut()
         .set_line(area.x, area.y, &Line::from(spans), area.width);
+}
+
+/// The bar's cells: severity shading, moment marks with counts, the cursor.
+fn bar(r: &crate::app::Replay, width: usize) -> Vec<(char, ThemeItem)> {
+    let span = r.last.saturating_sub(r.first).max(1);
+    let w = width as u64;
+    let col = |sample: u64| -> usize {
+        let c = (sample.saturating_sub(r.first) * (w - 1)) / span;
+        usize::try_from(c).unwrap_or(usize::MAX).min(width - 1)
+    };
+    let mut worst: Vec<Option<Severity>> = vec![None; width];
+    let shading = r.recording.set.severity();
+    for (i, (from, sev)) in shading.iter().enumerate() {
+        let to = shading.get(i + 1).map_or(r.last + 1, |(next, _)| *next);
+        if to <= r.first || *from > r.last || sev.is_none() {
+            continue;
+        }
+        let (a, b) = (
+            col((*from).max(r.first)),
+            col(to.saturating_sub(1).min(r.last)),
+        );
+        for c in worst.iter_mut().take(b + 1).skip(a) {
+            *c = (*c).max(*sev);
+        }
+    }
+    let mut cells: Vec<(char, ThemeItem)> = worst
+        .iter()
+        .map(|s| match s {
+            Some(Severity::Critical) => ('━', ThemeItem::Critical),
+            Some(Severity::Warning) => ('━', ThemeItem::Warning),
+            _ => ('─', ThemeItem::Dim),
+        })
+        .collect();
+    let mut marked = vec![false; width];
+    for g in &r.recording.groups {
+        if g.first.sample < r.first || g.first.sample > r.last {
+            continue;
+        }
+        let c = col(g.first.sample);
+        cells[c] = (g.mark, ThemeItem::TimelineMarker);
+        marked[c] = true;
+        if g.count > 1 {
+            // The count right after the mark, where it does not cover another mark.
+            for (i, d) in g.count.to_string().chars().enumerate() {
+                let at = c + 1 + i;
+                if at >= width || marked[at] {
+                    break;
+                }
+                cells[at] = (d, ThemeItem::TimelineMarker);
+                marked[at] = true;
+            }
+        }
+    }
+    cells[col(r.pos)] = ('┃', ThemeItem::TimelineCursor);
+    cells
 }

@@ -6,15 +6,16 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel, secs_between};
-use crate::output;
+use crate::figures::FigureId;
 use crate::theme::{Theme, ThemeItem};
+use crate::units;
 
-use super::widgets::{
-    Item, Plot, TimeChart, Unit, bytes, draw_lines, layout_text, opt, rate, secs,
-};
+use super::chart::{Plot, TimeChart, Unit};
+use super::flow::{Item, draw_lines, layout_text};
+use crate::units::{bytes_or_na, opt, rate, secs};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some((inner, f)) = super::widgets::open_panel(frame, area, Panel::Undo, app, theme) else {
+    let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Undo, app, theme) else {
         return;
     };
     let view = app.view();
@@ -24,7 +25,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let key = theme.style(ThemeItem::Key);
 
     let mut items = vec![
-        Item::kv(theme, "size", bytes(u.size_bytes), text),
+        Item::kv(theme, "size", bytes_or_na(u.size_bytes), text),
         Item::kv(theme, "read from disk", rate(u.reads_per_s), text),
     ];
     items.push(match u.scanned_at {
@@ -39,7 +40,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(
                 format!(
                     " ({} pages)",
-                    opt(u.cached_pages, |c| output::count(c as f64))
+                    opt(u.cached_pages, |c| units::count(c as f64))
                 ),
                 dim,
             ),
@@ -59,7 +60,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     items.extend(Item::needs_privilege(
         f,
-        &["undo.size_bytes", "undo.reads_per_s", "undo.cached_pages"],
+        &[
+            FigureId::UndoSize,
+            FigureId::UndoReads,
+            FigureId::UndoCachedPages,
+        ],
         "size, reads, scan",
         theme,
     ));

@@ -6,18 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::theme::{Severity, Theme, ThemeItem};
-use crate::verdicts;
+use crate::theme::{Theme, ThemeItem};
 
-use super::widgets::fit_line;
-
-fn severity(s: verdicts::Severity) -> Severity {
-    match s {
-        verdicts::Severity::Ok => Severity::Ok,
-        verdicts::Severity::Warning => Severity::Warning,
-        verdicts::Severity::Critical => Severity::Critical,
-    }
-}
+use super::flow::fit_line;
 
 /// The verdict for what is on screen now; cut to the line's width by the caller.
 pub fn verdict_line(app: &App, theme: &Theme) -> Line<'static> {
@@ -27,7 +18,7 @@ pub fn verdict_line(app: &App, theme: &Theme) -> Line<'static> {
     let Some(first) = f.verdicts.first() else {
         return Line::default();
     };
-    let sev = severity(first.severity);
+    let sev = first.severity;
     let style = theme.severity(sev);
     let mut spans = vec![
         Span::styled(format!("{} ", theme.severity_symbol(sev)), style),
@@ -38,7 +29,7 @@ pub fn verdict_line(app: &App, theme: &Theme) -> Line<'static> {
         ),
         Span::styled(": ", theme.style(ThemeItem::Dim)),
         Span::styled(
-            super::widgets::sanitize(&first.message, 1000),
+            crate::text::sanitize(&first.message, 1000),
             theme.style(ThemeItem::Text),
         ),
     ];

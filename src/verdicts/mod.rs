@@ -3,7 +3,9 @@
 //! Owns the diagnosis layer on top of [`crate::metrics`]: one [`Figures`] per sample goes into
 //! [`VerdictEngine::observe`] with its monotonic time, and an [`Assessment`] comes out — the
 //! verdicts that hold (purge blocked by a read view, purge too slow, the purge-lag trap, flush
-//! pressure, or healthy), the crash-recovery estimate and the redo sizing advice. Pure: no I/O,
+//! pressure, or healthy), the crash-recovery estimate, the redo sizing advice, and the
+//! judgements the figures carry for every reader (checkpoint-age and dirty-page severity,
+//! whether purge is blocked, the history growth and what writes pay). Pure: no I/O,
 //! no clock; the time of everything is the sample's time, so a recorded `Vec<Figures>` replays
 //! into exactly the same verdicts ([`VerdictEngine::replay`]).
 //!
@@ -21,98 +23,29 @@ mod flush;
 mod purge;
 pub mod recovery;
 pub mod sizing;
+mod state;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::Figures;
+use crate::figures::Figures;
+pub use crate::figures::{Bound, Recovery, Severity, Sizing, Verdict, VerdictKind};
 use crate::metrics::series::Series;
 use crate::source::flavor::Flavor;
 
-pub use recovery::{
-    Calibration, CalibrationError, Recovery, RecoveryModel, calibrate_from_error_log,
-};
-pub use sizing::{RedoLayout, Sizing};
+pub use flush::FlushJudgement;
+pub use purge::PurgeJudgement;
+pub use recovery::{Calibration, CalibrationError, RecoveryModel, calibrate_from_error_log};
+pub use sizing::RedoLayout;
+pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
 
-/// How bad a verdict is. Orders `ok < warning < critical`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Ok,
-    Warning,
-    Critical,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Ok => "ok",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-}
-
-/// What a verdict is about. Serialised in snake_case (`blocked_by_read_view`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VerdictKind {
-    /// An old read view keeps purge from removing history newer than it.
-    BlockedByReadView,
-    /// `innodb_max_purge_lag` delays (or is armed to delay) DML while purge is blocked.
-    PurgeLagTrap,
-    /// No blocker, yet history grows: purge removes less than the writes add.
-    PurgeTooSlow,
-    /// Checkpoint age past the async/sync point, or dirty pages past their maximum.
-    FlushPressure,
-    /// None of the above.
-    Healthy,
-}
-
-impl VerdictKind {
-    /// The kinds the engine tracks, in the order ties of severity are shown.
-    const TRACKED: [VerdictKind; 4] = [
-        VerdictKind::BlockedByReadView,
-        VerdictKind::PurgeLagTrap,
-        VerdictKind::PurgeTooSlow,
-        VerdictKind::FlushPressure,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VerdictKind::BlockedByReadView => "blocked_by_read_view",
-            VerdictKind::PurgeLagTrap => "purge_lag_trap",
-            VerdictKind::PurgeTooSlow => "purge_too_slow",
-            VerdictKind::FlushPressure => "flush_pressure",
-            VerdictKind::Healthy => "healthy",
-        }
-    }
-}
-
-/// One verdict as shown to the DBA.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub kind: VerdictKind,
-    pub severity: Severity,
-    /// When the condition began (sample time).
-    pub since: DateTime<Utc>,
-    /// What is wrong, with the figures, and what to do.
-    pub message: String,
-    /// The session to act on (commit / kill with `K`), for read-view verdicts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<u64>,
-}
-
-/// Purge figures the engine derives over time (not in one sample's [`Figures`]).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PurgeTrend {
-    /// History-length growth per second, least squares over the trend window.
-    pub history_growth_per_s: Option<f64>,
-    /// History (undo logs) the oldest read view holds back: HLL now − HLL when it started.
-    pub held_back: Option<u64>,
-    /// `held_back` is a lower bound: the history series does not reach back to the view's start.
-    pub held_back_is_lower_bound: bool,
-}
+/// The kinds the engine tracks, in the order ties of severity are shown.
+const TRACKED: [VerdictKind; 4] = [
+    VerdictKind::BlockedByReadView,
+    VerdictKind::PurgeLagTrap,
+    VerdictKind::PurgeTooSlow,
+    VerdictKind::FlushPressure,
+];
 
 /// Everything the engine says about one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,7 +53,10 @@ pub struct Assessment {
     pub at: DateTime<Utc>,
     /// Most severe first; `healthy` alone when nothing else holds.
     pub verdicts: Vec<Verdict>,
-    pub purge: PurgeTrend,
+    /// Whether a read view blocks purge, the history growth, the lag and the delay paid.
+    pub purge: PurgeJudgement,
+    /// Checkpoint-age and dirty-page severities.
+    pub flush: FlushJudgement,
     pub recovery: Option<Recovery>,
     pub sizing: Option<Sizing>,
 }
@@ -212,7 +148,7 @@ const HISTORY_POINTS: usize = 7_200;
 const RATE_POINTS: usize = 3_600;
 
 /// A verdict kind's hysteresis state.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Track {
     /// First sample (monotonic s, wall time) of the current streak of "condition holds".
     streak_start: Option<(f64, DateTime<Utc>)>,
@@ -265,7 +201,7 @@ impl Track {
 }
 
 /// What a rule found in one sample, before hysteresis.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Finding {
     pub severity: Severity,
     pub message: String,
@@ -324,6 +260,14 @@ impl VerdictEngine {
         *self = Self::new(self.cfg.clone());
     }
 
+    /// The samples from now on are not comparable with those before (a restart, a
+    /// reconnection: the rates start again): the history trend, and what a read view held
+    /// back, start again too — a growth never spans the gap.
+    pub fn new_baseline(&mut self) {
+        self.history = Series::new(HISTORY_POINTS);
+        self.last_blocker_t = None;
+    }
+
     /// Feeds one sample taken at monotonic time `t_s` (seconds, any origin) and assesses it.
     /// Time going backwards restarts the state, like [`Series`].
     pub fn observe(&mut self, t_s: f64, f: &Figures, flavor: Flavor) -> Assessment {
@@ -336,19 +280,24 @@ impl VerdictEngine {
         }
         let at = f.sampled_at;
 
-        self.history.push(t_s, f.history.length.map(|h| h as f64));
-        self.purge_rate.push(t_s, f.purge.records_per_s);
-        self.inflow_rate.push(t_s, f.purge.inflow_records_per_s);
-        self.written_rate.push(t_s, f.redo.written_bytes_per_s);
+        // The same inputs a replay checkpoint stores per sample to rebuild these series.
+        let [history, purge, inflow, written] = series_inputs(f);
+        self.history.push(t_s, history);
+        self.purge_rate.push(t_s, purge);
+        self.inflow_rate.push(t_s, inflow);
+        self.written_rate.push(t_s, written);
         self.peak.observe(at, f.redo.checkpoint_age_bytes);
 
         let th = self.cfg.thresholds;
         let trend = purge::trend(&self.history, t_s, f, &th);
+        let judged = purge::judge(f, &trend, &th, flavor);
+        let flush_judged = flush::judge(f);
         let ctx = purge::Context {
             f,
             flavor,
             th: &th,
             trend: &trend,
+            judged: &judged,
             purge_avg: mean_since(&self.purge_rate, t_s - th.trend_window_s),
             inflow_avg: mean_since(&self.inflow_rate, t_s - th.trend_window_s),
             blocker_recent: self
@@ -359,16 +308,12 @@ impl VerdictEngine {
             purge::blocked_by_read_view(&ctx),
             purge::purge_lag_trap(&ctx),
             purge::purge_too_slow(&ctx),
-            flush::flush_pressure(f, flavor),
+            flush::flush_pressure(f, flavor, &flush_judged),
         ];
 
         let h = self.cfg.hysteresis;
         let mut verdicts = Vec::new();
-        for ((kind, track), finding) in VerdictKind::TRACKED
-            .iter()
-            .zip(self.tracks.iter_mut())
-            .zip(findings)
-        {
+        for ((kind, track), finding) in TRACKED.iter().zip(self.tracks.iter_mut()).zip(findings) {
             if track.update(t_s, at, finding, &h)
                 && let (Some(since), Some(last)) = (track.active_since, track.last.as_ref())
             {
@@ -409,11 +354,8 @@ impl VerdictEngine {
         Assessment {
             at,
             verdicts,
-            purge: PurgeTrend {
-                history_growth_per_s: trend.growth_per_s,
-                held_back: trend.held_back,
-                held_back_is_lower_bound: trend.held_back_is_lower_bound,
-            },
+            purge: judged,
+            flush: flush_judged,
             recovery,
             sizing,
         }

@@ -2,11 +2,13 @@
 //! `innodb_max_purge_lag` trap. Each returns what it found in one sample; the engine applies
 //! the hysteresis.
 
-use crate::metrics::Figures;
+use serde::{Deserialize, Serialize};
+
+use crate::figures::Figures;
 use crate::metrics::series::Series;
-use crate::output::{count, duration};
 use crate::sample::SourceKind;
 use crate::source::flavor::Flavor;
+use crate::units::{count, duration};
 
 use super::{Finding, Severity, Thresholds};
 
@@ -19,6 +21,60 @@ pub(crate) struct Trend {
     pub steady: bool,
     pub held_back: Option<u64>,
     pub held_back_is_lower_bound: bool,
+}
+
+/// What the engine concludes about purge in one sample, carried on the figures so the
+/// panels, the plans and the verdicts' own words show one answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PurgeJudgement {
+    /// History growth per second: least squares over the trend window when the points span
+    /// enough of it, else this sample's change.
+    pub history_growth_per_s: Option<f64>,
+    /// Seconds until `innodb_max_purge_lag` is reached at that growth (0 once reached).
+    pub seconds_to_max_purge_lag: Option<f64>,
+    /// History (undo logs) the oldest read view holds back: HLL now − HLL when it started.
+    pub held_back: Option<u64>,
+    /// `held_back` is a lower bound: the history series does not reach back to the view's start.
+    pub held_back_is_lower_bound: bool,
+    /// A read view keeps purge from passing it; `None` when INNODB_TRX is unreadable.
+    pub blocked: Option<bool>,
+    /// What writes pay now: the formula's delay, 0 where the flavour holds it back while
+    /// purge is blocked.
+    pub dml_delay_applied_us: Option<u64>,
+}
+
+/// Judges purge from the trend: whether a read view blocks it, how fast history grows, when
+/// the purge lag is reached and what writes pay for it.
+pub(crate) fn judge(f: &Figures, trend: &Trend, th: &Thresholds, flavor: Flavor) -> PurgeJudgement {
+    let growth = trend.growth_per_s.or(f.history.growth_per_s);
+    let falling = growth.is_some_and(|g| g <= -th.growth_min_per_s);
+    // A read view exists and purge cannot pass it: history is not falling, and the view holds
+    // back a real amount of it (or history grows steadily behind it).
+    let blocked = if f.blocker.is_some() {
+        Some(!falling && (trend.held_back.unwrap_or(0) >= th.held_back_min.max(1) || trend.steady))
+    } else if f.refused(SourceKind::InnodbTrx).is_some() {
+        None
+    } else {
+        Some(false)
+    };
+    let lag = f.purge.max_purge_lag.filter(|l| *l > 0);
+    let seconds_to_max_purge_lag = match (f.history.length, growth, lag) {
+        (Some(len), _, Some(lag)) if len >= lag => Some(0.0),
+        (Some(len), Some(g), Some(lag)) if g > 0.0 => Some((lag - len) as f64 / g),
+        _ => None,
+    };
+    let dml_delay_applied_us = match f.purge.dml_delay_us {
+        Some(_) if blocked == Some(true) && !flavor.purge_lag_delays_while_blocked() => Some(0),
+        d => d,
+    };
+    PurgeJudgement {
+        history_growth_per_s: growth,
+        seconds_to_max_purge_lag,
+        held_back: trend.held_back,
+        held_back_is_lower_bound: trend.held_back_is_lower_bound,
+        blocked,
+        dml_delay_applied_us,
+    }
 }
 
 pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) -> Trend {
@@ -104,6 +160,7 @@ pub(crate) struct Context<'a> {
     pub flavor: Flavor,
     pub th: &'a Thresholds,
     pub trend: &'a Trend,
+    pub judged: &'a PurgeJudgement,
     /// Purge records/s averaged over the trend window.
     pub purge_avg: Option<f64>,
     /// Rows updated + deleted per second, averaged over the trend window.
@@ -114,27 +171,19 @@ pub(crate) struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// The history growth to judge by: smoothed when there is enough of it, else this tick's.
+    /// The history growth the figures show: smoothed when there is enough of it, else this
+    /// sample's.
     fn growth(&self) -> Option<f64> {
-        self.trend.growth_per_s.or(self.f.history.growth_per_s)
+        self.judged.history_growth_per_s
     }
 
     fn growing_steadily(&self) -> bool {
         self.trend.steady
     }
 
-    fn falling(&self) -> bool {
-        self.growth()
-            .is_some_and(|g| g <= -self.th.growth_min_per_s)
-    }
-
-    /// A read view exists and purge cannot pass it: history is not falling, and the view holds
-    /// back a real amount of it (or history grows steadily behind it).
+    /// See [`judge`]: the figures carry the same answer.
     fn blocked(&self) -> bool {
-        self.f.blocker.is_some()
-            && !self.falling()
-            && (self.trend.held_back.unwrap_or(0) >= self.th.held_back_min.max(1)
-                || self.growing_steadily())
+        self.judged.blocked == Some(true)
     }
 }
 

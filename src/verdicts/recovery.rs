@@ -45,8 +45,8 @@
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeDelta};
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::Figures;
-use crate::output::bytes;
+use crate::figures::{Bound, Figures, Recovery};
+use crate::units::bytes;
 
 /// 10 GB in 20 minutes (see the module docs for the sources).
 pub const DEFAULT_RATE_BYTES_PER_S: f64 = 10e9 / 1_200.0;
@@ -165,34 +165,6 @@ impl RecoveryModel {
             bound_by: bound,
         })
     }
-}
-
-/// Which term of the model set an estimate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    /// Redo to apply ÷ rate.
-    Redo,
-    /// Dirty pages ÷ page-read rate.
-    Pages,
-}
-
-/// Crash recovery if the server died now.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Recovery {
-    /// The checkpoint age: redo written since the last checkpoint.
-    pub redo_to_apply_bytes: u64,
-    pub estimate_s: f64,
-    /// At the sync point (MariaDB: `M`), the most redo the flusher lets build up.
-    pub worst_case_s: Option<f64>,
-    pub worst_case_redo_bytes: Option<u64>,
-    pub rate_bytes_per_s: f64,
-    pub rate_source: String,
-    /// Dirty pages now: a lower bound on the pages recovery must read.
-    pub pages_to_read: Option<u64>,
-    pub page_reads_per_s: f64,
-    pub page_read_source: String,
-    pub bound_by: Bound,
 }
 
 /// A real crash recovery read from an error log.

@@ -18,10 +18,10 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::Figures;
-use crate::output::{bytes, duration};
+use crate::figures::{Figures, Sizing};
 use crate::sample::ServerInfo;
 use crate::source::flavor::Flavor;
+use crate::units::{bytes, duration};
 
 use super::recovery::RecoveryModel;
 
@@ -67,7 +67,7 @@ impl RedoLayout {
 }
 
 /// The highest checkpoint age seen since the engine started.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PeakTracker {
     peak: Option<(u64, DateTime<Utc>)>,
 }
@@ -84,30 +84,6 @@ impl PeakTracker {
     pub(crate) fn peak(&self) -> Option<(u64, DateTime<Utc>)> {
         self.peak
     }
-}
-
-/// Redo sizing advice.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sizing {
-    pub peak_checkpoint_age_bytes: u64,
-    pub peak_at: DateTime<Utc>,
-    /// The peak as a share of the current async point.
-    pub peak_pct_of_async: Option<f64>,
-    pub current_capacity_bytes: Option<u64>,
-    pub advised_capacity_bytes: u64,
-    pub advised_async_point_bytes: u64,
-    /// The variable to change (`Flavor::redo_size_variable`).
-    pub variable: String,
-    /// The setting to write, e.g. `innodb_redo_log_capacity = 304M`.
-    pub setting: String,
-    /// The naive "one hour of redo writes" size (mean write rate over the last hour × 3600).
-    pub hour_of_writes_bytes: Option<u64>,
-    /// Worst-case recovery (checkpoint age at the sync point) at the advised size: the price.
-    pub worst_case_recovery_s_at_advised: f64,
-    pub worst_case_recovery_s_now: Option<f64>,
-    pub advice: String,
-    /// Why the one-hour rule misleads.
-    pub note: String,
 }
 
 /// Sizing advice for the peak seen so far; `None` before any checkpoint age above zero.

@@ -25,6 +25,7 @@
 pub mod accounts;
 pub mod certs;
 pub mod proxy;
+pub mod serve;
 pub mod tmux;
 
 use std::fs;
@@ -51,6 +52,30 @@ const INSTALL_NAMES: &[&str] = &["mariadb-install-db", "mysql_install_db"];
 
 /// Redo log size of the template datadir (and the [`ServerConfig`] default).
 const TEMPLATE_LOG_FILE_SIZE: &str = "16M";
+
+/// `innodebt CONN --no-defaults --once --format json --interval 1s EXTRA`, parsed.
+pub fn once_json(conn: &[String], extra: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(innodebt_bin())
+        .args(conn)
+        .args([
+            "--no-defaults",
+            "--once",
+            "--format",
+            "json",
+            "--interval",
+            "1s",
+        ])
+        .args(extra)
+        .output()
+        .expect("run innodebt");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "innodebt --once failed: {}\nstdout: {stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+}
 
 /// The `innodebt` binary built by Cargo for this test run.
 pub fn innodebt_bin() -> PathBuf {
@@ -1039,6 +1064,34 @@ async fn load_worker(
     if let Some(cn) = conn {
         let _ = tokio::time::timeout(Duration::from_secs(2), cn.disconnect()).await;
     }
+}
+
+// ---------------------------------------------------------------------------
+// Many sessions
+// ---------------------------------------------------------------------------
+
+/// Opens idle sessions number `from..upto` with `opts`; every tenth (by number) holds an open
+/// write transaction: `BEGIN; INSERT INTO {table} (id) VALUES (number)` (`table` needs an
+/// integer primary key `id` and nothing else required). 32 connect at a time.
+pub async fn idle_sessions(opts: Opts, table: &str, from: usize, upto: usize) -> Vec<Conn> {
+    use futures_util::StreamExt;
+    futures_util::stream::iter(from..upto)
+        .map(|i| {
+            let opts = opts.clone();
+            async move {
+                let mut c = Conn::new(opts).await.expect("idle session connects");
+                if i % 10 == 0 {
+                    c.query_drop("BEGIN").await.expect("BEGIN");
+                    c.query_drop(format!("INSERT INTO {table} (id) VALUES ({i})"))
+                        .await
+                        .expect("INSERT in the held transaction");
+                }
+                c
+            }
+        })
+        .buffer_unordered(32)
+        .collect()
+        .await
 }
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use innodebt::metrics::{Deriver, Figures};
+use innodebt::derive::Deriver;
+use innodebt::figures::Figures;
 use innodebt::sample::SourceEvent;
 use innodebt::source::live::BACKOFF_CAP;
 

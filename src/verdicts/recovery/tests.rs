@@ -3,7 +3,7 @@
 use chrono::{NaiveDate, TimeZone, Utc};
 
 use super::*;
-use crate::metrics::{Dirty, Flush, History, Purge, Redo, ServerFigures, Undo};
+use crate::figures::{Dirty, Flush, History, Purge, Redo, ServerFigures, Undo};
 
 /// A MariaDB 10.11.19 start after `kill -9` under load (this project's lab; paths shortened).
 const MARIADB_CRASH: &str = "\
@@ -292,6 +292,7 @@ fn figures(age: u64, sync: u64, dirty_pages: u64, io_capacity_max: Option<u64>) 
         metrics_off: Vec::new(),
         unavailable: Vec::new(),
         warnings: Vec::new(),
+        self_cost: None,
     }
 }
 

@@ -1,0 +1,485 @@
+//! The arguments: the mysql client's connection flags, the dashboard options and the
+//! subcommands, as clap parses them — with the mysql client's bare `-p` (prompt) and a message
+//! that says where an option given after the subcommand belongs.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use super::values::{
+    Schedule, TimeSpec, parse_interval, parse_port, parse_rate, parse_schedule, parse_secret,
+    parse_size, parse_time_spec, parse_timeout,
+};
+use crate::source::connect::{Secret, SslMode};
+
+/// Hidden flag that a bare `-p`/`--password` becomes before clap sees the arguments.
+const PROMPT_FLAG: &str = "--password-prompt";
+const PROMPT_LONG: &str = "password-prompt";
+
+// `innodebt [connection flags] [options] [SUBCOMMAND]`. `-h` is the host, as in the mysql
+// client, so help is `-?` or `--help`. (Plain comment: a doc comment would become the help.)
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "innodebt",
+    version,
+    about = "How much redo and undo debt InnoDB carries, and whether it is being paid back.",
+    disable_help_flag = true,
+    after_help = "Connection flags and options go before the subcommand, e.g.\n  \
+                  innodebt -h db1 -u monitor -p record capture.idb --duration 10m\n  \
+                  innodebt --once --format json replay capture.idb --at 14:05:00"
+)]
+pub struct Cli {
+    /// Print help.
+    #[arg(short = '?', long = "help", action = ArgAction::Help)]
+    help: Option<bool>,
+
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+
+    #[command(flatten)]
+    pub options: Options,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The mysql client's connection flags.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Connection (as in the mysql client)")]
+pub struct ConnectionArgs {
+    /// Server host name or IP; none or `localhost` means the Unix socket.
+    #[arg(short = 'h', long, value_name = "HOST")]
+    pub host: Option<String>,
+
+    /// TCP port (default 3306). Given without --host, connects over TCP to 127.0.0.1.
+    #[arg(short = 'P', long, value_name = "PORT", value_parser = parse_port)]
+    pub port: Option<u16>,
+
+    /// MySQL user (default: your OS user name).
+    #[arg(short = 'u', long, value_name = "USER")]
+    pub user: Option<String>,
+
+    /// Password: `-pSECRET` or `--password=SECRET`; a bare `-p` or `--password` prompts.
+    #[arg(short = 'p', long = "password", value_name = "PASSWORD", value_parser = parse_secret)]
+    pub password: Option<Secret>,
+
+    /// Set when a bare `-p`/`--password` was given: ask on the terminal.
+    #[arg(long = PROMPT_LONG, hide = true)]
+    pub password_prompt: bool,
+
+    /// Unix socket file.
+    #[arg(short = 'S', long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+
+    /// Default database (innodebt reads system schemas and needs none).
+    #[arg(short = 'D', long, value_name = "NAME")]
+    pub database: Option<String>,
+
+    /// Read only this option file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["defaults_extra_file", "no_defaults"])]
+    pub defaults_file: Option<PathBuf>,
+
+    /// Read this option file too, after the global files and before ~/.my.cnf.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_defaults")]
+    pub defaults_extra_file: Option<PathBuf>,
+
+    /// Read no option files.
+    #[arg(long)]
+    pub no_defaults: bool,
+
+    /// TLS mode (default PREFERRED; a Unix socket never uses TLS).
+    #[arg(long, value_enum, ignore_case = true, value_name = "MODE")]
+    pub ssl_mode: Option<SslMode>,
+
+    /// CA certificate (PEM) to verify the server's certificate against.
+    #[arg(long, value_name = "FILE")]
+    pub ssl_ca: Option<PathBuf>,
+
+    /// Give up connecting after this long.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_timeout)]
+    pub connect_timeout: Duration,
+}
+
+/// Dashboard options.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Dashboard options")]
+pub struct Options {
+    /// Take one sample (or show one replayed moment), print it and exit.
+    #[arg(long)]
+    pub once: bool,
+
+    /// Output format for --once.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
+    pub format: OutputFormat,
+
+    /// How often to poll the server (at least 100ms).
+    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_interval)]
+    pub interval: Duration,
+
+    /// How often to run SHOW ENGINE INNODB STATUS.
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_timeout)]
+    pub innodb_status_interval: Duration,
+
+    /// How often to scan undo tablespaces (`never` to skip).
+    #[arg(long, value_name = "DUR", default_value = "never", value_parser = parse_schedule)]
+    pub undo_scan_interval: Schedule,
+
+    /// Give up on one query after this long.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_timeout)]
+    pub query_timeout: Duration,
+
+    /// Theme name or path to a theme TOML file.
+    #[arg(long, value_name = "NAME|PATH", default_value = "dark")]
+    pub theme: String,
+
+    /// No colours (also when the NO_COLOR environment variable is set and not empty).
+    #[arg(long)]
+    pub no_color: bool,
+
+    /// Also write every sample to this capture file.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+
+    /// Store the raw query results in the capture too.
+    #[arg(long)]
+    pub record_queries: bool,
+
+    /// Never change server settings (hides the controls).
+    #[arg(long)]
+    pub read_only: bool,
+
+    /// Crash-recovery redo apply rate, for the recovery-time estimate: bytes per second,
+    /// with K/M/G/T (powers of 1024), e.g. 12MB/s, 10M, 5000000.
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub recovery_rate: Option<u64>,
+
+    /// Run on built-in synthetic data, without a server.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+impl Default for ConnectionArgs {
+    /// As if no connection flag was given.
+    fn default() -> Self {
+        Self {
+            host: None,
+            port: None,
+            user: None,
+            password: None,
+            password_prompt: false,
+            socket: None,
+            database: None,
+            defaults_file: None,
+            defaults_extra_file: None,
+            no_defaults: false,
+            ssl_mode: None,
+            ssl_ca: None,
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            once: false,
+            format: OutputFormat::Text,
+            interval: Duration::from_secs(1),
+            innodb_status_interval: Duration::from_secs(10),
+            undo_scan_interval: Schedule::Never,
+            query_timeout: Duration::from_secs(5),
+            theme: "dark".to_owned(),
+            no_color: false,
+            record: None,
+            record_queries: false,
+            read_only: false,
+            recovery_rate: None,
+            demo: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Record samples to FILE without the dashboard.
+    Record {
+        /// Capture file to write.
+        file: PathBuf,
+        /// Stop after this long (default: until interrupted).
+        #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
+        duration: Option<Duration>,
+    },
+    /// Replay a capture file, or a directory of them, in the dashboard.
+    Replay {
+        /// Capture file or directory.
+        #[arg(value_name = "FILE|DIR")]
+        path: PathBuf,
+        /// Start here: HH:MM:SS, RFC 3339, or +OFFSET from the start (+90s, +5m).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        from: Option<TimeSpec>,
+        /// Stop here (same forms as --from).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        to: Option<TimeSpec>,
+        /// Show this one moment (same forms as --from).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec,
+              conflicts_with_all = ["from", "to"])]
+        at: Option<TimeSpec>,
+        /// Print the figures of one moment (--at, default the end) instead of the dashboard.
+        #[arg(long)]
+        once: bool,
+        /// Output format with --once.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<OutputFormat>,
+    },
+    /// Convert data collected by other tools into a capture file.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+    /// Export a capture file (or a directory of them) as derived figures.
+    Export {
+        /// Capture file or directory.
+        #[arg(value_name = "FILE|DIR")]
+        file: PathBuf,
+        /// Start here: HH:MM:SS, RFC 3339, or +OFFSET from the start (+90s, +5m).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        from: Option<TimeSpec>,
+        /// Stop here (same forms as --from).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        to: Option<TimeSpec>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Csv, value_name = "FORMAT")]
+        format: ExportFormat,
+        /// Write here instead of standard output.
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Serve the figures to Prometheus: /metrics (this server) and /probe?target=NAME.
+    Serve(ServeArgs),
+    /// One screen for many servers, nearest breach first (-h HOST repeatable, or --config).
+    #[command(disable_help_flag = true)]
+    Fleet {
+        #[command(flatten)]
+        args: FleetArgs,
+        /// Print help.
+        #[arg(short = '?', long = "help", action = ArgAction::Help)]
+        help: Option<bool>,
+    },
+    /// Estimate the crash-recovery redo apply rate from a server error log.
+    CalibrateRecovery {
+        /// The server's error log, with at least one crash recovery in it.
+        #[arg(long, value_name = "FILE")]
+        error_log: PathBuf,
+    },
+    /// Write the man pages and shell completions (for packaging) into DIR.
+    #[command(hide = true)]
+    GenerateAssets {
+        /// Directory to write man/ and completions/ into.
+        dir: PathBuf,
+    },
+}
+
+/// `innodebt serve` flags (its `[serve]` section in the config file gives defaults).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (default 127.0.0.1:9385: this host only).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+    /// Servers file (TOML): [targets.NAME] sections for /probe?target=NAME.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Keep a rolling capture of every target here (one directory per target).
+    #[arg(long, value_name = "DIR")]
+    pub record_dir: Option<PathBuf>,
+    /// With --record-dir: keep this much history (default 48h).
+    #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
+    pub retain: Option<Duration>,
+    /// With --record-dir: at most this much disk for all targets (default 500MB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_disk: Option<u64>,
+    /// Longest a scrape waits for a new target's first sample (Prometheus's own scrape
+    /// timeout, when it sends one, is kept too).
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_timeout)]
+    pub scrape_timeout: Duration,
+    /// Serve only /probe: don't poll the server of the connection flags for /metrics.
+    #[arg(long)]
+    pub probe_only: bool,
+}
+
+/// `innodebt fleet` flags. `-h` names a server here (repeatable), as in `-h db1 -h db2:3307`.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct FleetArgs {
+    /// Servers file (TOML, [targets.NAME] with host/port/…, group, tags, or agent = URL).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A server (HOST[:PORT]) polled with innodebt's own credentials; repeat for more.
+    #[arg(short = 'h', long = "host", value_name = "HOST[:PORT]", action = ArgAction::Append)]
+    pub hosts: Vec<String>,
+    /// Give up on one server's poll (or agent request) after this long.
+    #[arg(long, value_name = "DUR", default_value = "3s", value_parser = parse_timeout)]
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum ImportSource {
+    /// Percona Toolkit pt-stalk output.
+    #[command(name = "pt-stalk")]
+    PtStalk {
+        /// Directory with pt-stalk's files.
+        dir: PathBuf,
+        /// Only the collection with this prefix (e.g. 2024_03_01_12_00_00).
+        #[arg(long, value_name = "PREFIX")]
+        prefix: Option<String>,
+        /// Capture file to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Csv,
+    /// OpenMetrics text with timestamps (for `promtool tsdb create-blocks-from openmetrics`).
+    Openmetrics,
+}
+
+/// Parses the command line (`args` includes the program name, as `std::env::args_os()`).
+///
+/// A bare `-p`/`--password` becomes a request to prompt, even when another word follows,
+/// exactly as the mysql client does; `-pSECRET` and `--password=SECRET` carry the password.
+pub fn parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let args = preprocess_password_args(args.into_iter().map(Into::into).collect());
+    Cli::try_parse_from(args).map_err(explain_misplaced_option)
+}
+
+/// Rewrites a bare `-p`/`--password` before the subcommand into the hidden prompt flag, so
+/// clap never takes the next word for the password. Values of other flags and everything
+/// from the first positional word (the subcommand) or `--` on are left alone.
+pub fn preprocess_password_args(args: Vec<OsString>) -> Vec<OsString> {
+    let cmd = Cli::command();
+    let takes_value: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| a.get_action().takes_values())
+        .flat_map(|a| {
+            let short = a.get_short().map(|c| format!("-{c}"));
+            let long = a.get_long().map(|l| format!("--{l}"));
+            short.into_iter().chain(long)
+        })
+        .collect();
+
+    let mut out = Vec::with_capacity(args.len());
+    let mut iter = args.into_iter();
+    if let Some(program) = iter.next() {
+        out.push(program);
+    }
+    while let Some(arg) = iter.next() {
+        let text = arg.to_str().map(str::to_owned);
+        match text.as_deref() {
+            Some("-p") | Some("--password") => out.push(OsString::from(PROMPT_FLAG)),
+            Some("--") => {
+                out.push(arg);
+                out.extend(iter);
+                break;
+            }
+            Some(flag) if takes_value.iter().any(|f| f == flag) => {
+                out.push(arg);
+                if let Some(value) = iter.next() {
+                    out.push(value);
+                }
+            }
+            _ if arg.as_encoded_bytes().starts_with(b"-") => out.push(arg),
+            _ => {
+                // The subcommand: its own arguments are not ours to rewrite.
+                out.push(arg);
+                out.extend(iter);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// clap says "unexpected argument '--once'" when a top-level option follows the
+/// subcommand; say where it goes instead.
+fn explain_misplaced_option(err: clap::Error) -> clap::Error {
+    if err.kind() != ErrorKind::UnknownArgument {
+        return err;
+    }
+    let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg) else {
+        return err;
+    };
+    let name = given.split('=').next().unwrap_or(given.as_str());
+    let mut cmd = Cli::command();
+    let is_top_level = cmd.get_arguments().any(|a| {
+        a.get_long().is_some_and(|l| name == format!("--{l}"))
+            || a.get_short()
+                .is_some_and(|c| name.starts_with(&format!("-{c}")) && !name.starts_with("--"))
+    });
+    if !is_top_level {
+        return err;
+    }
+    cmd.error(
+        ErrorKind::UnknownArgument,
+        format!(
+            "'{name}' is an innodebt option and must come before the subcommand, \
+             e.g. `innodebt {name} ... replay FILE`"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_an_empty_command_line() {
+        let parsed = parse_args(["innodebt"]).unwrap();
+        assert_eq!(
+            format!("{:?}", parsed.connection),
+            format!("{:?}", ConnectionArgs::default())
+        );
+        assert_eq!(
+            format!("{:?}", parsed.options),
+            format!("{:?}", Options::default())
+        );
+    }
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn preprocessing_rewrites_only_bare_password_flags() {
+        assert_eq!(
+            preprocess_password_args(os(&["innodebt", "-p", "-u", "-p", "--password", "x"])),
+            os(&["innodebt", PROMPT_FLAG, "-u", "-p", PROMPT_FLAG, "x"])
+        );
+        assert_eq!(
+            preprocess_password_args(os(&[
+                "innodebt",
+                "-psecret",
+                "--password=s",
+                "replay",
+                "-p"
+            ])),
+            os(&["innodebt", "-psecret", "--password=s", "replay", "-p"])
+        );
+        assert_eq!(
+            preprocess_password_args(os(&["innodebt", "--", "-p"])),
+            os(&["innodebt", "--", "-p"])
+        );
+    }
+}

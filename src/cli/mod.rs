@@ -1,0 +1,21 @@
+//! The command line: the arguments (`args`), their resolution with option files and the
+//! environment into [`ConnectOptions`] (`resolve`), and the value parsers both use
+//! (`values`). Pure values out: nothing here connects or draws.
+
+mod args;
+mod resolve;
+mod values;
+
+pub use args::{
+    Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, Options, OutputFormat,
+    ServeArgs, parse_args, preprocess_password_args,
+};
+pub use resolve::{
+    ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,
+};
+pub use values::{
+    MIN_INTERVAL, Schedule, TimeSpec, parse_duration, parse_interval, parse_rate, parse_schedule,
+    parse_size, parse_time_spec, parse_timeout,
+};
+
+pub use crate::source::connect::{ConnectOptions, Endpoint, Secret, SslMode};

@@ -1,0 +1,341 @@
+//! Resolving the connection: flags, then option files (`~/.my.cnf` and the global ones),
+//! then environment (`MYSQL_PWD`, `MYSQL_HOST`, `MYSQL_TCP_PORT`, `MYSQL_UNIX_PORT`), then
+//! built-in defaults — the precedence the MySQL manual states — into [`ConnectOptions`], with
+//! the files read and what was skipped.
+
+use std::ffi::OsStr;
+use std::io;
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use super::args::{Cli, ConnectionArgs};
+use super::values::parse_port;
+use crate::mycnf::{self, MyCnfError, Setting};
+use crate::source::connect::{ConnectOptions, Endpoint, Secret, SslMode};
+
+/// Where the mysql client looks for the server's socket when nothing names one.
+pub const SOCKET_PATHS: &[&str] = &[
+    "/run/mysqld/mysqld.sock",
+    "/var/run/mysqld/mysqld.sock",
+    "/tmp/mysql.sock",
+    "/var/lib/mysql/mysql.sock",
+];
+
+/// The default MySQL TCP port.
+pub const DEFAULT_PORT: u16 = 3306;
+
+/// The outcome of resolving the connection: options plus things worth telling the user.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub options: ConnectOptions,
+    /// Option files that were read, in order.
+    pub files_read: Vec<PathBuf>,
+    /// E.g. a default option file that could not be read and was skipped.
+    pub warnings: Vec<String>,
+}
+
+/// Errors found while resolving the connection options.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error(transparent)]
+    OptionFile(#[from] MyCnfError),
+    #[error("{key} = {value:?} in option file {origin} is not valid: {reason}; fix that line")]
+    BadSetting {
+        key: &'static str,
+        value: String,
+        origin: mycnf::Origin,
+        reason: String,
+    },
+    #[error(
+        "`{key}` in option file {origin} needs a value: write `{key} = ...` or remove the line"
+    )]
+    MissingValue {
+        key: &'static str,
+        origin: mycnf::Origin,
+    },
+    #[error("environment variable {name}={value:?} is not valid: {reason}; fix or unset it")]
+    BadEnv {
+        name: &'static str,
+        value: String,
+        reason: String,
+    },
+    #[error("could not tell which user to connect as: give -u USER")]
+    NoUser,
+    #[error(
+        "cannot read the password from the terminal: {0}; give it with -pPASSWORD, \
+         in ~/.my.cnf ([client] password=...), or in MYSQL_PWD"
+    )]
+    Prompt(#[source] io::Error),
+}
+
+/// What the process environment contributes; a value, so tests can build their own.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    pub home: Option<PathBuf>,
+    pub os_user: Option<String>,
+    pub mysql_pwd: Option<Secret>,
+    pub mysql_host: Option<String>,
+    pub mysql_tcp_port: Option<String>,
+    pub mysql_unix_port: Option<String>,
+    /// Global option files, read before the user's.
+    pub system_files: Vec<PathBuf>,
+    /// Sockets to try, in order, when nothing names one.
+    pub socket_candidates: Vec<PathBuf>,
+}
+
+impl Environment {
+    pub fn from_process() -> Self {
+        let var = |name| std::env::var(name).ok().filter(|v| !v.is_empty());
+        Self {
+            home: dirs::home_dir(),
+            os_user: os_user(),
+            mysql_pwd: std::env::var("MYSQL_PWD").ok().map(Secret::new),
+            mysql_host: var("MYSQL_HOST"),
+            mysql_tcp_port: var("MYSQL_TCP_PORT"),
+            mysql_unix_port: var("MYSQL_UNIX_PORT"),
+            system_files: mycnf::SYSTEM_FILES.iter().map(PathBuf::from).collect(),
+            socket_candidates: SOCKET_PATHS.iter().map(PathBuf::from).collect(),
+        }
+    }
+}
+
+/// The user name the mysql client would use: `root` for euid 0, else the passwd entry,
+/// else `$USER`/`$LOGNAME`.
+fn os_user() -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    if euid == 0 {
+        return Some("root".to_owned());
+    }
+    passwd_name(euid)
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .filter(|u| !u.is_empty())
+}
+
+fn passwd_name(uid: libc::uid_t) -> Option<String> {
+    let mut buf = vec![0 as libc::c_char; 16 * 1024];
+    // SAFETY: passwd is plain old data; an all-zero value is valid and is only read after
+    // getpwuid_r has filled it in (result non-null).
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut result: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the duration of the call and buf.len() is its size.
+    let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut result) };
+    if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: pw_name points into buf, NUL-terminated by getpwuid_r, and buf is alive.
+    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+/// Asks for the password on the controlling terminal without echo.
+pub fn prompt_on_tty(prompt: &str) -> io::Result<String> {
+    rpassword::prompt_password(prompt)
+}
+
+impl Cli {
+    /// Resolves the connection from flags, the real option files and environment, prompting
+    /// on the terminal if a bare `-p` (or a bare `password` line) asks for it.
+    pub fn connect_options(&self) -> Result<Resolved, ConfigError> {
+        self.connection
+            .resolve(&Environment::from_process(), &mut prompt_on_tty)
+    }
+
+    /// `--no-color`, or `NO_COLOR` set to anything but the empty string.
+    pub fn no_color(&self) -> bool {
+        no_color(
+            self.options.no_color,
+            std::env::var_os("NO_COLOR").as_deref(),
+        )
+    }
+}
+
+/// Whether colours are off, given the flag and the value of `NO_COLOR` (see no-color.org).
+pub fn no_color(flag: bool, no_color_env: Option<&OsStr>) -> bool {
+    flag || no_color_env.is_some_and(|v| !v.is_empty())
+}
+
+impl ConnectionArgs {
+    /// Resolves these flags against option files and `env`. `prompt` is called (with the
+    /// prompt text) only when the password has to be typed.
+    pub fn resolve(
+        &self,
+        env: &Environment,
+        prompt: &mut dyn FnMut(&str) -> io::Result<String>,
+    ) -> Result<Resolved, ConfigError> {
+        let files = mycnf::files_to_read(
+            &env.system_files,
+            env.home.as_deref(),
+            self.defaults_file.as_deref(),
+            self.defaults_extra_file.as_deref(),
+            self.no_defaults,
+        );
+        let loaded = mycnf::load(&files)?;
+        let file = &loaded.settings;
+
+        let host = match &self.host {
+            Some(h) => Some(h.clone()),
+            None => setting_value("host", &file.host)?.or_else(|| env.mysql_host.clone()),
+        }
+        .filter(|h| !h.is_empty());
+
+        let port = match self.port {
+            Some(p) => p,
+            None => match &file.port {
+                Some(s) => parse_port_setting(s)?,
+                None => match &env.mysql_tcp_port {
+                    Some(v) => parse_port(v).map_err(|reason| ConfigError::BadEnv {
+                        name: "MYSQL_TCP_PORT",
+                        value: v.clone(),
+                        reason,
+                    })?,
+                    None => DEFAULT_PORT,
+                },
+            },
+        };
+
+        let socket: Option<PathBuf> = match &self.socket {
+            Some(s) => Some(s.clone()),
+            None => setting_value("socket", &file.socket)?
+                .or_else(|| env.mysql_unix_port.clone())
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+        };
+
+        let local = host.as_deref().is_none_or(|h| h == "localhost");
+        let endpoint = if let (false, Some(host)) = (local, &host) {
+            Endpoint::Tcp {
+                host: host.clone(),
+                port,
+            }
+        } else if self.port.is_some() && self.socket.is_none() {
+            // A port typed on the command line means TCP, as the MariaDB client does.
+            Endpoint::Tcp {
+                host: "127.0.0.1".to_owned(),
+                port,
+            }
+        } else if let Some(socket) = socket {
+            Endpoint::Socket(socket)
+        } else if let Some(found) = env.socket_candidates.iter().find(|p| p.exists()) {
+            Endpoint::Socket(found.clone())
+        } else {
+            Endpoint::Tcp {
+                host: "127.0.0.1".to_owned(),
+                port,
+            }
+        };
+
+        let user = match &self.user {
+            Some(u) => u.clone(),
+            None => setting_value("user", &file.user)?
+                .or_else(|| env.os_user.clone())
+                .ok_or(ConfigError::NoUser)?,
+        };
+
+        let password = if let Some(p) = &self.password {
+            Some(p.clone())
+        } else if self.password_prompt {
+            Some(ask(prompt)?)
+        } else if let Some(setting) = &file.password {
+            match &setting.value {
+                Some(v) => Some(Secret::new(v.clone())),
+                None => Some(ask(prompt)?),
+            }
+        } else {
+            env.mysql_pwd.clone()
+        }
+        // An empty password is no password ("using password: NO").
+        .filter(|p| !p.expose().is_empty());
+
+        let ssl_ca = match &self.ssl_ca {
+            Some(p) => Some(p.clone()),
+            None => setting_value("ssl-ca", &file.ssl_ca)?
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+        };
+        let ssl_mode = match self.ssl_mode {
+            Some(m) => m,
+            None => match &file.ssl_mode {
+                Some(s) => {
+                    let value = required_value("ssl-mode", s)?;
+                    value
+                        .parse::<SslMode>()
+                        .map_err(|reason| ConfigError::BadSetting {
+                            key: "ssl-mode",
+                            value: value.to_owned(),
+                            origin: s.origin.clone(),
+                            reason,
+                        })?
+                }
+                // A CA given without a mode asks for verification, as in the mysql client.
+                None if ssl_ca.is_some() => SslMode::VerifyCa,
+                None => SslMode::Preferred,
+            },
+        };
+
+        Ok(Resolved {
+            options: ConnectOptions {
+                endpoint,
+                user,
+                password,
+                database: self.database.clone(),
+                ssl_mode,
+                ssl_ca,
+                connect_timeout: self.connect_timeout,
+            },
+            files_read: loaded.read,
+            warnings: loaded.warnings,
+        })
+    }
+}
+
+fn ask(prompt: &mut dyn FnMut(&str) -> io::Result<String>) -> Result<Secret, ConfigError> {
+    prompt("Enter password: ")
+        .map(Secret::new)
+        .map_err(ConfigError::Prompt)
+}
+
+fn required_value<'a>(key: &'static str, setting: &'a Setting) -> Result<&'a str, ConfigError> {
+    setting
+        .value
+        .as_deref()
+        .ok_or_else(|| ConfigError::MissingValue {
+            key,
+            origin: setting.origin.clone(),
+        })
+}
+
+fn setting_value(
+    key: &'static str,
+    setting: &Option<Setting>,
+) -> Result<Option<String>, ConfigError> {
+    setting
+        .as_ref()
+        .map(|s| required_value(key, s).map(str::to_owned))
+        .transpose()
+}
+
+fn parse_port_setting(setting: &Setting) -> Result<u16, ConfigError> {
+    let value = required_value("port", setting)?;
+    parse_port(value).map_err(|reason| ConfigError::BadSetting {
+        key: "port",
+        value: value.to_owned(),
+        origin: setting.origin.clone(),
+        reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_color_rules() {
+        assert!(!no_color(false, None));
+        assert!(!no_color(false, Some(OsStr::new(""))));
+        assert!(no_color(false, Some(OsStr::new("0"))));
+        assert!(no_color(true, None));
+    }
+}

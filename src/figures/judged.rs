@@ -1,0 +1,120 @@
+//! What the figures mean, as data: how bad (one [`Severity`] for panels and verdicts alike),
+//! the verdicts that hold, the crash-recovery estimate and the redo sizing advice. Judged by
+//! `verdicts`; carried on the figures so every reader shows the same judgement.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// How bad a figure or a verdict is: the one scale panels and verdicts share. Orders
+/// `ok < warning < critical`, so `max` picks the worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Ok,
+    Warning,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// What a verdict is about. Serialised in snake_case (`blocked_by_read_view`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictKind {
+    /// An old read view keeps purge from removing history newer than it.
+    BlockedByReadView,
+    /// `innodb_max_purge_lag` delays (or is armed to delay) DML while purge is blocked.
+    PurgeLagTrap,
+    /// No blocker, yet history grows: purge removes less than the writes add.
+    PurgeTooSlow,
+    /// Checkpoint age past the async/sync point, or dirty pages past their maximum.
+    FlushPressure,
+    /// None of the above.
+    Healthy,
+}
+
+impl VerdictKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::BlockedByReadView => "blocked_by_read_view",
+            VerdictKind::PurgeLagTrap => "purge_lag_trap",
+            VerdictKind::PurgeTooSlow => "purge_too_slow",
+            VerdictKind::FlushPressure => "flush_pressure",
+            VerdictKind::Healthy => "healthy",
+        }
+    }
+}
+
+/// One verdict as shown to the DBA.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    pub severity: Severity,
+    /// When the condition began (sample time).
+    pub since: DateTime<Utc>,
+    /// What is wrong, with the figures, and what to do.
+    pub message: String,
+    /// The session to act on (commit / kill with `K`), for read-view verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<u64>,
+}
+
+/// Which term of the model set an estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// Redo to apply ÷ rate.
+    Redo,
+    /// Dirty pages ÷ page-read rate.
+    Pages,
+}
+
+/// Crash recovery if the server died now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recovery {
+    /// The checkpoint age: redo written since the last checkpoint.
+    pub redo_to_apply_bytes: u64,
+    pub estimate_s: f64,
+    /// At the sync point (MariaDB: `M`), the most redo the flusher lets build up.
+    pub worst_case_s: Option<f64>,
+    pub worst_case_redo_bytes: Option<u64>,
+    pub rate_bytes_per_s: f64,
+    pub rate_source: String,
+    /// Dirty pages now: a lower bound on the pages recovery must read.
+    pub pages_to_read: Option<u64>,
+    pub page_reads_per_s: f64,
+    pub page_read_source: String,
+    pub bound_by: Bound,
+}
+
+/// Redo sizing advice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sizing {
+    pub peak_checkpoint_age_bytes: u64,
+    pub peak_at: DateTime<Utc>,
+    /// The peak as a share of the current async point.
+    pub peak_pct_of_async: Option<f64>,
+    pub current_capacity_bytes: Option<u64>,
+    pub advised_capacity_bytes: u64,
+    pub advised_async_point_bytes: u64,
+    /// The variable to change (`Flavor::redo_size_variable`).
+    pub variable: String,
+    /// The setting to write, e.g. `innodb_redo_log_capacity = 304M`.
+    pub setting: String,
+    /// The naive "one hour of redo writes" size (mean write rate over the last hour × 3600).
+    pub hour_of_writes_bytes: Option<u64>,
+    /// Worst-case recovery (checkpoint age at the sync point) at the advised size: the price.
+    pub worst_case_recovery_s_at_advised: f64,
+    pub worst_case_recovery_s_now: Option<f64>,
+    pub advice: String,
+    /// Why the one-hour rule misleads.
+    pub note: String,
+}

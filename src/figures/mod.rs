@@ -1,0 +1,349 @@
+//! The figures of one moment, measured and judged: exactly the headless JSON contract
+//! (`--once --format json`). Unknown figures are `None` → `null`, never a made-up 0. Data only:
+//! `metrics` measures them from samples, `verdicts` judges them over time, `derive` does both
+//! once per sample; everything else reads them.
+
+mod id;
+mod judged;
+mod selfcost;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::sample::SourceKind;
+
+pub use id::FigureId;
+pub use judged::{Bound, Recovery, Severity, Sizing, Verdict, VerdictKind};
+pub use selfcost::{SelfCost, StatementMs};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    pub server: ServerFigures,
+    pub sampled_at: DateTime<Utc>,
+    /// Seconds between the two samples the rates come from.
+    pub interval_s: Option<f64>,
+    pub redo: Redo,
+    pub flush: Flush,
+    pub history: History,
+    pub purge: Purge,
+    pub blocker: Option<Blocker>,
+    pub dirty: Dirty,
+    pub undo: Undo,
+    /// What the figures mean, most severe first (`healthy` alone when nothing holds).
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
+    /// If the server crashed now: redo to apply and the estimated recovery time.
+    #[serde(default)]
+    pub recovery: Option<Recovery>,
+    /// Peak checkpoint age over the session and the redo capacity that would keep it below
+    /// the async point with headroom.
+    #[serde(default)]
+    pub sizing: Option<Sizing>,
+    /// Every INNODB_METRICS counter the panels use that is switched off.
+    #[serde(default)]
+    pub metrics_off: Vec<String>,
+    /// Every source the server refused (or could not give), the privilege that would unlock
+    /// it, and which of the figures above are `null` because of it.
+    #[serde(default)]
+    pub unavailable: Vec<Unreadable>,
+    pub warnings: Vec<String>,
+    /// What this tick of innodebt cost the server (`null` in replays of older captures).
+    #[serde(rename = "self", default)]
+    pub self_cost: Option<SelfCost>,
+}
+
+/// A source that could not be read, and what that leaves unknown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unreadable {
+    pub source: SourceKind,
+    /// The statement or table, as the DBA would run it (`SHOW ENGINE INNODB STATUS`).
+    pub what: String,
+    /// The privilege that would unlock it (`PROCESS`), when the server said access denied.
+    pub privilege: Option<String>,
+    /// The server's own words.
+    pub error: String,
+    /// The figures that are `null` because of it (in JSON their paths: `purge.state`,
+    /// `blocker`, `flush.by_source_pages_per_s.sync`).
+    pub figures: Vec<FigureId>,
+}
+
+impl Unreadable {
+    /// `needs PROCESS privilege (GRANT PROCESS ON *.* TO the account)`, else the server's error.
+    pub fn reason(&self) -> String {
+        match &self.privilege {
+            Some(p) => format!("needs {p} privilege (GRANT {p} ON *.* TO the account)"),
+            None => self.error.clone(),
+        }
+    }
+}
+
+impl Figures {
+    /// The privilege whose absence keeps `figure` unknown.
+    pub fn missing_privilege(&self, figure: FigureId) -> Option<&str> {
+        self.unavailable
+            .iter()
+            .filter(|u| u.figures.contains(&figure))
+            .find_map(|u| u.privilege.as_deref())
+    }
+
+    /// Why `source` gave nothing for these figures, when it was refused.
+    pub fn refused(&self, source: SourceKind) -> Option<&Unreadable> {
+        self.unavailable.iter().find(|u| u.source == source)
+    }
+
+    /// `needs PROCESS privilege` when a missing privilege keeps any of `figures` unknown:
+    /// what a panel shows instead of a bare `n/a`.
+    pub fn privilege_note(&self, figures: &[FigureId]) -> Option<String> {
+        figures
+            .iter()
+            .find_map(|f| self.missing_privilege(*f))
+            .map(|p| format!("needs {p} privilege"))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerFigures {
+    pub flavor: String,
+    pub version: String,
+    pub uptime_s: Option<u64>,
+    /// Where we are connected (never credentials).
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Redo {
+    pub lsn: Option<u64>,
+    pub checkpoint_lsn: Option<u64>,
+    pub checkpoint_age_bytes: Option<u64>,
+    pub capacity_bytes: Option<u64>,
+    pub async_point_bytes: Option<u64>,
+    /// On MariaDB this is the furious-flush point M (there is no separate sync point).
+    pub sync_point_bytes: Option<u64>,
+    /// What the sync line means on this flavour ("sync" or "furious flush (M)").
+    pub sync_point_name: String,
+    pub checkpoint_age_pct_of_capacity: Option<f64>,
+    /// Redo bytes written per second (`Innodb_os_log_written` or LSN advance).
+    pub written_bytes_per_s: Option<f64>,
+    /// Seconds until checkpoint age reaches the async point if the checkpoint stopped
+    /// advancing and redo kept being written at the current rate (0 once past it; `null`
+    /// when unknown or when no redo is being written).
+    #[serde(default)]
+    pub seconds_to_async_point: Option<f64>,
+    /// The same for the sync point (MariaDB: M), where user threads stall.
+    #[serde(default)]
+    pub seconds_to_sync_point: Option<f64>,
+    /// Checkpoint age against the flush points: `ok` below async, `warning` past async,
+    /// `critical` past sync (MariaDB: M). `null` while the age or the points are unknown.
+    #[serde(default)]
+    pub severity: Option<Severity>,
+}
+
+impl Redo {
+    /// Checkpoint age as a percentage of the async point.
+    pub fn pct_of_async(&self) -> Option<f64> {
+        match (self.checkpoint_age_bytes, self.async_point_bytes) {
+            (Some(a), Some(p)) if p > 0 => Some(a as f64 * 100.0 / p as f64),
+            _ => None,
+        }
+    }
+}
+
+/// Seconds of redo headroom before `point` at `rate` bytes/s: 0 once past it, `None` when
+/// unknown or when nothing is written (the point is never reached).
+pub fn seconds_to_point(age: Option<u64>, point: Option<u64>, rate: Option<f64>) -> Option<f64> {
+    match (age, point, rate) {
+        (Some(a), Some(p), _) if a >= p => Some(0.0),
+        (Some(a), Some(p), Some(r)) if r > 0.0 && r.is_finite() => Some((p - a) as f64 / r),
+        _ => None,
+    }
+}
+
+/// Where flushed pages come from, as the flush panel lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlushSource {
+    Adaptive,
+    Lru,
+    Sync,
+    Background,
+    Neighbor,
+}
+
+impl FlushSource {
+    pub const ALL: [FlushSource; 5] = [
+        FlushSource::Adaptive,
+        FlushSource::Lru,
+        FlushSource::Sync,
+        FlushSource::Background,
+        FlushSource::Neighbor,
+    ];
+
+    /// As the panel names it: `adaptive`, `LRU`, …
+    pub fn label(self) -> &'static str {
+        match self {
+            FlushSource::Adaptive => "adaptive",
+            FlushSource::Lru => "LRU",
+            FlushSource::Sync => "sync",
+            FlushSource::Background => "background",
+            FlushSource::Neighbor => "neighbor",
+        }
+    }
+
+    /// Its flush rate as a figure.
+    pub fn figure(self) -> FigureId {
+        match self {
+            FlushSource::Adaptive => FigureId::FlushAdaptive,
+            FlushSource::Lru => FigureId::FlushLru,
+            FlushSource::Sync => FigureId::FlushSync,
+            FlushSource::Background => FigureId::FlushBackground,
+            FlushSource::Neighbor => FigureId::FlushNeighbor,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BySource {
+    pub adaptive: Option<f64>,
+    pub lru: Option<f64>,
+    pub sync: Option<f64>,
+    pub background: Option<f64>,
+    pub neighbor: Option<f64>,
+}
+
+impl BySource {
+    /// Pages per second flushed by `source`.
+    pub fn get(&self, source: FlushSource) -> Option<f64> {
+        match source {
+            FlushSource::Adaptive => self.adaptive,
+            FlushSource::Lru => self.lru,
+            FlushSource::Sync => self.sync,
+            FlushSource::Background => self.background,
+            FlushSource::Neighbor => self.neighbor,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Flush {
+    pub total_pages_per_s: Option<f64>,
+    pub by_source_pages_per_s: BySource,
+    /// Flush-list flushing ≈ total − LRU, for when the per-source counters are off.
+    pub flush_list_pages_per_s: Option<f64>,
+    /// INNODB_METRICS counters this panel needs that are switched off.
+    pub disabled_counters: Vec<String>,
+    pub io_capacity: Option<u64>,
+    pub io_capacity_max: Option<u64>,
+    /// The sources whose counters are off (those `disabled_counters`): their rates are
+    /// unknown, not zero, and `m` switches them on. A source with another reading (LRU from
+    /// status) is not off.
+    #[serde(default)]
+    pub sources_off: Vec<FlushSource>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    pub length: Option<u64>,
+    /// Growth per second: least squares over the verdicts' trend window once that is seen,
+    /// else the change since the previous sample. The one growth every reader shows.
+    pub growth_per_s: Option<f64>,
+    /// Seconds until `innodb_max_purge_lag` is reached at that growth, when it is set.
+    pub seconds_to_max_purge_lag: Option<f64>,
+    /// History the oldest read view holds back (history now − history when it started).
+    #[serde(default)]
+    pub held_back: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Purge {
+    /// Undo records purged per second (del-mark + update/extern).
+    pub records_per_s: Option<f64>,
+    pub undo_pages_per_s: Option<f64>,
+    /// Rows updated + deleted per second: the records purge will have to process later.
+    pub inflow_records_per_s: Option<f64>,
+    /// The delay InnoDB's formula gives each DML row now, µs (0 when lag is off).
+    pub dml_delay_us: Option<u64>,
+    /// What writes actually pay now, µs: the formula's delay, except on flavours that don't
+    /// apply it while a read view blocks purge (`blocked`; MariaDB 10.11, measured) — there it
+    /// is 0 and `dml_delay_us` is only armed.
+    #[serde(default)]
+    pub dml_delay_applied_us: Option<u64>,
+    pub state: Option<String>,
+    pub threads: Option<u64>,
+    pub batch_size: Option<u64>,
+    pub max_purge_lag: Option<u64>,
+    pub max_purge_lag_delay_us: Option<u64>,
+    /// A read view keeps purge from passing it now: the oldest one holds back real history
+    /// (or history grows steadily behind it) and history is not falling. `null` when
+    /// INNODB_TRX is unreadable: an unseen blocker is not "no blocker".
+    #[serde(default)]
+    pub blocked: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Blocker {
+    pub trx_id: String,
+    pub thread_id: Option<u64>,
+    pub user: Option<String>,
+    pub host: Option<String>,
+    pub age_s: u64,
+    pub state: String,
+    pub query: Option<String>,
+    pub isolation: Option<String>,
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Dirty {
+    pub pages: Option<u64>,
+    pub data_pages: Option<u64>,
+    pub free_pages: Option<u64>,
+    /// InnoDB's own ratio: dirty / (data + free) × 100.
+    pub pct: Option<f64>,
+    pub max_pct: Option<f64>,
+    /// Effective low-water mark (MariaDB's 0 means "use max").
+    pub lwm_pct: Option<f64>,
+    pub bytes: Option<u64>,
+    /// Dirty pages against `innodb_max_dirty_pages_pct`: `warning` at or past it (InnoDB
+    /// flushes hard there; not an outage), else `ok`. `null` while either is unknown.
+    #[serde(default)]
+    pub severity: Option<Severity>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Undo {
+    pub size_bytes: Option<u64>,
+    /// Undo pages read from disk per second: undo no longer cached.
+    pub reads_per_s: Option<f64>,
+    /// Undo pages in the buffer pool at the last residency scan.
+    pub cached_pages: Option<u64>,
+    pub resident_pct: Option<f64>,
+    /// When the last residency scan ran.
+    pub scanned_at: Option<DateTime<Utc>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_to_a_point_is_headroom_over_the_write_rate() {
+        assert_eq!(
+            seconds_to_point(Some(100), Some(1_100), Some(10.0)),
+            Some(100.0)
+        );
+        assert_eq!(
+            seconds_to_point(Some(1_200), Some(1_100), Some(10.0)),
+            Some(0.0)
+        );
+        assert_eq!(seconds_to_point(Some(1_200), Some(1_100), None), Some(0.0));
+        // Nothing written: the point is never reached, so there is no time to give.
+        assert_eq!(seconds_to_point(Some(100), Some(1_100), Some(0.0)), None);
+        assert_eq!(seconds_to_point(None, Some(1_100), Some(5.0)), None);
+        let r = Redo {
+            checkpoint_age_bytes: Some(50),
+            async_point_bytes: Some(200),
+            ..Default::default()
+        };
+        assert_eq!(r.pct_of_async(), Some(25.0));
+    }
+}

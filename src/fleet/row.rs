@@ -1,0 +1,172 @@
+//! One server's line in the fleet view: the few figures that say how close it is to a breach,
+//! read either from its own [`Figures`] (direct polling) or from the `/metrics` of a remote
+//! `innodebt serve` agent — the same figures both ways (a test renders one into the other) —
+//! and the order "nearest breach first".
+
+use std::cmp::Ordering;
+
+use crate::figures::Figures;
+use crate::figures::{Severity, VerdictKind};
+use crate::openmetrics::parse::Scrape;
+
+/// The figures a row shows. `None` is unknown, shown as `-`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowFigures {
+    /// The most severe verdict and its severity.
+    pub verdict: Option<(String, Severity)>,
+    pub age_pct_of_async: Option<f64>,
+    pub seconds_to_stall: Option<f64>,
+    pub seconds_to_async: Option<f64>,
+    pub history: Option<u64>,
+    pub history_eta_s: Option<f64>,
+    /// 0 when INNODB_TRX was read and nothing blocks purge.
+    pub blocker_age_s: Option<u64>,
+    pub blocker_thread: Option<u64>,
+    pub dirty_pct: Option<f64>,
+    pub dml_delay_us: Option<u64>,
+    /// innodebt's own time on the server in its last tick, ms (its statements' round trips).
+    pub cost_ms: Option<f64>,
+}
+
+impl RowFigures {
+    pub fn from_figures(f: &Figures, poll_ms: Option<u32>) -> RowFigures {
+        let worst = f.verdicts.iter().max_by_key(|v| v.severity);
+        let blocker_known = f.refused(crate::sample::SourceKind::InnodbTrx).is_none();
+        RowFigures {
+            verdict: worst.map(|v| (v.kind.as_str().to_string(), v.severity)),
+            age_pct_of_async: f.redo.pct_of_async(),
+            seconds_to_stall: f.redo.seconds_to_sync_point,
+            seconds_to_async: f.redo.seconds_to_async_point,
+            history: f.history.length,
+            history_eta_s: f.history.seconds_to_max_purge_lag,
+            blocker_age_s: match &f.blocker {
+                Some(b) => Some(b.age_s),
+                None if blocker_known => Some(0),
+                None => None,
+            },
+            blocker_thread: f.blocker.as_ref().and_then(|b| b.thread_id),
+            dirty_pct: f.dirty.pct,
+            dml_delay_us: f.purge.dml_delay_applied_us,
+            cost_ms: f
+                .self_cost
+                .as_ref()
+                .map(|c| c.server_ms_per_tick)
+                .or(poll_ms.map(f64::from)),
+        }
+    }
+
+    /// From an agent's scrape (the families of `openmetrics::families`).
+    pub fn from_scrape(s: &Scrape) -> RowFigures {
+        let severity = s
+            .states_on("innodebt_severity")
+            .first()
+            .and_then(|x| match x.as_str() {
+                "critical" => Some(Severity::Critical),
+                "warning" => Some(Severity::Warning),
+                "ok" => Some(Severity::Ok),
+                _ => None,
+            });
+        // The verdict shown: a non-healthy state when there is one.
+        let states = s.states_on("innodebt_verdict");
+        let kind = states
+            .iter()
+            .find(|k| *k != VerdictKind::Healthy.as_str())
+            .or(states.first())
+            .cloned();
+        let u = |name: &str| s.value(name).filter(|v| v.is_finite()).map(|v| v as u64);
+        let f = |name: &str| s.value(name);
+        RowFigures {
+            verdict: kind.zip(severity),
+            age_pct_of_async: f("innodebt_checkpoint_age_async_ratio").map(|r| r * 100.0),
+            seconds_to_stall: f("innodebt_seconds_to_stall_point"),
+            seconds_to_async: f("innodebt_seconds_to_async_point"),
+            history: u("innodebt_history_list_length"),
+            history_eta_s: f("innodebt_history_seconds_to_max_purge_lag"),
+            blocker_age_s: u("innodebt_purge_blocker_age_seconds"),
+            blocker_thread: u("innodebt_purge_blocker_thread_id"),
+            dirty_pct: f("innodebt_dirty_pages_ratio").map(|r| r * 100.0),
+            dml_delay_us: f("innodebt_dml_delay_applied_seconds").map(|s| (s * 1e6).round() as u64),
+            cost_ms: f("innodebt_self_server_seconds_per_tick")
+                .or(f("innodebt_poll_duration_seconds"))
+                .map(|s| s * 1000.0),
+        }
+    }
+
+    /// The soonest predicted breach, seconds (stall point, history to max purge lag).
+    pub fn soonest_breach_s(&self) -> Option<f64> {
+        [self.seconds_to_stall, self.history_eta_s]
+            .into_iter()
+            .flatten()
+            .filter(|v| v.is_finite())
+            .min_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal))
+    }
+}
+
+/// How a row's server is doing as a link.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowLink {
+    Waiting,
+    Up,
+    Down { error: String },
+}
+
+/// Rank for "nearest breach first": critical, warning, down, unknown, ok.
+pub fn rank(link: &RowLink, figures: Option<&RowFigures>) -> u8 {
+    let severity = figures.and_then(|f| f.verdict.as_ref().map(|v| v.1));
+    match (link, severity) {
+        (RowLink::Up, Some(Severity::Critical)) => 0,
+        (RowLink::Up, Some(Severity::Warning)) => 1,
+        (RowLink::Down { .. }, _) => 2,
+        (RowLink::Waiting, _) | (RowLink::Up, None) => 3,
+        (RowLink::Up, Some(Severity::Ok)) => 4,
+    }
+}
+
+/// Orders two rows: rank, then the soonest breach, then the oldest blocker, then the name.
+pub fn breach_order(
+    a: (&RowLink, Option<&RowFigures>, &str),
+    b: (&RowLink, Option<&RowFigures>, &str),
+) -> Ordering {
+    let eta = |f: Option<&RowFigures>| f.and_then(RowFigures::soonest_breach_s).unwrap_or(f64::MAX);
+    let blocker = |f: Option<&RowFigures>| f.and_then(|f| f.blocker_age_s).unwrap_or(0);
+    rank(a.0, a.1)
+        .cmp(&rank(b.0, b.1))
+        .then(eta(a.1).partial_cmp(&eta(b.1)).unwrap_or(Ordering::Equal))
+        .then(blocker(b.1).cmp(&blocker(a.1)))
+        .then(a.2.cmp(b.2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(sev: Option<Severity>, stall: Option<f64>) -> RowFigures {
+        RowFigures {
+            verdict: sev.map(|s| ("x".to_string(), s)),
+            seconds_to_stall: stall,
+            ..RowFigures::default()
+        }
+    }
+
+    #[test]
+    fn nearest_breach_first() {
+        let up = RowLink::Up;
+        let down = RowLink::Down {
+            error: "refused".into(),
+        };
+        let ok_far = row(Some(Severity::Ok), Some(9_000.0));
+        let ok_near = row(Some(Severity::Ok), Some(60.0));
+        let warn = row(Some(Severity::Warning), None);
+        let crit = row(Some(Severity::Critical), None);
+        let mut rows = [
+            (&up, Some(&ok_far), "a"),
+            (&down, None, "b"),
+            (&up, Some(&warn), "c"),
+            (&up, Some(&ok_near), "d"),
+            (&up, Some(&crit), "e"),
+        ];
+        rows.sort_by(|a, b| breach_order(*a, *b));
+        let names: Vec<&str> = rows.iter().map(|r| r.2).collect();
+        assert_eq!(names, ["e", "c", "b", "d", "a"]);
+    }
+}

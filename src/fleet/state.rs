@@ -1,0 +1,324 @@
+//! The fleet view's state and `update(msg) -> Vec<Command>`: no I/O, the clock arrives in
+//! messages. Rows are kept in "nearest breach first" order (optionally within their group),
+//! `/` edits a filter over names, groups, tags and verdicts, Enter asks to open a server.
+
+use chrono::{DateTime, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::row::{RowFigures, RowLink, breach_order};
+
+/// One server of the fleet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    pub name: String,
+    pub group: Option<String>,
+    pub tags: Vec<String>,
+    /// Where it is read from: `db1:3306`, or `agent http://…`.
+    pub source: String,
+    /// Polled directly, not through an agent.
+    pub direct: bool,
+    pub link: RowLink,
+    pub figures: Option<RowFigures>,
+    /// Time of the latest figures.
+    pub updated: Option<DateTime<Utc>>,
+}
+
+impl Server {
+    pub fn new(name: &str, source: &str, direct: bool) -> Server {
+        Server {
+            name: name.to_string(),
+            group: None,
+            tags: Vec::new(),
+            source: source.to_string(),
+            direct,
+            link: RowLink::Waiting,
+            figures: None,
+            updated: None,
+        }
+    }
+
+    fn matches(&self, filter: &str) -> bool {
+        filter.split_whitespace().all(|term| {
+            let term = term.to_lowercase();
+            let has = |s: &str| s.to_lowercase().contains(&term);
+            if let Some(g) = term.strip_prefix("group:") {
+                return self
+                    .group
+                    .as_deref()
+                    .is_some_and(|x| x.eq_ignore_ascii_case(g));
+            }
+            if let Some(t) = term.strip_prefix("tag:") {
+                return self.tags.iter().any(|x| x.eq_ignore_ascii_case(t));
+            }
+            has(&self.name)
+                || has(&self.source)
+                || self.group.as_deref().is_some_and(has)
+                || self.tags.iter().any(|t| has(t))
+                || self
+                    .figures
+                    .as_ref()
+                    .and_then(|f| f.verdict.as_ref())
+                    .is_some_and(|v| has(&v.0))
+                || (matches!(self.link, RowLink::Down { .. }) && has("disconnected"))
+        })
+    }
+}
+
+/// What changed for one server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowUpdate {
+    Figures {
+        figures: Box<RowFigures>,
+        at: DateTime<Utc>,
+    },
+    Down {
+        error: String,
+    },
+}
+
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Row { index: usize, update: RowUpdate },
+    Tick(DateTime<Utc>),
+    Resize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Quit,
+    /// Open the six-panel dashboard of this server (index into `servers`).
+    Open(usize),
+    Suspend,
+}
+
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    pub servers: Vec<Server>,
+    /// Indices of the visible servers, in display order.
+    pub order: Vec<usize>,
+    /// Position in `order`.
+    pub selected: usize,
+    pub filter: String,
+    pub editing_filter: bool,
+    pub by_group: bool,
+    pub now: DateTime<Utc>,
+    pub needs_draw: bool,
+    /// A one-line message (e.g. why a row cannot open).
+    pub notice: Option<String>,
+}
+
+impl Fleet {
+    pub fn new(servers: Vec<Server>, now: DateTime<Utc>) -> Fleet {
+        let by_group = servers.iter().any(|s| s.group.is_some());
+        let mut f = Fleet {
+            servers,
+            order: Vec::new(),
+            selected: 0,
+            filter: String::new(),
+            editing_filter: false,
+            by_group,
+            now,
+            needs_draw: true,
+            notice: None,
+        };
+        f.reorder();
+        f
+    }
+
+    pub fn selected_server(&self) -> Option<usize> {
+        self.order.get(self.selected).copied()
+    }
+
+    /// Re-sorts and re-filters, keeping the selected server selected.
+    fn reorder(&mut self) {
+        let keep = self.selected_server();
+        let mut order: Vec<usize> = (0..self.servers.len())
+            .filter(|i| self.servers[*i].matches(&self.filter))
+            .collect();
+        let s = &self.servers;
+        order.sort_by(|a, b| {
+            let (x, y) = (&s[*a], &s[*b]);
+            let group = if self.by_group {
+                x.group.cmp(&y.group)
+            } else {
+                std::cmp::Ordering::Equal
+            };
+            group.then_with(|| {
+                breach_order(
+                    (&x.link, x.figures.as_ref(), &x.name),
+                    (&y.link, y.figures.as_ref(), &y.name),
+                )
+            })
+        });
+        self.order = order;
+        self.selected = keep
+            .and_then(|k| self.order.iter().position(|i| *i == k))
+            .unwrap_or(0)
+            .min(self.order.len().saturating_sub(1));
+        self.needs_draw = true;
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Vec<Command> {
+        match msg {
+            Msg::Row { index, update } => {
+                if let Some(s) = self.servers.get_mut(index) {
+                    match update {
+                        RowUpdate::Figures { figures, at } => {
+                            s.link = RowLink::Up;
+                            s.figures = Some(*figures);
+                            s.updated = Some(at);
+                        }
+                        RowUpdate::Down { error } => {
+                            s.link = RowLink::Down { error };
+                            // Figures of a server that is gone are not its figures now.
+                            s.figures = None;
+                        }
+                    }
+                    self.reorder();
+                }
+                Vec::new()
+            }
+            Msg::Tick(now) => {
+                // Whole seconds of "updated … ago" are what the screen shows.
+                if now.timestamp() != self.now.timestamp() {
+                    self.needs_draw = true;
+                }
+                self.now = now;
+                Vec::new()
+            }
+            Msg::Resize => {
+                self.needs_draw = true;
+                Vec::new()
+            }
+            Msg::Key(k) => self.key(k),
+        }
+    }
+
+    fn key(&mut self, k: KeyEvent) -> Vec<Command> {
+        self.needs_draw = true;
+        self.notice = None;
+        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && k.code == KeyCode::Char('c') {
+            return vec![Command::Quit];
+        }
+        if ctrl && k.code == KeyCode::Char('z') {
+            return vec![Command::Suspend];
+        }
+        if self.editing_filter {
+            match k.code {
+                KeyCode::Enter => self.editing_filter = false,
+                KeyCode::Esc => {
+                    self.editing_filter = false;
+                    self.filter.clear();
+                }
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                }
+                KeyCode::Char(c) if !ctrl && self.filter.chars().count() < 64 => {
+                    self.filter.push(c)
+                }
+                _ => return Vec::new(),
+            }
+            self.reorder();
+            return Vec::new();
+        }
+        match k.code {
+            KeyCode::Char('q') => return vec![Command::Quit],
+            KeyCode::Char('/') => self.editing_filter = true,
+            KeyCode::Esc if !self.filter.is_empty() => {
+                self.filter.clear();
+                self.reorder();
+            }
+            KeyCode::Char('g') => {
+                self.by_group = !self.by_group;
+                self.reorder();
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.selected = (self.selected + 1).min(self.order.len().saturating_sub(1));
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Home => self.selected = 0,
+            KeyCode::End => self.selected = self.order.len().saturating_sub(1),
+            KeyCode::Enter => {
+                if let Some(i) = self.selected_server() {
+                    return vec![Command::Open(i)];
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::Severity;
+
+    fn key(c: KeyCode) -> Msg {
+        Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+    }
+
+    fn fleet() -> Fleet {
+        let mut a = Server::new("db-a", "db-a:3306", true);
+        a.group = Some("eu".into());
+        a.tags = vec!["primary".into()];
+        let mut b = Server::new("db-b", "db-b:3306", true);
+        b.group = Some("us".into());
+        let c = Server::new("db-c", "agent http://c:9385/metrics", false);
+        Fleet::new(vec![a, b, c], Utc::now())
+    }
+
+    fn warn() -> RowUpdate {
+        RowUpdate::Figures {
+            figures: Box::new(RowFigures {
+                verdict: Some(("blocked_by_read_view".into(), Severity::Warning)),
+                ..RowFigures::default()
+            }),
+            at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_blocked_server_moves_to_the_top_and_stays_selected() {
+        let mut f = fleet();
+        f.by_group = false;
+        f.update(key(KeyCode::End));
+        let selected = f.selected_server();
+        f.update(Msg::Row {
+            index: 2,
+            update: warn(),
+        });
+        assert_eq!(f.order[0], 2);
+        assert_eq!(f.selected_server(), selected);
+        f.update(Msg::Row {
+            index: 0,
+            update: RowUpdate::Down {
+                error: "refused".into(),
+            },
+        });
+        assert_eq!(f.order[..2], [2, 0]);
+    }
+
+    #[test]
+    fn filter_by_name_group_tag_and_state() {
+        let mut f = fleet();
+        for c in "/tag:primary".chars() {
+            f.update(key(KeyCode::Char(c)));
+        }
+        assert_eq!(f.order, [0]);
+        f.update(key(KeyCode::Esc));
+        assert_eq!(f.order.len(), 3);
+        f.update(Msg::Row {
+            index: 1,
+            update: RowUpdate::Down { error: "x".into() },
+        });
+        for c in "/disconn".chars() {
+            f.update(key(KeyCode::Char(c)));
+        }
+        f.update(key(KeyCode::Enter));
+        assert_eq!(f.order, [1]);
+        assert_eq!(f.update(key(KeyCode::Enter)), vec![Command::Open(1)]);
+    }
+}

@@ -1,0 +1,242 @@
+//! Draws the fleet view: a header with counts, one row per server (nearest breach first),
+//! the filter line and the keys. Reads the state, computes nothing.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+use super::row::RowLink;
+use super::state::{Fleet, Server};
+use crate::text::sanitize;
+use crate::theme::{Theme, ThemeItem};
+use crate::units::{count, duration};
+
+const HEADERS: [&str; 12] = [
+    "SERVER",
+    "GROUP",
+    "VERDICT",
+    "CKPT/ASYNC",
+    "TO STALL",
+    "HISTORY",
+    "H.ETA",
+    "BLOCKER",
+    "DIRTY",
+    "DML DELAY",
+    "COST",
+    "UPD",
+];
+
+fn secs(v: Option<f64>) -> String {
+    match v {
+        Some(s) if s.is_finite() => duration(s.max(0.0) as u64),
+        _ => "-".into(),
+    }
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map(|p| format!("{p:.0}%")).unwrap_or_else(|| "-".into())
+}
+
+/// The cells of one server's row.
+fn cells(s: &Server, f: &Fleet) -> Vec<String> {
+    let updated = s
+        .updated
+        .map(|t| format!("{}s", (f.now - t).num_seconds().max(0)))
+        .unwrap_or_else(|| "-".into());
+    let name = sanitize(&s.name, 24);
+    let group = s
+        .group
+        .as_deref()
+        .map(|g| sanitize(g, 12))
+        .unwrap_or_default();
+    match (&s.link, &s.figures) {
+        (RowLink::Down { error }, _) => {
+            let _ = error; // shown in full on the detail line when selected
+            let mut row = vec![name, group, "DISCONNECTED".into()];
+            row.resize(HEADERS.len() - 1, String::new());
+            row.push(updated);
+            row
+        }
+        (_, None) => {
+            let mut row = vec![name, group, "waiting".into()];
+            row.resize(HEADERS.len() - 1, String::new());
+            row.push(updated);
+            row
+        }
+        (_, Some(r)) => vec![
+            name,
+            group,
+            r.verdict
+                .as_ref()
+                .map(|v| v.0.replace('_', " "))
+                .unwrap_or_else(|| "-".into()),
+            pct(r.age_pct_of_async),
+            secs(r.seconds_to_stall),
+            r.history
+                .map(|h| count(h as f64))
+                .unwrap_or_else(|| "-".into()),
+            secs(r.history_eta_s),
+            match (r.blocker_age_s, r.blocker_thread) {
+                (Some(0), _) => "none".into(),
+                (Some(a), Some(t)) => format!("{} #{t}", duration(a)),
+                (Some(a), None) => duration(a),
+                (None, _) => "-".into(),
+            },
+            pct(r.dirty_pct),
+            r.dml_delay_us
+                .map(|d| format!("{d}µs"))
+                .unwrap_or_else(|| "-".into()),
+            r.cost_ms
+                .map(|c| format!("{c:.0}ms"))
+                .unwrap_or_else(|| "-".into()),
+            updated,
+        ],
+    }
+}
+
+fn row_style(s: &Server, theme: &Theme) -> Style {
+    match (&s.link, s.figures.as_ref().and_then(|f| f.verdict.as_ref())) {
+        (RowLink::Down { .. }, _) => theme.style(ThemeItem::BadgeDisconnected),
+        (_, Some((_, sev))) => theme.severity(*sev),
+        _ => theme.style(ThemeItem::Dim),
+    }
+}
+
+pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
+    let [header, table, detail, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    let down = fleet
+        .servers
+        .iter()
+        .filter(|s| matches!(s.link, RowLink::Down { .. }))
+        .count();
+    let breaching = fleet
+        .servers
+        .iter()
+        .filter(|s| {
+            s.figures
+                .as_ref()
+                .and_then(|f| f.verdict.as_ref())
+                .is_some_and(|v| v.1 > crate::figures::Severity::Ok)
+        })
+        .count();
+    let title = format!(
+        " innodebt fleet · {} servers · {breaching} need attention · {down} disconnected · {} UTC ",
+        fleet.servers.len(),
+        fleet.now.format("%H:%M:%S")
+    );
+    frame.render_widget(
+        Paragraph::new(title).style(
+            theme
+                .style(ThemeItem::HeaderText)
+                .bg(theme.color(ThemeItem::HeaderBg).unwrap_or_default()),
+        ),
+        header,
+    );
+    render_table(frame, table, fleet, theme);
+    if let Some(s) = fleet.selected_server().and_then(|i| fleet.servers.get(i)) {
+        let what = match &s.link {
+            RowLink::Down { error } => format!("DISCONNECTED: {error}"),
+            RowLink::Waiting => "waiting for the first sample".to_string(),
+            RowLink::Up => s
+                .figures
+                .as_ref()
+                .and_then(|f| f.verdict.as_ref())
+                .map(|v| v.0.replace('_', " "))
+                .unwrap_or_default(),
+        };
+        let mut line = format!("{} · {} · {what}", s.name, s.source);
+        if !s.tags.is_empty() {
+            line.push_str(&format!(" · tags {}", s.tags.join(",")));
+        }
+        frame.render_widget(
+            Paragraph::new(sanitize(&line, detail.width as usize)).style(row_style(s, theme)),
+            detail,
+        );
+    }
+    let foot = if fleet.editing_filter {
+        Line::from(vec![
+            Span::styled("filter: ", theme.style(ThemeItem::Key)),
+            Span::raw(fleet.filter.clone()),
+            Span::styled("▏ Enter keep · Esc clear", theme.style(ThemeItem::Dim)),
+        ])
+    } else if let Some(n) = &fleet.notice {
+        Line::from(Span::styled(n.clone(), theme.style(ThemeItem::Warning)))
+    } else {
+        let filter = if fleet.filter.is_empty() {
+            String::new()
+        } else {
+            format!("filter “{}” · ", fleet.filter)
+        };
+        Line::from(vec![
+            Span::styled(filter, theme.style(ThemeItem::Text)),
+            Span::styled(
+                "↑↓ select · Enter dashboard · / filter · g group · q quit",
+                theme.style(ThemeItem::Key),
+            ),
+        ])
+    };
+    frame.render_widget(Paragraph::new(foot), footer);
+}
+
+fn render_table(frame: &mut Frame, area: Rect, fleet: &Fleet, theme: &Theme) {
+    let widths = [
+        Constraint::Min(10),
+        Constraint::Length(8),
+        Constraint::Length(20),
+        Constraint::Length(10),
+        Constraint::Length(9),
+        Constraint::Length(8),
+        Constraint::Length(8),
+        Constraint::Length(12),
+        Constraint::Length(6),
+        Constraint::Length(10),
+        Constraint::Length(6),
+        Constraint::Length(5),
+    ];
+    let header = Row::new(HEADERS.iter().map(|h| Cell::from(*h)))
+        .style(theme.style(ThemeItem::Title).add_modifier(Modifier::BOLD));
+    let mut last_group: Option<&Option<String>> = None;
+    let mut rows = Vec::with_capacity(fleet.order.len());
+    for (pos, i) in fleet.order.iter().enumerate() {
+        let s = &fleet.servers[*i];
+        if fleet.by_group && last_group != Some(&s.group) {
+            last_group = Some(&s.group);
+            let g = s.group.as_deref().unwrap_or("(no group)");
+            rows.push(
+                Row::new([Cell::from(format!("▸ {}", sanitize(g, 30)))])
+                    .style(theme.style(ThemeItem::Dim)),
+            );
+        }
+        let mut style = row_style(s, theme);
+        if pos == fleet.selected {
+            style = style
+                .bg(theme.color(ThemeItem::Selected).unwrap_or_default())
+                .add_modifier(Modifier::REVERSED);
+        }
+        let cells = cells(s, fleet);
+        // A disconnected row's error spans the figure columns.
+        rows.push(Row::new(cells.into_iter().map(Cell::from)).style(style));
+    }
+    if rows.is_empty() {
+        let msg = if fleet.filter.is_empty() {
+            "no servers: give --config FILE or -h HOST".to_string()
+        } else {
+            format!(
+                "no server matches “{}” (Esc clears the filter)",
+                fleet.filter
+            )
+        };
+        frame.render_widget(Paragraph::new(msg).style(theme.style(ThemeItem::Dim)), area);
+        return;
+    }
+    let table = Table::new(rows, widths).header(header).column_spacing(1);
+    frame.render_widget(table, area);
+}

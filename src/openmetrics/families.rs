@@ -1,0 +1,489 @@
+//! The one place that maps the derived figures to metric families: name (with its unit),
+//! type, help and how to read it from [`Figures`]. Adding a figure to the metrics is one line
+//! here. Unknown figures give no sample (absent, never a made-up 0).
+
+use crate::figures::Figures;
+use crate::figures::{Severity, VerdictKind};
+use crate::sample::SourceKind;
+
+/// OpenMetrics types we expose. (Counters come from innodebt itself, see [`super::Own`].)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Gauge,
+    Counter,
+    StateSet,
+    Info,
+}
+
+/// Label pairs of one sample.
+pub type Labels = Vec<(&'static str, String)>;
+
+/// How a family reads its samples from `T` (the figures, or innodebt's own state).
+pub enum Read<T> {
+    /// One unlabelled value, when known.
+    One(fn(&T) -> Option<f64>),
+    /// Several labelled values (a StateSet's states, per-source rates, an info's labels).
+    Many(fn(&T) -> Vec<(Labels, f64)>),
+}
+
+pub struct Family<T: 'static> {
+    /// The family name; with a unit it ends in `_<unit>` (OpenMetrics).
+    pub name: &'static str,
+    /// `bytes`, `seconds`, `ratio`, or "" for none.
+    pub unit: &'static str,
+    pub kind: Kind,
+    pub help: &'static str,
+    pub read: Read<T>,
+}
+
+pub(super) const fn gauge<T>(
+    name: &'static str,
+    unit: &'static str,
+    help: &'static str,
+    f: fn(&T) -> Option<f64>,
+) -> Family<T> {
+    Family {
+        name,
+        unit,
+        kind: Kind::Gauge,
+        help,
+        read: Read::One(f),
+    }
+}
+
+fn n(v: Option<u64>) -> Option<f64> {
+    v.map(|v| v as f64)
+}
+
+/// A percentage figure as a 0–1 ratio.
+fn ratio(pct: Option<f64>) -> Option<f64> {
+    pct.map(|p| p / 100.0)
+}
+
+fn us(v: Option<u64>) -> Option<f64> {
+    v.map(|v| v as f64 / 1e6)
+}
+
+/// The blocker's age: 0 when INNODB_TRX was read and nothing blocks, absent when unknown.
+fn blocker_age(f: &Figures) -> Option<f64> {
+    match &f.blocker {
+        Some(b) => Some(b.age_s as f64),
+        None if f.refused(SourceKind::InnodbTrx).is_some() => None,
+        None => Some(0.0),
+    }
+}
+
+/// Every verdict kind a StateSet names (issue 11 may add states: one line here).
+pub const VERDICT_STATES: [VerdictKind; 5] = [
+    VerdictKind::BlockedByReadView,
+    VerdictKind::PurgeLagTrap,
+    VerdictKind::PurgeTooSlow,
+    VerdictKind::FlushPressure,
+    VerdictKind::Healthy,
+];
+
+pub const SEVERITY_STATES: [Severity; 3] = [Severity::Ok, Severity::Warning, Severity::Critical];
+
+fn verdict_states(f: &Figures) -> Vec<(Labels, f64)> {
+    if f.verdicts.is_empty() {
+        // No judgement yet: a StateSet with every state false says nothing untrue.
+        return Vec::new();
+    }
+    VERDICT_STATES
+        .iter()
+        .map(|k| {
+            let on = f.verdicts.iter().any(|v| v.kind == *k);
+            (
+                vec![("innodebt_verdict", k.as_str().to_string())],
+                f64::from(u8::from(on)),
+            )
+        })
+        .collect()
+}
+
+fn severity_states(f: &Figures) -> Vec<(Labels, f64)> {
+    let Some(worst) = f.verdicts.iter().map(|v| v.severity).max() else {
+        return Vec::new();
+    };
+    SEVERITY_STATES
+        .iter()
+        .map(|s| {
+            (
+                vec![("innodebt_severity", s.as_str().to_string())],
+                f64::from(u8::from(*s == worst)),
+            )
+        })
+        .collect()
+}
+
+fn flush_by_source(f: &Figures) -> Vec<(Labels, f64)> {
+    let b = &f.flush.by_source_pages_per_s;
+    [
+        ("adaptive", b.adaptive),
+        ("lru", b.lru),
+        ("sync", b.sync),
+        ("background", b.background),
+        ("neighbor", b.neighbor),
+    ]
+    .into_iter()
+    .filter_map(|(s, v)| Some((vec![("source", s.to_string())], v?)))
+    .collect()
+}
+
+fn server_info(f: &Figures) -> Vec<(Labels, f64)> {
+    vec![(
+        vec![
+            ("flavor", f.server.flavor.clone()),
+            ("version", f.server.version.clone()),
+            ("stall_point", f.redo.sync_point_name.clone()),
+        ],
+        1.0,
+    )]
+}
+
+fn blocker_info(f: &Figures) -> Vec<(Labels, f64)> {
+    let Some(b) = &f.blocker else {
+        return Vec::new();
+    };
+    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    vec![(
+        vec![
+            ("trx_id", b.trx_id.clone()),
+            (
+                "thread_id",
+                b.thread_id.map(|t| t.to_string()).unwrap_or_default(),
+            ),
+            ("user", opt(&b.user)),
+            ("host", opt(&b.host)),
+            ("isolation", opt(&b.isolation)),
+        ],
+        1.0,
+    )]
+}
+
+fn counters_off(f: &Figures) -> Vec<(Labels, f64)> {
+    f.metrics_off
+        .iter()
+        .map(|c| (vec![("counter", c.clone())], 1.0))
+        .collect()
+}
+
+fn sources_refused(f: &Figures) -> Vec<(Labels, f64)> {
+    f.unavailable
+        .iter()
+        .map(|u| {
+            (
+                vec![
+                    ("source", u.what.clone()),
+                    ("privilege", u.privilege.clone().unwrap_or_default()),
+                ],
+                1.0,
+            )
+        })
+        .collect()
+}
+
+/// The figures as metric families, in exposition order.
+pub const FIGURES: &[Family<Figures>] = &[
+    Family {
+        name: "innodebt_server",
+        unit: "",
+        kind: Kind::Info,
+        help: "The server polled: flavour, version and what its stall point is called",
+        read: Read::Many(server_info),
+    },
+    gauge("innodebt_uptime_seconds", "seconds", "Server uptime", |f| {
+        n(f.server.uptime_s)
+    }),
+    Family {
+        name: "innodebt_verdict",
+        unit: "",
+        kind: Kind::StateSet,
+        help: "What the figures mean: each verdict that holds now is 1",
+        read: Read::Many(verdict_states),
+    },
+    Family {
+        name: "innodebt_severity",
+        unit: "",
+        kind: Kind::StateSet,
+        help: "The worst severity among the verdicts",
+        read: Read::Many(severity_states),
+    },
+    gauge(
+        "innodebt_checkpoint_age_bytes",
+        "bytes",
+        "Checkpoint age: redo written since the last checkpoint (LSN - checkpoint LSN)",
+        |f| n(f.redo.checkpoint_age_bytes),
+    ),
+    gauge(
+        "innodebt_redo_capacity_bytes",
+        "bytes",
+        "Redo log capacity",
+        |f| n(f.redo.capacity_bytes),
+    ),
+    gauge(
+        "innodebt_async_point_bytes",
+        "bytes",
+        "Checkpoint age at which InnoDB starts flushing hard (async flush point)",
+        |f| n(f.redo.async_point_bytes),
+    ),
+    gauge(
+        "innodebt_stall_point_bytes",
+        "bytes",
+        "Checkpoint age at which user threads stall (MySQL sync flush point; MariaDB furious flush point M)",
+        |f| n(f.redo.sync_point_bytes),
+    ),
+    gauge(
+        "innodebt_checkpoint_age_ratio",
+        "ratio",
+        "Checkpoint age as a share of the redo capacity",
+        |f| ratio(f.redo.checkpoint_age_pct_of_capacity),
+    ),
+    gauge(
+        "innodebt_checkpoint_age_async_ratio",
+        "ratio",
+        "Checkpoint age as a share of the async point (1 = flushing hard)",
+        |f| ratio(f.redo.pct_of_async()),
+    ),
+    gauge(
+        "innodebt_redo_written_bytes_per_second",
+        "",
+        "Redo bytes written per second",
+        |f| f.redo.written_bytes_per_s,
+    ),
+    gauge(
+        "innodebt_seconds_to_async_point",
+        "",
+        "Seconds of redo writes at the current rate until checkpoint age reaches the async point if the checkpoint stopped advancing (0 once past it; absent while nothing is written)",
+        |f| f.redo.seconds_to_async_point,
+    ),
+    gauge(
+        "innodebt_seconds_to_stall_point",
+        "",
+        "Seconds of redo writes at the current rate until checkpoint age reaches the stall point if the checkpoint stopped advancing (0 once past it; absent while nothing is written)",
+        |f| f.redo.seconds_to_sync_point,
+    ),
+    gauge(
+        "innodebt_recovery_estimate_seconds",
+        "seconds",
+        "Estimated crash-recovery time if the server died now",
+        |f| f.recovery.as_ref().map(|r| r.estimate_s),
+    ),
+    gauge(
+        "innodebt_recovery_worst_case_seconds",
+        "seconds",
+        "Estimated crash-recovery time at the stall point (the most redo the flusher lets build up)",
+        |f| f.recovery.as_ref().and_then(|r| r.worst_case_s),
+    ),
+    gauge(
+        "innodebt_checkpoint_age_peak_bytes",
+        "bytes",
+        "Peak checkpoint age since innodebt started polling (or since the redo size changed)",
+        |f| {
+            f.sizing
+                .as_ref()
+                .map(|s| s.peak_checkpoint_age_bytes as f64)
+        },
+    ),
+    gauge(
+        "innodebt_redo_advised_capacity_bytes",
+        "bytes",
+        "Redo capacity that would keep the peak checkpoint age below the async point with headroom",
+        |f| f.sizing.as_ref().map(|s| s.advised_capacity_bytes as f64),
+    ),
+    gauge(
+        "innodebt_flush_total_pages_per_second",
+        "",
+        "Pages flushed per second, all sources",
+        |f| f.flush.total_pages_per_s,
+    ),
+    Family {
+        name: "innodebt_flush_pages_per_second",
+        unit: "",
+        kind: Kind::Gauge,
+        help: "Pages flushed per second by source (a source whose INNODB_METRICS counter is off is absent)",
+        read: Read::Many(flush_by_source),
+    },
+    Family {
+        name: "innodebt_innodb_metrics_off",
+        unit: "",
+        kind: Kind::Gauge,
+        help: "INNODB_METRICS counters the figures need that are switched off (their figures are absent)",
+        read: Read::Many(counters_off),
+    },
+    Family {
+        name: "innodebt_source_unavailable",
+        unit: "",
+        kind: Kind::Gauge,
+        help: "Sources the server refused, with the privilege that would unlock them",
+        read: Read::Many(sources_refused),
+    },
+    gauge(
+        "innodebt_history_list_length",
+        "",
+        "History list length: undo logs waiting for purge",
+        |f| n(f.history.length),
+    ),
+    gauge(
+        "innodebt_history_growth_per_second",
+        "",
+        "History list length change per second",
+        |f| f.history.growth_per_s,
+    ),
+    gauge(
+        "innodebt_history_seconds_to_max_purge_lag",
+        "",
+        "Seconds until the history list reaches innodb_max_purge_lag at the current growth (0 once past it; absent when the lag is off or history does not grow)",
+        |f| f.history.seconds_to_max_purge_lag,
+    ),
+    gauge(
+        "innodebt_history_held_back",
+        "",
+        "History the oldest read view holds back (history now - history when it started)",
+        |f| n(f.history.held_back),
+    ),
+    gauge(
+        "innodebt_purge_blocker_age_seconds",
+        "seconds",
+        "Age of the transaction whose read view blocks purge (0 when none)",
+        blocker_age,
+    ),
+    gauge(
+        "innodebt_purge_blocker_thread_id",
+        "",
+        "Processlist id of the session whose read view blocks purge (absent when none)",
+        |f| n(f.blocker.as_ref().and_then(|b| b.thread_id)),
+    ),
+    Family {
+        name: "innodebt_purge_blocker",
+        unit: "",
+        kind: Kind::Info,
+        help: "The session whose read view blocks purge",
+        read: Read::Many(blocker_info),
+    },
+    gauge(
+        "innodebt_purge_records_per_second",
+        "",
+        "Undo records purged per second",
+        |f| f.purge.records_per_s,
+    ),
+    gauge(
+        "innodebt_purge_undo_pages_per_second",
+        "",
+        "Undo log pages purged per second",
+        |f| f.purge.undo_pages_per_s,
+    ),
+    gauge(
+        "innodebt_purge_inflow_records_per_second",
+        "",
+        "Rows updated and deleted per second: the records purge will have to process",
+        |f| f.purge.inflow_records_per_s,
+    ),
+    gauge(
+        "innodebt_dml_delay_seconds",
+        "seconds",
+        "Delay InnoDB's purge-lag formula gives each DML row now (0 when innodb_max_purge_lag is off)",
+        |f| us(f.purge.dml_delay_us),
+    ),
+    gauge(
+        "innodebt_dml_delay_applied_seconds",
+        "seconds",
+        "Delay writes actually pay now per row (MariaDB: 0 while a read view blocks purge)",
+        |f| us(f.purge.dml_delay_applied_us),
+    ),
+    gauge(
+        "innodebt_max_purge_lag",
+        "",
+        "innodb_max_purge_lag (0 = off)",
+        |f| n(f.purge.max_purge_lag),
+    ),
+    gauge("innodebt_purge_threads", "", "innodb_purge_threads", |f| {
+        n(f.purge.threads)
+    }),
+    gauge(
+        "innodebt_dirty_pages",
+        "",
+        "Dirty pages in the buffer pool",
+        |f| n(f.dirty.pages),
+    ),
+    gauge(
+        "innodebt_dirty_pages_ratio",
+        "ratio",
+        "Dirty pages / (data + free pages), InnoDB's own ratio",
+        |f| ratio(f.dirty.pct),
+    ),
+    gauge(
+        "innodebt_dirty_pages_max_ratio",
+        "ratio",
+        "innodb_max_dirty_pages_pct as a ratio",
+        |f| ratio(f.dirty.max_pct),
+    ),
+    gauge(
+        "innodebt_dirty_bytes",
+        "bytes",
+        "Dirty bytes in the buffer pool",
+        |f| n(f.dirty.bytes),
+    ),
+    gauge(
+        "innodebt_undo_size_bytes",
+        "bytes",
+        "Undo tablespace size in use",
+        |f| n(f.undo.size_bytes),
+    ),
+    gauge(
+        "innodebt_undo_reads_pages_per_second",
+        "",
+        "Undo pages read from disk per second (undo no longer cached)",
+        |f| f.undo.reads_per_s,
+    ),
+    gauge(
+        "innodebt_self_statements_per_tick",
+        "",
+        "Statements innodebt sent the server in its last tick (slow-cadence ones on the ticks they ran)",
+        |f| {
+            f.self_cost
+                .as_ref()
+                .map(|c| f64::from(c.statements_per_tick))
+        },
+    ),
+    gauge(
+        "innodebt_self_server_seconds_per_tick",
+        "",
+        "innodebt's own time on the server in its last tick: its statements' round trips added up",
+        |f| f.self_cost.as_ref().map(|c| c.server_ms_per_tick / 1000.0),
+    ),
+    gauge(
+        "innodebt_self_server_p95_seconds",
+        "seconds",
+        "95th percentile over the last minute of innodebt's own time on the server per tick",
+        |f| {
+            f.self_cost
+                .as_ref()
+                .and_then(|c| c.server_ms_p95_1m)
+                .map(|ms| ms / 1000.0)
+        },
+    ),
+    gauge(
+        "innodebt_undo_resident_ratio",
+        "ratio",
+        "Share of undo pages in the buffer pool at the last residency scan",
+        |f| ratio(f.undo.resident_pct),
+    ),
+];
+
+/// Every metric name a scrape can carry (the sample names, e.g. `innodebt_server_info`),
+/// for checking dashboards and alert rules against what innodebt exports.
+pub fn sample_names() -> Vec<String> {
+    let sample_name = |name: &str, kind: Kind| match kind {
+        Kind::Info => format!("{name}_info"),
+        Kind::Counter => format!("{name}_total"),
+        _ => name.to_string(),
+    };
+    let mut names: Vec<String> = FIGURES
+        .iter()
+        .map(|f| sample_name(f.name, f.kind))
+        .chain(super::OWN.iter().map(|f| sample_name(f.name, f.kind)))
+        .collect();
+    names.sort();
+    names
+}

@@ -1,0 +1,436 @@
+//! The figures in the OpenMetrics text format (and the older Prometheus 0.0.4 text format
+//! for scrapers that don't ask for OpenMetrics): what `innodebt serve` answers on `/metrics`
+//! and `/probe`, and what `innodebt export --format openmetrics` writes with timestamps.
+//! The mapping figure → family lives in [`families`]; this module only writes (and, for the
+//! fleet view, reads) the text.
+
+pub mod families;
+pub mod parse;
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+
+pub use families::{FIGURES, Family, Kind, Labels, Read, sample_names};
+
+use crate::figures::Figures;
+
+/// The two text formats a scrape can get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `application/openmetrics-text; version=1.0.0`: units, StateSets, info, `# EOF`.
+    OpenMetrics,
+    /// `text/plain; version=0.0.4`: StateSets and info as gauges, no units.
+    Prometheus,
+}
+
+impl Format {
+    /// Content negotiation on the `Accept` header: OpenMetrics when the scraper lists it
+    /// (Prometheus does, first), else the classic text format.
+    pub fn negotiate(accept: Option<&str>) -> Format {
+        let wants_om = accept.is_some_and(|a| {
+            a.split(',').any(|part| {
+                let mut params = part.split(';').map(str::trim);
+                let media = params.next().unwrap_or_default();
+                let q_zero = params.any(|p| p.replace(' ', "") == "q=0");
+                media.eq_ignore_ascii_case("application/openmetrics-text") && !q_zero
+            })
+        });
+        if wants_om {
+            Format::OpenMetrics
+        } else {
+            Format::Prometheus
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::Prometheus => "text/plain; version=0.0.4; charset=utf-8",
+        }
+    }
+}
+
+/// What innodebt knows about its own polling of one server at scrape time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Own {
+    /// Connected, with a sample younger than the staleness limit.
+    pub up: bool,
+    pub scrape_duration_s: f64,
+    /// Age of the newest sample at scrape time.
+    pub sample_age_s: Option<f64>,
+    /// Round trip of the last poll's statements: innodebt's own time on the server per tick.
+    pub last_poll_s: Option<f64>,
+    /// Sum of every poll's round trip since the target started.
+    pub server_seconds_total: f64,
+    pub polls_total: u64,
+    /// Why the target is down (never credentials).
+    pub last_error: Option<String>,
+}
+
+fn last_error(o: &Own) -> Vec<(Labels, f64)> {
+    match &o.last_error {
+        Some(e) if !o.up => vec![(vec![("error", shorten(e, 200))], 1.0)],
+        _ => Vec::new(),
+    }
+}
+
+/// innodebt's own families, read from [`Own`].
+pub const OWN: &[Family<Own>] = &[
+    families::gauge(
+        "innodebt_up",
+        "",
+        "1 when innodebt is connected to the server and its latest sample is fresh",
+        |o| Some(f64::from(u8::from(o.up))),
+    ),
+    families::gauge(
+        "innodebt_scrape_duration_seconds",
+        "seconds",
+        "How long this scrape took innodebt to answer",
+        |o| Some(o.scrape_duration_s),
+    ),
+    families::gauge(
+        "innodebt_sample_age_seconds",
+        "seconds",
+        "Age of the newest sample at scrape time (polling runs on its own cadence)",
+        |o| o.sample_age_s,
+    ),
+    families::gauge(
+        "innodebt_poll_duration_seconds",
+        "seconds",
+        "Round trip of innodebt's statements in its last poll: its own time on the server per tick",
+        |o| o.last_poll_s,
+    ),
+    Family {
+        name: "innodebt_self_server_seconds",
+        unit: "seconds",
+        kind: Kind::Counter,
+        help: "Time innodebt's polls spent on the server since it started polling it",
+        read: Read::One(|o| Some(o.server_seconds_total)),
+    },
+    Family {
+        name: "innodebt_polls",
+        unit: "",
+        kind: Kind::Counter,
+        help: "Polls of the server since innodebt started polling it",
+        read: Read::One(|o| Some(o.polls_total as f64)),
+    },
+    Family {
+        name: "innodebt_last_error",
+        unit: "",
+        kind: Kind::Info,
+        help: "Why innodebt cannot poll the server now (present only while down)",
+        read: Read::Many(last_error),
+    },
+];
+
+/// One time series: its labels and its points (timestamp in seconds, when exported).
+struct Series {
+    labels: Labels,
+    points: Vec<(Option<f64>, f64)>,
+}
+
+struct FamilyData {
+    name: &'static str,
+    unit: &'static str,
+    kind: Kind,
+    help: &'static str,
+    series: Vec<Series>,
+}
+
+/// Samples gathered per family (a family's samples must be contiguous in the text), then
+/// written in one of the [`Format`]s.
+#[derive(Default)]
+pub struct Exposition {
+    families: Vec<FamilyData>,
+}
+
+impl Exposition {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the figures' samples (with `at` as their timestamp when exporting).
+    pub fn add_figures(&mut self, f: &Figures, at: Option<DateTime<Utc>>) {
+        self.add(FIGURES, f, at);
+    }
+
+    pub fn add_own(&mut self, o: &Own) {
+        self.add(OWN, o, None);
+    }
+
+    fn add<T>(&mut self, table: &[Family<T>], input: &T, at: Option<DateTime<Utc>>) {
+        let ts = at.map(|t| t.timestamp_millis() as f64 / 1000.0);
+        for fam in table {
+            let samples = match fam.read {
+                Read::One(read) => read(input)
+                    .map(|v| vec![(Vec::new(), v)])
+                    .unwrap_or_default(),
+                Read::Many(read) => read(input),
+            };
+            if samples.is_empty() {
+                continue;
+            }
+            let data = self.family(fam);
+            for (labels, value) in samples {
+                match data.series.iter_mut().find(|s| s.labels == labels) {
+                    Some(s) => s.points.push((ts, value)),
+                    None => data.series.push(Series {
+                        labels,
+                        points: vec![(ts, value)],
+                    }),
+                }
+            }
+        }
+    }
+
+    fn family<T>(&mut self, fam: &Family<T>) -> &mut FamilyData {
+        let at = match self.families.iter().position(|d| d.name == fam.name) {
+            Some(i) => i,
+            None => {
+                self.families.push(FamilyData {
+                    name: fam.name,
+                    unit: fam.unit,
+                    kind: fam.kind,
+                    help: fam.help,
+                    series: Vec::new(),
+                });
+                self.families.len() - 1
+            }
+        };
+        &mut self.families[at]
+    }
+
+    /// The text. OpenMetrics ends with `# EOF`.
+    pub fn render(&self, format: Format) -> String {
+        let mut out = String::with_capacity(8 * 1024);
+        for fam in &self.families {
+            let sample_name = match fam.kind {
+                Kind::Info => format!("{}_info", fam.name),
+                Kind::Counter => format!("{}_total", fam.name),
+                Kind::Gauge | Kind::StateSet => fam.name.to_string(),
+            };
+            match format {
+                Format::OpenMetrics => {
+                    let kind = match fam.kind {
+                        Kind::Gauge => "gauge",
+                        Kind::Counter => "counter",
+                        Kind::StateSet => "stateset",
+                        Kind::Info => "info",
+                    };
+                    let _ = writeln!(out, "# TYPE {} {kind}", fam.name);
+                    if !fam.unit.is_empty() {
+                        let _ = writeln!(out, "# UNIT {} {}", fam.name, fam.unit);
+                    }
+                    let _ = writeln!(out, "# HELP {} {}", fam.name, escape_help(fam.help));
+                }
+                Format::Prometheus => {
+                    let kind = if fam.kind == Kind::Counter {
+                        "counter"
+                    } else {
+                        "gauge"
+                    };
+                    let _ = writeln!(out, "# HELP {sample_name} {}", escape_help(fam.help));
+                    let _ = writeln!(out, "# TYPE {sample_name} {kind}");
+                }
+            }
+            for s in &fam.series {
+                let labels = labels_text(&s.labels);
+                for (ts, v) in &s.points {
+                    let _ = write!(out, "{sample_name}{labels} {}", number(*v));
+                    if let Some(ts) = ts {
+                        match format {
+                            Format::OpenMetrics => {
+                                let _ = write!(out, " {}", number(*ts));
+                            }
+                            Format::Prometheus => {
+                                let _ = write!(out, " {}", (ts * 1000.0).round() as i64);
+                            }
+                        }
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+        if format == Format::OpenMetrics {
+            out.push_str("# EOF\n");
+        }
+        out
+    }
+}
+
+/// One scrape of one target: its figures (when there are any) and innodebt's own state.
+pub fn scrape(figures: Option<&Figures>, own: &Own, format: Format) -> String {
+    let mut e = Exposition::new();
+    e.add_own(own);
+    if let Some(f) = figures {
+        e.add_figures(f, None);
+    }
+    e.render(format)
+}
+
+/// A capture as OpenMetrics with timestamps: every sample's figures, derived as the
+/// dashboard derives them. Returns the samples written.
+pub fn export<'a, I, W>(events: I, out: W) -> std::io::Result<u64>
+where
+    I: IntoIterator<Item = &'a crate::sample::SourceEvent>,
+    W: std::io::Write,
+{
+    let mut deriver = crate::derive::Deriver::new();
+    let figures = events.into_iter().filter_map(|ev| deriver.push(ev)).map(Ok);
+    export_figures(figures, out)
+}
+
+/// Like [`export`] for figures already derived (a replay's window of a capture).
+pub fn export_figures<I, W>(figures: I, mut out: W) -> std::io::Result<u64>
+where
+    I: IntoIterator<Item = std::io::Result<Figures>>,
+    W: std::io::Write,
+{
+    let mut e = Exposition::new();
+    let mut samples = 0;
+    for f in figures {
+        let f = f?;
+        e.add_figures(&f, Some(f.sampled_at));
+        samples += 1;
+    }
+    out.write_all(e.render(Format::OpenMetrics).as_bytes())?;
+    out.flush()?;
+    Ok(samples)
+}
+
+fn labels_text(labels: &Labels) -> String {
+    if labels.is_empty() {
+        return String::new();
+    }
+    let inner: Vec<String> = labels
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{}\"", escape_label(v)))
+        .collect();
+    format!("{{{}}}", inner.join(","))
+}
+
+/// Label values: backslash, double quote and line feed escaped (both formats).
+pub fn escape_label(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn escape_help(h: &str) -> String {
+    h.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+/// At most `max` characters (an error text in a label).
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+/// A sample value: integers without a fraction, `+Inf`/`-Inf`/`NaN` as the formats spell them.
+pub fn number(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        }
+    } else if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiation_prefers_openmetrics_when_asked() {
+        let prometheus = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+        assert_eq!(Format::negotiate(Some(prometheus)), Format::OpenMetrics);
+        assert_eq!(Format::negotiate(Some("text/plain")), Format::Prometheus);
+        assert_eq!(Format::negotiate(None), Format::Prometheus);
+        assert_eq!(
+            Format::negotiate(Some("application/openmetrics-text; q=0")),
+            Format::Prometheus
+        );
+    }
+
+    #[test]
+    fn numbers_and_escapes() {
+        assert_eq!(number(3.0), "3");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(f64::INFINITY), "+Inf");
+        assert_eq!(number(f64::NAN), "NaN");
+        assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+
+    #[test]
+    fn a_down_target_says_up_0_and_why_in_both_formats() {
+        let own = Own {
+            up: false,
+            scrape_duration_s: 0.002,
+            last_error: Some("connection refused by 127.0.0.1:1".into()),
+            ..Own::default()
+        };
+        let om = scrape(None, &own, Format::OpenMetrics);
+        assert!(om.contains("# TYPE innodebt_up gauge\n"), "{om}");
+        assert!(om.contains("\ninnodebt_up 0\n"), "{om}");
+        assert!(om.contains("# UNIT innodebt_scrape_duration_seconds seconds\n"));
+        assert!(
+            om.contains("innodebt_self_server_seconds_total 0\n"),
+            "{om}"
+        );
+        assert!(
+            om.contains(
+                "innodebt_last_error_info{error=\"connection refused by 127.0.0.1:1\"} 1\n"
+            )
+        );
+        assert!(om.ends_with("# EOF\n"));
+        assert!(!om.contains("innodebt_checkpoint_age_bytes"));
+        let text = scrape(None, &own, Format::Prometheus);
+        assert!(
+            text.contains("# TYPE innodebt_last_error_info gauge\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE innodebt_polls_total counter\n"),
+            "{text}"
+        );
+        assert!(!text.contains("# EOF") && !text.contains("# UNIT"));
+    }
+
+    #[test]
+    fn every_family_name_carries_its_unit() {
+        for (name, unit) in FIGURES
+            .iter()
+            .map(|f| (f.name, f.unit))
+            .chain(OWN.iter().map(|f| (f.name, f.unit)))
+        {
+            assert!(name.starts_with("innodebt_"), "{name}");
+            if !unit.is_empty() {
+                assert!(name.ends_with(&format!("_{unit}")), "{name} lacks _{unit}");
+            }
+        }
+        let names = sample_names();
+        let mut dedup = names.clone();
+        dedup.dedup();
+        assert_eq!(names, dedup, "a family name is used twice");
+    }
+}

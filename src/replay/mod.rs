@@ -1,0 +1,16 @@
+//! Replaying captures of any length in bounded memory. A capture (format 2) stores, after
+//! each section of events, the derivation state at its end, one row of chart values per
+//! sample and a small summary ([`summary`]); a replay opens one file or a directory of them
+//! as a [`CaptureSet`] by reading the summaries only ([`set`]), and rebuilds the screen at
+//! any sample from the nearest state, a few sections of rows and one section's events
+//! ([`window`]) — exactly what a replay from the start shows. [`open`] decides what a path
+//! is (file, directory of captures, pt-stalk directory) and makes writers that store states.
+
+pub mod open;
+pub mod set;
+pub mod summary;
+pub mod window;
+
+pub use open::{create_writer, open_replay, spawn_writer, temp_capture};
+pub use set::CaptureSet;
+pub use window::{CHART_SPAN_S, Cursor};

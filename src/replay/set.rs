@@ -1,0 +1,477 @@
+//! What a replay opens: one capture, or a directory of them (a flight recorder's hourly
+//! files), as one sequence of samples numbered from 0. Opening reads the section summaries
+//! only; sections that have none the reader can trust (format 1, the open end of a file
+//! still being written, damage, another derivation version) are derived once, at open, into
+//! scratch storage. Then the screen at any sample is rebuilt from the state before its
+//! section, a few sections of rows and that one section's events (see `window`).
+//!
+//! Each file starts from its own initial derivation: fresh, or the one a rotation carried
+//! over (so a recorder's hourly files replay exactly as one long file, and two separate
+//! recordings in one directory do not mix their peaks).
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use super::summary::{
+    self, BUCKET_SAMPLES, Checkpoint, Initial, SectionState, SectionSummary, StoredState,
+    Summarizer,
+};
+use crate::capture::spill::Spill;
+use crate::capture::{CaptureIndex, End};
+use crate::derive::DERIVATION_VERSION;
+use crate::verdicts::{EnginePoints, RecoveryModel, Severity};
+use crate::view::moments::{Moment, MomentKind, peak_moment};
+
+/// Section states kept decoded (rows for charts and the engine, the checkpoint).
+const STATE_CACHE: usize = 24;
+
+/// Where a section's end state is.
+#[derive(Debug, Clone, Copy)]
+enum StateLoc {
+    /// In the capture, written by a build with this derivation version.
+    Stored,
+    /// Derived at open into the scratch storage.
+    Spilled((u64, u64)),
+}
+
+#[derive(Debug)]
+pub(crate) struct Section {
+    /// Index into the file's frames.
+    pub frame: usize,
+    /// Index of its first sample in the set, and its samples.
+    pub first: u64,
+    pub samples: u64,
+    pub last_at: Option<DateTime<Utc>>,
+    state: StateLoc,
+}
+
+#[derive(Debug)]
+pub(crate) struct SetFile {
+    pub index: CaptureIndex,
+    /// Index of its first sample in the set.
+    pub base: u64,
+    /// Index of its first sample in its derivation chain (0 unless rotated).
+    chain_base: u64,
+    pub initial: Arc<Initial>,
+    pub sections: Vec<Section>,
+}
+
+impl SetFile {
+    fn samples(&self) -> u64 {
+        self.sections.iter().map(|s| s.samples).sum()
+    }
+
+    /// A chain-relative sample index to the set's.
+    fn global(&self, chain: u64) -> u64 {
+        if chain >= self.chain_base {
+            self.base + (chain - self.chain_base)
+        } else {
+            self.base.saturating_sub(self.chain_base - chain)
+        }
+    }
+}
+
+/// A replay's captures; see the module docs.
+#[derive(Debug)]
+pub struct CaptureSet {
+    name: String,
+    pub(crate) files: Vec<SetFile>,
+    pub(crate) recovery: RecoveryModel,
+    spill: Spill,
+    cache: VecDeque<((usize, usize), Arc<StoredState>)>,
+    moments: Vec<Moment>,
+    severity: Vec<(u64, Option<Severity>)>,
+    notes: Vec<String>,
+    peak: Option<(u64, DateTime<Utc>, u64)>,
+}
+
+impl CaptureSet {
+    /// An empty set named `name`; add files in replay order.
+    pub fn new(name: String, recovery: RecoveryModel) -> Self {
+        CaptureSet {
+            name,
+            files: Vec::new(),
+            recovery,
+            spill: Spill::default(),
+            cache: VecDeque::new(),
+            moments: Vec::new(),
+            severity: Vec::new(),
+            notes: Vec::new(),
+            peak: None,
+        }
+    }
+
+    /// One capture file.
+    pub fn open_file(path: &Path, recovery: RecoveryModel) -> Result<Self, String> {
+        let index = CaptureIndex::open(path).map_err(|e| e.to_string())?;
+        let mut set = CaptureSet::new(path.display().to_string(), recovery);
+        set.add(index)?;
+        Ok(set)
+    }
+
+    /// A capture held in memory (the built-in demo).
+    pub fn from_bytes(bytes: &[u8], name: &str, recovery: RecoveryModel) -> Result<Self, String> {
+        let index = CaptureIndex::from_bytes(bytes, Path::new(name)).map_err(|e| e.to_string())?;
+        let mut set = CaptureSet::new(name.to_string(), recovery);
+        set.add(index)?;
+        Ok(set)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Samples in the whole set.
+    pub fn len(&self) -> u64 {
+        self.files.last().map_or(0, |f| f.base + f.samples())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Files in replay order.
+    pub fn files(&self) -> impl Iterator<Item = &CaptureIndex> {
+        self.files.iter().map(|f| &f.index)
+    }
+
+    /// The first sample of every section, in order.
+    pub fn section_starts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.files
+            .iter()
+            .flat_map(|f| f.sections.iter().map(|s| s.first))
+    }
+
+    /// Notable moments of the whole set, in time order, the history peak included.
+    pub fn moments(&self) -> &[Moment] {
+        &self.moments
+    }
+
+    /// Worst verdict severity by stretch: each entry holds from its first sample to the next
+    /// entry's (`None`: no figures there).
+    pub fn severity(&self) -> &[(u64, Option<Severity>)] {
+        &self.severity
+    }
+
+    /// What the reader found wrong or worth saying (cut files, damage, overlapping files).
+    pub fn note(&self) -> Option<String> {
+        (!self.notes.is_empty()).then(|| self.notes.join("; "))
+    }
+
+    pub fn push_note(&mut self, note: String) {
+        self.notes.push(note);
+    }
+
+    /// Adds the next file: reads its summaries, derives what it lacks.
+    pub fn add(&mut self, index: CaptureIndex) -> Result<(), String> {
+        let initial = match index.read_initial_body().and_then(|b| {
+            b.map(|b| {
+                summary::decode_initial(&b)
+                    .map_err(|e| format!("{}: initial state: {e}", index.path().display()))
+            })
+            .transpose()
+        }) {
+            Ok(Some(i)) if i.checkpoint.trusted() => i,
+            Ok(Some(_)) => {
+                self.notes.push(format!(
+                    "{}: continues a recording made by another innodebt version; replayed from its own start",
+                    index.path().display()
+                ));
+                fresh_initial()
+            }
+            Ok(None) => fresh_initial(),
+            Err(e) => {
+                self.notes.push(format!("{e}; replayed from its own start"));
+                fresh_initial()
+            }
+        };
+        if let End::Truncated { reason, .. } = index.end() {
+            self.notes.push(reason.clone());
+        }
+        for g in index.gaps() {
+            self.notes
+                .push(format!("{}: {}", index.path().display(), g.what));
+        }
+        if let Some(prev) = self.files.last()
+            && let (Some(end), Some(start)) = (
+                prev.sections.last().and_then(|s| s.last_at),
+                index.frames().first().map(|f| f.first_at),
+            )
+            && start < end
+        {
+            self.notes.push(format!(
+                "{} starts at {} before {} ends ({}): the files overlap; they are replayed one after the other",
+                index.path().display(),
+                start.format("%Y-%m-%d %H:%M:%S"),
+                prev.index.path().display(),
+                end.format("%H:%M:%S")
+            ));
+        }
+        let base = self.len();
+        let frames = index.frames().len();
+        self.files.push(SetFile {
+            index,
+            base,
+            chain_base: initial.first_sample,
+            initial: Arc::new(initial),
+            sections: Vec::with_capacity(frames),
+        });
+        let f = self.files.len() - 1;
+        for k in 0..frames {
+            self.add_section(f, k)?;
+        }
+        if let Some(m) = peak_moment(self.peak) {
+            self.moments.retain(|m| m.kind != MomentKind::HistoryPeak);
+            self.moments.push(m);
+        }
+        self.moments.sort_by_key(|m| (m.sample, m.at));
+        Ok(())
+    }
+
+    fn add_section(&mut self, f: usize, k: usize) -> Result<(), String> {
+        let file = &self.files[f];
+        let frame = &file.index.frames()[k];
+        let trusted = frame
+            .summary
+            .as_ref()
+            .and_then(|json| serde_json::from_slice::<SectionSummary>(json).ok())
+            .filter(|s| s.derivation == DERIVATION_VERSION)
+            .filter(|_| frame.state_at.is_some() && frame.damage.is_none());
+        let (summary, state) = match trusted {
+            Some(s) => (s, StateLoc::Stored),
+            None => {
+                let (summary, state) = self.derive_section(f, k)?;
+                (summary, StateLoc::Spilled(self.spill_state(&state)?))
+            }
+        };
+        let file = &self.files[f];
+        let first = file.base + file.samples();
+        let to_global = |chain: u64| file.global(chain);
+        for m in &summary.moments {
+            let mut m = m.clone();
+            m.sample = to_global(m.sample);
+            self.moments.push(m);
+        }
+        if let Some((s, at, h)) = summary.history_peak
+            && self.peak.is_none_or(|(_, _, p)| h > p)
+        {
+            self.peak = Some((to_global(s), at, h));
+        }
+        let mut idx = summary.first_sample;
+        let end = summary.first_sample + summary.samples;
+        for c in summary.severity.chars() {
+            let g = to_global(idx);
+            if self
+                .severity
+                .last()
+                .is_none_or(|(_, s)| *s != summary::severity_of(c))
+            {
+                self.severity.push((g, summary::severity_of(c)));
+            }
+            idx = ((idx / BUCKET_SAMPLES) + 1) * BUCKET_SAMPLES;
+            idx = idx.min(end);
+        }
+        self.files[f].sections.push(Section {
+            frame: k,
+            first,
+            samples: summary.samples,
+            last_at: summary.last_at,
+            state,
+        });
+        Ok(())
+    }
+
+    /// Derives section `k` of file `f` from the state before it.
+    fn derive_section(
+        &mut self,
+        f: usize,
+        k: usize,
+    ) -> Result<(SectionSummary, SectionState), String> {
+        let (checkpoint, engine) = self.start_state(f, k)?;
+        let mut summarizer = Summarizer::resume(&checkpoint, engine)?;
+        let file = &self.files[f];
+        let frame_no = file.index.frames()[k].frame_no;
+        match file.index.read_frame(k) {
+            Ok(read) => {
+                read.events.iter().for_each(|e| summarizer.feed(e));
+                if let End::Truncated { reason, .. } = read.end {
+                    self.note_once(reason);
+                }
+            }
+            Err(e) => self.note_once(e.to_string()),
+        }
+        let (state, summary) = summarizer.end_section(frame_no);
+        Ok((summary, state))
+    }
+
+    fn spill_state(&mut self, state: &SectionState) -> Result<(u64, u64), String> {
+        self.spill
+            .push(&summary::encode_state(state))
+            .map_err(|e| format!("cannot keep the replay's scratch data: {e}"))
+    }
+
+    fn read_spilled(&self, at: (u64, u64)) -> Result<StoredState, String> {
+        let body = self
+            .spill
+            .read(at)
+            .map_err(|e| format!("cannot read the replay's scratch data: {e}"))?;
+        summary::decode_state(&body).map_err(|e| format!("the replay's scratch data: {e}"))
+    }
+
+    /// Adds a note unless it is there already.
+    pub(crate) fn note_once(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+
+    /// The decoded end state of section `k` of file `f`.
+    pub(crate) fn state(&mut self, f: usize, k: usize) -> Result<Arc<StoredState>, String> {
+        if let Some(i) = self.cache.iter().position(|(key, _)| *key == (f, k)) {
+            let hit = self.cache.remove(i).map(|(_, s)| s);
+            if let Some(s) = hit {
+                self.cache.push_back(((f, k), Arc::clone(&s)));
+                return Ok(s);
+            }
+        }
+        let file = self.files.get(f).ok_or("no such file in the replay")?;
+        let section = file
+            .sections
+            .get(k)
+            .ok_or("no such section in the replay")?;
+        let state = match section.state {
+            StateLoc::Stored => match file
+                .index
+                .read_state_body(section.frame)
+                .and_then(|b| b.map(|b| summary::decode_state(&b)).transpose())
+            {
+                Ok(Some(s)) => s,
+                found => {
+                    // Damaged (or otherwise unusable): derive it again from the one before.
+                    let why = match found {
+                        Err(e) => e,
+                        Ok(_) => {
+                            format!("{}: section {k} has no state", file.index.path().display())
+                        }
+                    };
+                    self.note_once(format!("{why}; derived again from the events"));
+                    let (_, state) = self.derive_section(f, k)?;
+                    let at = self.spill_state(&state)?;
+                    self.files[f].sections[k].state = StateLoc::Spilled(at);
+                    self.read_spilled(at)?
+                }
+            },
+            StateLoc::Spilled(at) => self.read_spilled(at)?,
+        };
+        let state = Arc::new(state);
+        self.cache.push_back(((f, k), Arc::clone(&state)));
+        if self.cache.len() > STATE_CACHE {
+            self.cache.pop_front();
+        }
+        Ok(state)
+    }
+
+    /// Derivation at the start of section `k` of file `f`: the checkpoint and the verdict
+    /// engine's series points.
+    pub(crate) fn start_state(
+        &mut self,
+        f: usize,
+        k: usize,
+    ) -> Result<(Checkpoint, EnginePoints), String> {
+        if k == 0 {
+            let i = &self.files[f].initial;
+            return Ok((i.checkpoint.clone(), i.engine.clone()));
+        }
+        let checkpoint = self.state(f, k - 1)?.checkpoint()?;
+        if !checkpoint.trusted() {
+            return Err(format!(
+                "{}: section {} holds a state of another derivation version",
+                self.files[f].index.path().display(),
+                k - 1
+            ));
+        }
+        let need = checkpoint.view.deriver.series_len();
+        let mut got: EnginePoints = Default::default();
+        let done = |got: &EnginePoints| got.iter().zip(need).all(|(g, n)| g.len() >= n);
+        let mut j = k;
+        while j > 0 && !done(&got) {
+            j -= 1;
+            let state = self.state(f, j)?;
+            for row in state.rows.iter().rev() {
+                for (s, g) in got.iter_mut().enumerate() {
+                    if g.len() < need[s]
+                        && let Some(p) = row.engine_point(s)
+                    {
+                        g.push(p);
+                    }
+                }
+            }
+        }
+        let initial = Arc::clone(&self.files[f].initial);
+        for (s, g) in got.iter_mut().enumerate() {
+            let from = &initial.engine[s];
+            let missing = need[s].saturating_sub(g.len());
+            g.extend(from.iter().rev().take(missing));
+            g.reverse();
+        }
+        Ok((checkpoint, got))
+    }
+
+    /// Where sample `pos` is: file, section, sample within the section.
+    pub(crate) fn locate(&self, pos: u64) -> Option<(usize, usize, u64)> {
+        let f = self
+            .files
+            .partition_point(|f| f.base <= pos)
+            .checked_sub(1)?;
+        let file = &self.files[f];
+        let k = file
+            .sections
+            .partition_point(|s| s.first <= pos)
+            .checked_sub(1)?;
+        let s = &file.sections[k];
+        (pos < s.first + s.samples).then_some((f, k, pos - s.first))
+    }
+
+    /// The time of sample `pos`.
+    pub fn sample_time(&mut self, pos: u64) -> Option<DateTime<Utc>> {
+        let (f, k, r) = self.locate(pos)?;
+        let state = self.state(f, k).ok()?;
+        state.rows.get(usize::try_from(r).ok()?).map(|row| row.at)
+    }
+
+    /// The first sample at or after `t` (the last sample when `t` is after them all).
+    pub fn index_at(&mut self, t: DateTime<Utc>) -> u64 {
+        let mut found = None;
+        'files: for (f, file) in self.files.iter().enumerate() {
+            for (k, s) in file.sections.iter().enumerate() {
+                if s.samples > 0 && s.last_at.is_some_and(|last| last >= t) {
+                    found = Some((f, k, s.first));
+                    break 'files;
+                }
+            }
+        }
+        let Some((f, k, first)) = found else {
+            return self.len().saturating_sub(1);
+        };
+        let within = match self.state(f, k) {
+            Ok(s) => s
+                .rows
+                .iter()
+                .position(|r| r.at >= t)
+                .unwrap_or(s.rows.len().saturating_sub(1)) as u64,
+            Err(_) => 0,
+        };
+        first + within
+    }
+}
+
+fn fresh_initial() -> Initial {
+    Initial {
+        checkpoint: Checkpoint::fresh(),
+        first_sample: 0,
+        engine: Default::default(),
+    }
+}

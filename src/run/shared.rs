@@ -1,0 +1,35 @@
+//! What every mode shares: how it ends on an error (one clear line on stderr after the
+//! terminal is restored, and an exit code that says which kind of failure it was), and the
+//! recovery model and theme the flags ask for.
+
+use std::process::ExitCode;
+
+use crate::cli::Cli;
+use crate::theme::Theme;
+
+/// Exit codes: 0 fine, 1 runtime failure, 2 bad usage/configuration/input, ≥ 10 connection
+/// failure classes (see `ConnectError::exit_code`).
+pub const EXIT_FAILURE: u8 = 1;
+pub const EXIT_CONFIG: u8 = 2;
+
+pub fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
+    crate::term::restore();
+    eprintln!("innodebt: {message}");
+    ExitCode::from(code)
+}
+
+/// `--recovery-rate` or the published default.
+pub fn recovery_model(cli: &Cli) -> crate::verdicts::RecoveryModel {
+    cli.options
+        .recovery_rate
+        .and_then(|r| crate::verdicts::RecoveryModel::with_rate(r as f64))
+        .unwrap_or_else(crate::verdicts::RecoveryModel::published_default)
+}
+
+/// `--theme` / `--no-color` / `NO_COLOR` → the theme, or a message naming the bad file.
+pub fn theme(cli: &Cli) -> Result<Theme, ExitCode> {
+    if cli.no_color() {
+        return Ok(Theme::monochrome());
+    }
+    Theme::load(&cli.options.theme).map_err(|e| fail(EXIT_CONFIG, e))
+}

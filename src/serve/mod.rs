@@ -1,0 +1,434 @@
+//! `innodebt serve`: the derived figures for Prometheus (and anything that scrapes the same
+//! format). `/metrics` answers for the server of the usual connection flags, `/probe?target=`
+//! for any other (mysqld_exporter's multi-target convention): a name from the servers file,
+//! or a `host[:port]` reached with innodebt's own credentials. Each target is polled on its
+//! own cadence; a scrape reads its latest sample. With `--record-dir` every target also keeps
+//! a rolling capture (the flight recorder).
+
+pub mod config;
+pub mod http;
+pub mod recorder;
+pub mod target;
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpListener;
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::cli::{Cli, ConnectOptions, ServeArgs, parse_size, parse_timeout};
+use crate::openmetrics::{self, Format};
+use crate::run::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::source::live::PollerConfig;
+use config::{ConfigFile, check_name, parse_host_port};
+use http::{Request, Response};
+use recorder::{Budget, Recorder};
+use target::Target;
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:9385";
+const DEFAULT_RETAIN: Duration = Duration::from_secs(48 * 3600);
+const DEFAULT_MAX_DISK: u64 = 500 << 20;
+/// Unknown (`host:port`) targets kept polling at once; a probe beyond that is refused.
+const MAX_DYNAMIC_TARGETS: usize = 256;
+/// An unknown target nobody scraped for this long stops being polled.
+const DYNAMIC_IDLE: Duration = Duration::from_secs(600);
+
+/// Everything the request handler needs.
+struct Server {
+    /// The /metrics target; `None` with --probe-only.
+    local: Option<Arc<Target>>,
+    /// Targets named in the config file, started at once.
+    named: HashMap<String, Arc<Target>>,
+    /// `host[:port]` targets started by a probe.
+    dynamic: Mutex<HashMap<String, Arc<Target>>>,
+    /// innodebt's own connection: credentials for unknown targets.
+    own: ConnectOptions,
+    poller: PollerConfig,
+    recovery: crate::verdicts::RecoveryModel,
+    scrape_timeout: Duration,
+    budget: Option<Arc<Budget>>,
+    recorders: Mutex<Vec<Recorder>>,
+}
+
+pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
+    let file = match &args.config {
+        Some(p) => match ConfigFile::load(p) {
+            Ok(f) => f,
+            Err(e) => return fail(EXIT_CONFIG, e),
+        },
+        None => ConfigFile::default(),
+    };
+    let own = match cli.connect_options() {
+        Ok(r) => {
+            for w in &r.warnings {
+                eprintln!("innodebt: warning: {w}");
+            }
+            r.options
+        }
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let listen = args
+        .listen
+        .clone()
+        .or(file.serve.listen.clone())
+        .unwrap_or_else(|| DEFAULT_LISTEN.to_string());
+    let budget = match record_budget(args, &file) {
+        Ok(b) => b,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let listener = match bind(&listen).await {
+        Ok(l) => l,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let poller = PollerConfig {
+        interval: cli.options.interval,
+        innodb_status_every: cli.options.innodb_status_interval,
+        undo_scan_every: cli.options.undo_scan_interval.period(),
+        query_timeout: cli.options.query_timeout,
+        ..PollerConfig::default()
+    };
+    let mut server = Server {
+        local: None,
+        named: HashMap::new(),
+        dynamic: Mutex::new(HashMap::new()),
+        own: own.clone(),
+        poller,
+        recovery: crate::run::shared::recovery_model(cli),
+        scrape_timeout: args.scrape_timeout,
+        budget,
+        recorders: Mutex::new(Vec::new()),
+    };
+    let probe_only = args.probe_only || file.serve.metrics_target == Some(false);
+    if !probe_only {
+        server.local = Some(server.start_target("", own.clone(), "local"));
+    }
+    for (name, spec) in file.targets.iter().filter(|(_, s)| s.agent.is_none()) {
+        match spec.connect_options(name, &own) {
+            Ok(opts) => {
+                let t = server.start_target(name, opts, name);
+                server.named.insert(name.clone(), t);
+            }
+            Err(e) => return fail(EXIT_CONFIG, format!("target {name:?}: {e}")),
+        }
+    }
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or(listen);
+    eprintln!(
+        "innodebt serve: listening on http://{addr} — /metrics: {}; /probe?target=NAME: {}{}",
+        server
+            .local
+            .as_ref()
+            .map_or("off (--probe-only)".to_string(), |t| t.label.clone()),
+        if server.named.is_empty() {
+            "host[:port] with innodebt's own credentials".to_string()
+        } else {
+            let mut names: Vec<&str> = server.named.keys().map(String::as_str).collect();
+            names.sort();
+            format!("{} or host[:port]", names.join(", "))
+        },
+        server
+            .budget
+            .as_ref()
+            .map(|b| format!(
+                "; recording to {} (retain {}, max {})",
+                b.root.display(),
+                crate::units::duration(b.retain.as_secs()),
+                crate::units::bytes(b.max_disk)
+            ))
+            .unwrap_or_default()
+    );
+    let server = Arc::new(server);
+    run(listener, Arc::clone(&server)).await;
+    server.shutdown().await
+}
+
+fn record_budget(args: &ServeArgs, file: &ConfigFile) -> Result<Option<Arc<Budget>>, String> {
+    let Some(dir) = args.record_dir.clone().or(file.serve.record_dir.clone()) else {
+        if args.retain.is_some() || args.max_disk.is_some() {
+            return Err("--retain and --max-disk go with --record-dir DIR".into());
+        }
+        return Ok(None);
+    };
+    let in_file = |key: &str, v: &Option<String>, parse: fn(&str) -> Result<u64, String>| {
+        v.as_deref()
+            .map(parse)
+            .transpose()
+            .map_err(|e| format!("[serve] {key} in the config file: {e}"))
+    };
+    let retain = match args.retain {
+        Some(d) => d,
+        None => in_file("retain", &file.serve.retain, |s| {
+            parse_timeout(s).map(|d| d.as_secs())
+        })?
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_RETAIN),
+    };
+    let max_disk = match args.max_disk {
+        Some(m) => m,
+        None => in_file("max_disk", &file.serve.max_disk, parse_size)?.unwrap_or(DEFAULT_MAX_DISK),
+    };
+    Ok(Some(Budget::new(dir, retain, max_disk)))
+}
+
+/// Binds, with the fix in the message when the port is taken or privileged.
+async fn bind(listen: &str) -> Result<TcpListener, String> {
+    let addrs: Vec<std::net::SocketAddr> = match tokio::net::lookup_host(listen).await {
+        Ok(a) => a.collect(),
+        Err(e) => {
+            return Err(format!(
+                "--listen {listen:?}: not an address: {e}; give ADDR:PORT, e.g. 127.0.0.1:9385 or 0.0.0.0:9385"
+            ));
+        }
+    };
+    let Some(addr) = addrs.first() else {
+        return Err(format!(
+            "--listen {listen:?}: the name resolves to no address"
+        ));
+    };
+    TcpListener::bind(addr).await.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "cannot listen on {addr}: the port is already in use (another innodebt serve or an exporter?); \
+             stop it or choose another port with --listen"
+        ),
+        std::io::ErrorKind::PermissionDenied => format!(
+            "cannot listen on {addr}: permission denied (ports below 1024 need root or \
+             CAP_NET_BIND_SERVICE); choose a port above 1024 with --listen"
+        ),
+        _ => format!("cannot listen on {addr}: {e}"),
+    })
+}
+
+async fn run(listener: TcpListener, server: Arc<Server>) {
+    let stop = async {
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    };
+    let janitor_server = Arc::clone(&server);
+    let janitor = tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(30));
+        loop {
+            every.tick().await;
+            janitor_server.forget_idle();
+        }
+    });
+    let handler_server = Arc::clone(&server);
+    http::serve(
+        listener,
+        move |req| {
+            let s = Arc::clone(&handler_server);
+            async move { s.handle(req).await }
+        },
+        stop,
+    )
+    .await;
+    janitor.abort();
+}
+
+impl Server {
+    fn start_target(&self, name: &str, opts: ConnectOptions, dir: &str) -> Arc<Target> {
+        let recording = self.budget.as_ref().and_then(|b| {
+            let dir = if dir.is_empty() { "local" } else { dir };
+            match recorder::start(b, &dir.replace([':', '[', ']'], "_")) {
+                Ok((feed, rec)) => {
+                    if let Ok(mut r) = self.recorders.lock() {
+                        r.push(rec);
+                    }
+                    Some(feed)
+                }
+                Err(e) => {
+                    eprintln!("innodebt serve: {e}; {name} is not recorded");
+                    None
+                }
+            }
+        });
+        Target::start(
+            name,
+            opts,
+            self.poller.clone(),
+            self.recovery.clone(),
+            recording,
+        )
+    }
+
+    async fn handle(&self, req: Request) -> Response {
+        let started = Instant::now();
+        let format = Format::negotiate(req.accept.as_deref());
+        match req.path.as_str() {
+            "/metrics" => match &self.local {
+                Some(t) => self.scrape(t, &req, format, started).await,
+                None => Response::text(
+                    404,
+                    "/metrics is off (--probe-only): scrape /probe?target=NAME",
+                ),
+            },
+            "/probe" => match self.probe_target(&req) {
+                Ok(t) => self.scrape(&t, &req, format, started).await,
+                Err(resp) => resp,
+            },
+            "/events" => self.events(&req),
+            "/healthz" => Response::text(200, "ok"),
+            "/" => Response::text(200, self.index()),
+            other => Response::text(
+                404,
+                format!("no page {other:?} here: scrape /metrics or /probe?target=NAME"),
+            ),
+        }
+    }
+
+    fn probe_target(&self, req: &Request) -> Result<Arc<Target>, Response> {
+        let Some(name) = req.param("target").map(str::trim).filter(|t| !t.is_empty()) else {
+            return Err(Response::text(
+                400,
+                "missing ?target=NAME: a target of the config file or a host[:port]",
+            ));
+        };
+        if let Some(t) = self.named.get(name) {
+            return Ok(Arc::clone(t));
+        }
+        let endpoint = parse_host_port(name).map_err(|e| Response::text(400, e))?;
+        check_name(name).map_err(|e| Response::text(400, format!("target {name:?}: {e}")))?;
+        let Ok(mut dynamic) = self.dynamic.lock() else {
+            return Err(Response::text(500, "internal error: target table poisoned"));
+        };
+        if let Some(t) = dynamic.get(name) {
+            return Ok(Arc::clone(t));
+        }
+        if dynamic.len() >= MAX_DYNAMIC_TARGETS {
+            return Err(Response::text(
+                503,
+                format!(
+                    "already polling {MAX_DYNAMIC_TARGETS} unnamed targets: name this one in the \
+                     config file, or wait for idle ones to stop (after {} min unscraped)",
+                    DYNAMIC_IDLE.as_secs() / 60
+                ),
+            ));
+        }
+        let mut opts = self.own.clone();
+        opts.endpoint = endpoint;
+        let t = self.start_target(name, opts, name);
+        dynamic.insert(name.to_string(), Arc::clone(&t));
+        Ok(t)
+    }
+
+    /// `/events?target=NAME&after=N`: the target's latest raw events as JSON (query texts as
+    /// digests), for the dashboard a remote fleet view opens. Without `target`: /metrics's.
+    fn events(&self, req: &Request) -> Response {
+        let target = match req.param("target") {
+            Some(_) => match self.probe_target(req) {
+                Ok(t) => t,
+                Err(resp) => return resp,
+            },
+            None => match &self.local {
+                Some(t) => Arc::clone(t),
+                None => {
+                    return Response::text(
+                        404,
+                        "no /metrics target (--probe-only): give ?target=NAME",
+                    );
+                }
+            },
+        };
+        let after = match req.param("after").map(str::parse::<u64>) {
+            None => 0,
+            Some(Ok(n)) => n,
+            Some(Err(_)) => {
+                return Response::text(400, "after= takes the number of the last event seen");
+            }
+        };
+        let (next, events) = target.events_after(after);
+        let body = serde_json::json!({ "next": next, "events": events });
+        Response::new(200, "application/json", body.to_string())
+    }
+
+    async fn scrape(
+        &self,
+        t: &Target,
+        req: &Request,
+        format: Format,
+        started: Instant,
+    ) -> Response {
+        // Answer inside Prometheus's own timeout, with room to send the answer.
+        let wait = req
+            .scrape_timeout_s
+            .map(|s| Duration::from_secs_f64((s - 0.5).max(0.2)))
+            .unwrap_or(self.scrape_timeout)
+            .min(self.scrape_timeout);
+        let (mut own, figures) = t.read(wait).await;
+        own.scrape_duration_s = started.elapsed().as_secs_f64();
+        let body = openmetrics::scrape(figures.as_deref(), &own, format);
+        Response::new(200, format.content_type(), body)
+    }
+
+    fn index(&self) -> String {
+        let mut names: Vec<&String> = self.named.keys().collect();
+        names.sort();
+        let mut out = String::from("innodebt serve\n\n");
+        if let Some(t) = &self.local {
+            out.push_str(&format!("/metrics            {}\n", t.label));
+        }
+        for n in names {
+            out.push_str(&format!("/probe?target={n}\n"));
+        }
+        out.push_str(
+            "/probe?target=HOST[:PORT]   any other server, with innodebt's own credentials\n",
+        );
+        out
+    }
+
+    fn forget_idle(&self) {
+        if let Ok(mut d) = self.dynamic.lock() {
+            d.retain(|_, t| t.idle_for() < DYNAMIC_IDLE);
+        }
+    }
+
+    /// Stops polling and finishes every recording.
+    async fn shutdown(&self) -> ExitCode {
+        if let Ok(mut d) = self.dynamic.lock() {
+            d.values().for_each(|t| t.stop());
+            d.clear();
+        }
+        self.local
+            .iter()
+            .chain(self.named.values())
+            .for_each(|t| t.stop());
+        let recorders = self
+            .recorders
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default();
+        if recorders.is_empty() {
+            return ExitCode::SUCCESS;
+        }
+        eprintln!("innodebt serve: finishing {} recording(s)", recorders.len());
+        let finished = tokio::task::spawn_blocking(move || {
+            recorders
+                .into_iter()
+                .map(|r| r.finish())
+                .filter_map(Result::err)
+                .collect::<Vec<String>>()
+        })
+        .await;
+        match finished {
+            Ok(errors) if errors.is_empty() => ExitCode::SUCCESS,
+            Ok(errors) => fail(EXIT_FAILURE, errors.join("; ")),
+            Err(e) => fail(
+                EXIT_FAILURE,
+                format!("finishing the recordings failed: {e}"),
+            ),
+        }
+    }
+}

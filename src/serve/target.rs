@@ -1,0 +1,257 @@
+//! One polled server of `innodebt serve`: the live poller on its own cadence, a [`Deriver`],
+//! and the latest state in a watch channel. A scrape only reads that state — it never waits
+//! on the server, except for a brand-new target's first sample, and then no longer than the
+//! scrape's own timeout.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::recorder::Feed;
+use crate::cli::ConnectOptions;
+use crate::derive::Deriver;
+use crate::figures::Figures;
+use crate::openmetrics::Own;
+use crate::sample::SourceEvent;
+use crate::source::connect;
+use crate::source::live::{self, ConnectFn, PollerCommand, PollerConfig};
+use crate::verdicts::RecoveryModel;
+
+/// What a scrape reads.
+#[derive(Debug, Clone, Default)]
+pub struct TargetState {
+    pub figures: Option<Arc<Figures>>,
+    pub connected: bool,
+    pub last_sample: Option<Instant>,
+    pub last_error: Option<String>,
+    pub last_poll_s: Option<f64>,
+    pub server_seconds_total: f64,
+    pub polls_total: u64,
+}
+
+/// Raw events kept for `/events` (a fleet view's dashboard of this target): two minutes at 1 s.
+pub const RECENT_EVENTS: usize = 120;
+
+/// The latest raw events, numbered, query texts reduced to digests as in captures.
+#[derive(Debug, Default)]
+pub struct Recent {
+    next: u64,
+    events: VecDeque<(u64, SourceEvent)>,
+}
+
+impl Recent {
+    fn push(&mut self, ev: &SourceEvent) {
+        let ev = crate::capture::writer::scrub(ev, false).into_owned();
+        self.next += 1;
+        if self.events.len() >= RECENT_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back((self.next, ev));
+    }
+
+    /// Events numbered above `after`, and the number to ask from next time.
+    pub fn after(&self, after: u64) -> (u64, Vec<SourceEvent>) {
+        let events = self
+            .events
+            .iter()
+            .filter(|(n, _)| *n > after)
+            .map(|(_, e)| e.clone())
+            .collect();
+        (self.next, events)
+    }
+}
+
+pub struct Target {
+    pub name: String,
+    /// Where it connects (never credentials), for logs and the index page.
+    pub label: String,
+    state: watch::Receiver<TargetState>,
+    last_scrape: Mutex<std::time::Instant>,
+    stale_after: Duration,
+    recent: Arc<Mutex<Recent>>,
+    tasks: [JoinHandle<()>; 2],
+    /// Kept so the poller keeps running (it stops when every command sender is gone).
+    _commands: mpsc::Sender<PollerCommand>,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Connects with the server's own words on failure: they are what `innodebt_last_error`
+/// and the log show (no credentials in them).
+fn connector(opts: ConnectOptions) -> ConnectFn {
+    let opts = Arc::new(opts);
+    Arc::new(move || {
+        let opts = Arc::clone(&opts);
+        Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
+    })
+}
+
+impl Target {
+    pub fn start(
+        name: &str,
+        opts: ConnectOptions,
+        mut cfg: PollerConfig,
+        recovery: RecoveryModel,
+        recorder: Option<Feed>,
+    ) -> Arc<Target> {
+        let label = opts.label();
+        cfg.label = label.clone();
+        let stale_after =
+            (cfg.interval * 3).max(cfg.interval + cfg.query_timeout) + Duration::from_secs(1);
+        let (events_tx, events) = mpsc::channel(256);
+        let (commands, cmd_rx) = mpsc::channel(4);
+        let poller = tokio::spawn(live::run(None, connector(opts), cfg, events_tx, cmd_rx));
+        let (state_tx, state) = watch::channel(TargetState::default());
+        let deriver = Deriver::with_recovery(recovery);
+        let who = if name.is_empty() || name == label {
+            label.clone()
+        } else {
+            format!("{name} ({label})")
+        };
+        let recent = Arc::new(Mutex::new(Recent::default()));
+        let consumer = tokio::spawn(consume(
+            events,
+            deriver,
+            state_tx,
+            recorder,
+            Arc::clone(&recent),
+            who,
+        ));
+        Arc::new(Target {
+            name: name.to_string(),
+            label,
+            state,
+            last_scrape: Mutex::new(std::time::Instant::now()),
+            stale_after,
+            recent,
+            tasks: [poller, consumer],
+            _commands: commands,
+        })
+    }
+
+    /// The raw events after `after` (see [`Recent::after`]).
+    pub fn events_after(&self, after: u64) -> (u64, Vec<SourceEvent>) {
+        self.recent
+            .lock()
+            .map(|r| r.after(after))
+            .unwrap_or_default()
+    }
+
+    /// Stops polling (and so feeding the recorder).
+    pub fn stop(&self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+
+    /// Time since the last scrape (idle dynamic targets are stopped).
+    pub fn idle_for(&self) -> Duration {
+        self.last_scrape
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// The latest figures and innodebt's own state. Waits (at most `wait`) only while the
+    /// target has neither a sample nor an error yet.
+    pub async fn read(&self, wait: Duration) -> (Own, Option<Arc<Figures>>) {
+        if let Ok(mut t) = self.last_scrape.lock() {
+            *t = std::time::Instant::now();
+        }
+        let mut rx = self.state.clone();
+        let fresh = |s: &TargetState| s.figures.is_none() && s.last_error.is_none();
+        let mut timed_out = false;
+        if fresh(&rx.borrow()) {
+            timed_out = tokio::time::timeout(wait, rx.wait_for(|s| !fresh(s)))
+                .await
+                .is_err();
+        }
+        let s = rx.borrow().clone();
+        let sample_age = s.last_sample.map(|t| t.elapsed());
+        let up = s.connected && sample_age.is_some_and(|a| a <= self.stale_after);
+        let last_error = match (&s.last_error, up) {
+            (Some(e), _) => Some(e.clone()),
+            (None, false) if timed_out => Some(format!(
+                "no answer from {} within the scrape timeout ({:.1}s); still trying",
+                self.label,
+                wait.as_secs_f64()
+            )),
+            (None, false) => sample_age.map(|a| {
+                format!(
+                    "the last sample is {:.0}s old: the server or the network stopped answering",
+                    a.as_secs_f64()
+                )
+            }),
+            (None, true) => None,
+        };
+        let own = Own {
+            up,
+            scrape_duration_s: 0.0,
+            sample_age_s: sample_age.map(|a| a.as_secs_f64()),
+            last_poll_s: s.last_poll_s,
+            server_seconds_total: s.server_seconds_total,
+            polls_total: s.polls_total,
+            last_error,
+        };
+        (own, s.figures.clone())
+    }
+}
+
+/// Turns the poller's events into the state scrapes read (and feeds the recorder).
+async fn consume(
+    mut events: mpsc::Receiver<SourceEvent>,
+    mut deriver: Deriver,
+    state: watch::Sender<TargetState>,
+    recorder: Option<Feed>,
+    recent: Arc<Mutex<Recent>>,
+    who: String,
+) {
+    while let Some(ev) = events.recv().await {
+        if let Some(r) = &recorder {
+            r.send(&ev);
+        }
+        if let Ok(mut r) = recent.lock() {
+            r.push(&ev);
+        }
+        let figures = deriver.push(&ev).map(Arc::new);
+        state.send_modify(|s| match &ev {
+            SourceEvent::Connected { info, .. } => {
+                eprintln!(
+                    "innodebt serve: {who}: connected ({} {})",
+                    info.flavor.kind.as_str(),
+                    info.version
+                );
+                s.connected = true;
+                s.last_error = None;
+            }
+            SourceEvent::Disconnected { error, .. } => {
+                if s.connected || s.last_error.as_deref() != Some(error) {
+                    eprintln!("innodebt serve: {who}: down: {error}");
+                }
+                s.connected = false;
+                s.last_error = Some(error.clone());
+                // Figures of a server that is gone are not the server's figures now.
+                s.figures = None;
+            }
+            SourceEvent::Sample(sample) => {
+                let poll_s = f64::from(sample.poll_ms) / 1000.0;
+                s.polls_total += 1;
+                s.server_seconds_total += poll_s;
+                s.last_poll_s = Some(poll_s);
+                s.last_sample = Some(Instant::now());
+                if let Some(f) = figures {
+                    s.figures = Some(f);
+                }
+            }
+            SourceEvent::Variables { .. } | SourceEvent::Audit(_) => {}
+        });
+    }
+}

@@ -1,0 +1,156 @@
+//! MySQL 5.7 / 8.0 / 8.0.30+ / 8.4 · Percona · MariaDB: which SQL to run, which redo formulas
+//! apply and what the knobs do. This directory is the ONLY place that knows how servers differ;
+//! everything else asks the [`Flavor`] it was handed. Here: what the server is (detection);
+//! `sql` what to ask it, `redo` its redo capacity and flush points, `knobs` what its purge and
+//! dirty-page settings do and how they can be changed.
+
+mod knobs;
+mod redo;
+mod sql;
+
+use serde::{Deserialize, Serialize};
+
+pub use knobs::KnobSpec;
+pub use redo::{RedoPoints, mariadb_points, mysql_57_points, mysql_80_points, mysql_8030_points};
+pub use sql::{METRICS, MONITOR_GROUPS, SESSION_SUMS, STATUS, VARIABLES, variables_sql};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlavorKind {
+    Mysql,
+    Mariadb,
+    Percona,
+}
+
+impl FlavorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlavorKind::Mysql => "mysql",
+            FlavorKind::Mariadb => "mariadb",
+            FlavorKind::Percona => "percona",
+        }
+    }
+
+    /// The product as a DBA names it in a header: `MariaDB`, `MySQL`, `Percona`.
+    pub fn product(self) -> &'static str {
+        match self {
+            FlavorKind::Mysql => "MySQL",
+            FlavorKind::Mariadb => "MariaDB",
+            FlavorKind::Percona => "Percona",
+        }
+    }
+}
+
+/// Which redo-capacity arithmetic the server uses (`log_calc_max_ages` and successors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedoModel {
+    /// MySQL/Percona ≤ 5.7: N files of `innodb_log_file_size`.
+    Mysql57,
+    /// MySQL/Percona 8.0.0–8.0.29.
+    Mysql80,
+    /// MySQL/Percona ≥ 8.0.30 and 8.4+: `innodb_redo_log_capacity`.
+    Mysql8030,
+    /// MariaDB ≥ 10.5: one `ib_logfile0`; no separate sync point.
+    Mariadb,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flavor {
+    pub kind: FlavorKind,
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+    pub redo: RedoModel,
+}
+
+/// `10.11.19-MariaDB-0+deb12u1` → (10, 11, 19).
+pub fn parse_version(version: &str) -> (u32, u32, u32) {
+    let mut parts = version
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<u32>().unwrap_or(0));
+    (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    )
+}
+
+impl Flavor {
+    /// Detect once per connection. `has_redo_log_capacity`: the variable exists (MySQL ≥ 8.0.30
+    /// is recognised by that, not by parsing versions).
+    pub fn detect(version: &str, version_comment: &str, has_redo_log_capacity: bool) -> Flavor {
+        let (major, minor, patch) = parse_version(version);
+        let kind = if version.contains("MariaDB") || version_comment.contains("MariaDB") {
+            FlavorKind::Mariadb
+        } else if version_comment.contains("Percona") {
+            FlavorKind::Percona
+        } else {
+            FlavorKind::Mysql
+        };
+        let redo = match kind {
+            FlavorKind::Mariadb => RedoModel::Mariadb,
+            _ if has_redo_log_capacity => RedoModel::Mysql8030,
+            _ if major >= 8 => RedoModel::Mysql80,
+            _ => RedoModel::Mysql57,
+        };
+        Flavor {
+            kind,
+            major,
+            minor,
+            patch,
+            redo,
+        }
+    }
+
+    /// Detect from the server's variables (`version`, `version_comment`, and whether
+    /// `innodb_redo_log_capacity` exists).
+    pub fn from_variables(vars: &std::collections::BTreeMap<String, String>) -> Flavor {
+        let get = |k: &str| vars.get(k).map(String::as_str).unwrap_or_default();
+        Flavor::detect(
+            get("version"),
+            get("version_comment"),
+            vars.contains_key("innodb_redo_log_capacity"),
+        )
+    }
+
+    pub fn is_mariadb(&self) -> bool {
+        self.kind == FlavorKind::Mariadb
+    }
+
+    /// "MariaDB 10.11.19", "MySQL 8.0.36", "Percona Server 8.0.32": for messages.
+    pub fn display_name(&self) -> String {
+        let name = match self.kind {
+            FlavorKind::Mysql => "MySQL",
+            FlavorKind::Mariadb => "MariaDB",
+            FlavorKind::Percona => "Percona Server",
+        };
+        format!("{name} {}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        let m = Flavor::detect("10.11.19-MariaDB-0+deb12u1", "Debian 12", false);
+        assert_eq!(
+            (m.kind, m.redo, m.major, m.minor),
+            (FlavorKind::Mariadb, RedoModel::Mariadb, 10, 11)
+        );
+        let p = Flavor::detect("8.0.32-24", "Percona Server (GPL), Release 24", true);
+        assert_eq!(
+            (p.kind, p.redo),
+            (FlavorKind::Percona, RedoModel::Mysql8030)
+        );
+        let o = Flavor::detect("8.0.28", "MySQL Community Server - GPL", false);
+        assert_eq!((o.kind, o.redo), (FlavorKind::Mysql, RedoModel::Mysql80));
+        let f = Flavor::detect("5.7.44-log", "MySQL Community Server (GPL)", false);
+        assert_eq!(f.redo, RedoModel::Mysql57);
+        let n = Flavor::detect("8.4.3", "MySQL Community Server - GPL", true);
+        assert_eq!(n.redo, RedoModel::Mysql8030);
+    }
+}

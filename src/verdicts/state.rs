@@ -1,0 +1,122 @@
+//! The engine's state as a replay checkpoint stores it. Everything but the four series is
+//! kept as is; the series are stored as their lengths only, because their points are the
+//! engine's per-sample inputs ([`series_inputs`]) that the capture keeps next to every sample
+//! anyway: the newest `len` finite inputs before the checkpoint are exactly the points.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::sizing::PeakTracker;
+use super::{
+    EngineConfig, HISTORY_POINTS, Hysteresis, RATE_POINTS, RecoveryModel, RedoLayout, Thresholds,
+    Track, VerdictEngine,
+};
+use crate::figures::Figures;
+use crate::metrics::series::Series;
+
+/// The series the engine keeps: history length, purge records/s, rows written/s (inflow),
+/// redo bytes written/s — in this order everywhere.
+pub const ENGINE_SERIES: usize = 4;
+
+/// Each series' points, oldest first (time, value).
+pub type EnginePoints = [Vec<(f64, f64)>; ENGINE_SERIES];
+
+/// What the engine adds to its series for one sample's figures (`None`: no point).
+pub fn series_inputs(f: &Figures) -> [Option<f64>; ENGINE_SERIES] {
+    [
+        f.history.length.map(|h| h as f64),
+        f.purge.records_per_s,
+        f.purge.inflow_records_per_s,
+        f.redo.written_bytes_per_s,
+    ]
+}
+
+/// The engine between two samples, without its recovery model (a setting of the reader,
+/// applied again on restore: nothing the engine remembers depends on it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineState {
+    hysteresis: Hysteresis,
+    thresholds: Thresholds,
+    layout: RedoLayout,
+    peak: PeakTracker,
+    tracks: [Track; 4],
+    healthy_since: Option<DateTime<Utc>>,
+    last_t: Option<f64>,
+    last_blocker_t: Option<f64>,
+    /// Points in each series (see [`ENGINE_SERIES`]) and the time of the newest, to check
+    /// a rebuild against.
+    series: [(usize, Option<f64>); ENGINE_SERIES],
+}
+
+impl EngineState {
+    /// How many points each series holds: how many stored inputs a restore needs.
+    pub fn series_len(&self) -> [usize; ENGINE_SERIES] {
+        self.series.map(|(n, _)| n)
+    }
+}
+
+impl VerdictEngine {
+    fn series(&self) -> [&Series; ENGINE_SERIES] {
+        [
+            &self.history,
+            &self.purge_rate,
+            &self.inflow_rate,
+            &self.written_rate,
+        ]
+    }
+
+    /// Each series' points, oldest first.
+    pub fn series_points(&self) -> EnginePoints {
+        self.series().map(|s| s.points().collect())
+    }
+
+    pub fn state(&self) -> EngineState {
+        EngineState {
+            hysteresis: self.cfg.hysteresis,
+            thresholds: self.cfg.thresholds,
+            layout: self.cfg.layout,
+            peak: self.peak.clone(),
+            tracks: self.tracks.clone(),
+            healthy_since: self.healthy_since,
+            last_t: self.last_t,
+            last_blocker_t: self.last_blocker_t,
+            series: self.series().map(|s| (s.len(), s.last().map(|p| p.0))),
+        }
+    }
+
+    /// The engine back from a checkpoint and the points of its series (oldest first, as many
+    /// as [`EngineState::series_len`] says). Points that do not fit the state are refused.
+    pub fn restore(
+        state: EngineState,
+        recovery: RecoveryModel,
+        points: EnginePoints,
+    ) -> Result<Self, String> {
+        for (i, (p, (n, last))) in points.iter().zip(state.series).enumerate() {
+            if p.len() != n || p.last().map(|p| p.0) != last {
+                return Err(format!(
+                    "engine series {i}: {} points ending at {:?} where the checkpoint holds {n} ending at {last:?}",
+                    p.len(),
+                    p.last().map(|p| p.0)
+                ));
+            }
+        }
+        let [h, pr, inf, w] = points;
+        Ok(VerdictEngine {
+            cfg: EngineConfig {
+                hysteresis: state.hysteresis,
+                thresholds: state.thresholds,
+                recovery,
+                layout: state.layout,
+            },
+            history: Series::from_points(HISTORY_POINTS, h),
+            purge_rate: Series::from_points(RATE_POINTS, pr),
+            inflow_rate: Series::from_points(RATE_POINTS, inf),
+            written_rate: Series::from_points(RATE_POINTS, w),
+            peak: state.peak,
+            tracks: state.tracks,
+            healthy_since: state.healthy_since,
+            last_t: state.last_t,
+            last_blocker_t: state.last_blocker_t,
+        })
+    }
+}

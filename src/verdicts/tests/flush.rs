@@ -1,0 +1,82 @@
+//! Flush pressure: checkpoint age past the async and sync points, dirty pages past their
+//! maximum.
+
+use super::*;
+
+#[test]
+fn flush_pressure_warning_at_async_critical_at_sync() {
+    let mut e = VerdictEngine::default();
+    let out = run(
+        &mut e,
+        mysql(),
+        |t| {
+            let mut f = fig(t);
+            let (a, s) = (f.redo.async_point_bytes, f.redo.sync_point_bytes);
+            f.redo.checkpoint_age_bytes = if t < 10 { a } else { s };
+            f
+        },
+        0..15,
+    );
+    let w = out[5].get(VerdictKind::FlushPressure).expect("warning");
+    assert_eq!(w.severity, Severity::Warning);
+    assert_eq!(w.since, at(0));
+    assert!(
+        w.message.contains("adaptive flushing working hard"),
+        "{}",
+        w.message
+    );
+    let c = out[11].get(VerdictKind::FlushPressure).expect("critical");
+    assert_eq!(c.severity, Severity::Critical);
+    assert_eq!(c.since, at(0), "a severity change keeps since");
+    assert!(
+        c.message.contains("sync flushing: writes stall"),
+        "{}",
+        c.message
+    );
+}
+
+#[test]
+fn flush_pressure_on_mariadb_names_m() {
+    let mut e = VerdictEngine::default();
+    let p = mariadb_points(64 * MIB, 16_384, (10, 11));
+    let out = run(
+        &mut e,
+        mariadb(),
+        |t| {
+            let mut f = fig(t);
+            f.redo.capacity_bytes = Some(p.capacity);
+            f.redo.async_point_bytes = Some(p.async_point);
+            f.redo.sync_point_bytes = Some(p.sync_point);
+            f.redo.sync_point_name = "furious flush (M)".into();
+            f.redo.checkpoint_age_bytes = Some(p.sync_point + 1);
+            f
+        },
+        0..3,
+    );
+    let v = out[2].get(VerdictKind::FlushPressure).expect("critical");
+    assert_eq!(v.severity, Severity::Critical);
+    assert!(v.message.contains("furious flush (M)"), "{}", v.message);
+    assert!(v.message.contains("user threads wait"), "{}", v.message);
+}
+
+#[test]
+fn dirty_pages_past_their_maximum_warn() {
+    let mut e = VerdictEngine::default();
+    let out = run(
+        &mut e,
+        mysql(),
+        |t| {
+            let mut f = fig(t);
+            f.dirty.pct = Some(91.0);
+            f
+        },
+        0..3,
+    );
+    let v = out[2].get(VerdictKind::FlushPressure).expect("dirty");
+    assert_eq!(v.severity, Severity::Warning);
+    assert!(
+        v.message.contains("innodb_max_dirty_pages_pct 90 %"),
+        "{}",
+        v.message
+    );
+}
