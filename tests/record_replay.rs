@@ -293,6 +293,10 @@ async fn real_pt_stalk_capture_imports_and_replays() {
     let dest = dir.path().join("stalk");
     let out = Command::new(pt_stalk)
         .args(["--no-stalk", "--iterations=1", "--run-time=5", "--sleep=0"])
+        // pt-stalk cancels a collection (leaving only `disk-space`) when the
+        // disk is over 95 % full or under 100 MB + 20 MB free; a CI runner's
+        // disk can be: the capture itself is a few hundred kB.
+        .args(["--disk-pct-free=0", "--disk-bytes-free=1"])
         .arg(format!("--dest={}", dest.display()))
         .arg(format!(
             "--log={}",
@@ -315,6 +319,7 @@ async fn real_pt_stalk_capture_imports_and_replays() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    let stalk_log = std::fs::read_to_string(dir.path().join("pt-stalk.log")).unwrap_or_default();
     let file = dir.path().join("imported.idbt");
     let imp = Command::new(common::innodebt_bin())
         .args(["import", "pt-stalk"])
@@ -325,7 +330,7 @@ async fn real_pt_stalk_capture_imports_and_replays() {
         .expect("import");
     assert!(
         imp.status.success(),
-        "{}",
+        "{}\npt-stalk log:\n{stalk_log}",
         String::from_utf8_lossy(&imp.stderr)
     );
     let v = replay_once_at(&file, "+2s");
