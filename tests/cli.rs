@@ -588,7 +588,9 @@ fn subcommands() {
         cli.command,
         Some(Command::Record {
             file: "out.idb".into(),
-            duration: Some(Duration::from_secs(600))
+            duration: Some(Duration::from_secs(600)),
+            trigger: Default::default(),
+            max_disk: None,
         })
     );
     assert_eq!(cli.connection.host.as_deref(), Some("db1"));

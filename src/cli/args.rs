@@ -10,8 +10,8 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use super::values::{
-    Schedule, TimeSpec, parse_interval, parse_port, parse_rate, parse_schedule, parse_secret,
-    parse_size, parse_time_spec, parse_timeout,
+    Schedule, TimeSpec, parse_duration, parse_interval, parse_port, parse_rate, parse_schedule,
+    parse_secret, parse_size, parse_time_spec, parse_timeout,
 };
 use crate::source::connect::{Secret, SslMode};
 
@@ -204,13 +204,21 @@ impl Default for Options {
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
 pub enum Command {
-    /// Record samples to FILE without the dashboard.
+    /// Record samples to FILE without the dashboard; with --trigger, only incidents, one
+    /// file each, into the directory DIR.
     Record {
-        /// Capture file to write.
+        /// Capture file to write (with --trigger: the directory for incident files).
+        #[arg(value_name = "FILE|DIR")]
         file: PathBuf,
         /// Stop after this long (default: until interrupted).
         #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
         duration: Option<Duration>,
+        #[command(flatten)]
+        trigger: TriggerArgs,
+        /// With --trigger: the incident files together never take more than this; the
+        /// oldest go first (default 1G).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_disk: Option<u64>,
     },
     /// Replay a capture file, or a directory of them, in the dashboard.
     Replay {
@@ -307,6 +315,41 @@ pub struct ServeArgs {
     /// Serve only /probe: don't poll the server of the connection flags for /metrics.
     #[arg(long)]
     pub probe_only: bool,
+    #[command(flatten)]
+    pub trigger: TriggerArgs,
+    /// With --trigger: write each target's incident files into DIR/TARGET/.
+    #[arg(long, value_name = "DIR")]
+    pub incident_dir: Option<PathBuf>,
+    /// With --trigger: the incident files of every target together never take more than
+    /// this; the oldest go first (default 1G).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub incident_max_disk: Option<u64>,
+}
+
+/// Triggered capture: what starts an incident, how much of what led up to it and followed
+/// it goes into its file, and what runs when it starts.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Args)]
+#[command(next_help_heading = "Triggered capture")]
+pub struct TriggerArgs {
+    /// Capture incidents: verdict kinds (blocked_by_read_view, purge_lag_trap,
+    /// purge_too_slow, flush_pressure) or thresholds (checkpoint_age_pct>80,
+    /// history>1000000, blocker_age>300s), comma-separated.
+    #[arg(long, value_name = "KIND[,KIND…]")]
+    pub trigger: Option<String>,
+    /// With --trigger: keep this much before the incident (in memory; default 5m, at most 1h).
+    #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
+    pub before: Option<Duration>,
+    /// With --trigger: go on recording this long after the last trigger held (default 2m).
+    #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
+    pub after: Option<Duration>,
+    /// With --trigger: after an incident's file ends, this long before another may start;
+    /// a trigger turning on meanwhile is reported, not captured (default 5m; 0s: none).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub cooldown: Option<Duration>,
+    /// With --trigger: run this (sh -c) when an incident starts, with INNODEBT_FILE,
+    /// INNODEBT_VERDICT, INNODEBT_MESSAGE, INNODEBT_STARTED_AT in its environment.
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
 }
 
 /// `innodebt fleet` flags. `-h` names a server here (repeatable), as in `-h db1 -h db2:3307`.

@@ -191,6 +191,15 @@ impl CaptureSet {
         if let End::Truncated { reason, .. } = index.end() {
             self.notes.push(reason.clone());
         }
+        // What made a triggered capture, in its header (`trigger::files`).
+        self.notes.extend(
+            index
+                .header()
+                .notes
+                .iter()
+                .filter(|n| n.starts_with("triggered capture:"))
+                .cloned(),
+        );
         for g in index.gaps() {
             self.notes
                 .push(format!("{}: {}", index.path().display(), g.what));

@@ -18,9 +18,28 @@ pub async fn main(cli: Cli) -> ExitCode {
     match &cli.command {
         None if cli.options.demo => replay::demo(&cli).await,
         None => live::main(cli).await,
-        Some(Command::Record { file, duration }) => {
-            record::headless(&cli, file.clone(), *duration).await
-        }
+        Some(Command::Record {
+            file,
+            duration,
+            trigger,
+            max_disk,
+        }) => match crate::trigger::from_args(trigger) {
+            Ok(None) if max_disk.is_some() => fail(
+                EXIT_CONFIG,
+                "--max-disk goes with --trigger KIND (it bounds the incident files); a plain recording grows until stopped",
+            ),
+            Ok(None) => record::headless(&cli, file.clone(), *duration).await,
+            Ok(Some((triggers, watch))) => {
+                let bounds = record::Triggered {
+                    triggers,
+                    watch,
+                    max_disk: max_disk.unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
+                    exec: trigger.exec.clone(),
+                };
+                record::triggered(&cli, file.clone(), *duration, bounds).await
+            }
+            Err(e) => fail(EXIT_CONFIG, e),
+        },
         Some(Command::Replay {
             path,
             from,

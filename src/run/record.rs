@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::signal::unix::{SignalKind, signal};
@@ -94,22 +95,50 @@ pub(super) async fn headless(cli: &Cli, path: PathBuf, duration: Option<Duration
         Ok(r) => r,
         Err(code) => return code,
     };
+    let polling = spawn_poller(session, opts, cfg);
+    eprintln!(
+        "innodebt: recording to {} — stop with Ctrl-C or SIGTERM{}",
+        path.display(),
+        until(duration)
+    );
+    let mut samples = 0u64;
+    let polled = poll_until_stopped(polling, duration, |ev| {
+        samples += u64::from(matches!(ev, SourceEvent::Sample(_)));
+        recorder.sender.send(ev);
+    })
+    .await;
+    if let Err(code) = polled {
+        return code;
+    }
+    match recorder.finish().await {
+        Ok(line) => {
+            eprintln!("innodebt: {line} ({samples} samples)");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(EXIT_FAILURE, e),
+    }
+}
+
+fn until(duration: Option<Duration>) -> String {
+    duration
+        .map(|d| format!(" (or after {})", crate::units::duration(d.as_secs())))
+        .unwrap_or_default()
+}
+
+/// Polls until SIGTERM, SIGINT, the duration or the poller's end, handing every event over.
+async fn poll_until_stopped(
+    mut polling: super::session::Polling,
+    duration: Option<Duration>,
+    mut each: impl FnMut(SourceEvent),
+) -> Result<(), ExitCode> {
     let (Ok(mut term), Ok(mut int)) = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
     ) else {
-        return fail(EXIT_FAILURE, "cannot install signal handlers");
+        polling.task.abort();
+        return Err(fail(EXIT_FAILURE, "cannot install signal handlers"));
     };
-    let mut polling = spawn_poller(session, opts, cfg);
     let deadline = duration.map(|d| tokio::time::Instant::now() + d);
-    eprintln!(
-        "innodebt: recording to {} — stop with Ctrl-C or SIGTERM{}",
-        path.display(),
-        duration
-            .map(|d| format!(" (or after {})", crate::units::duration(d.as_secs())))
-            .unwrap_or_default()
-    );
-    let mut samples = 0u64;
     loop {
         let until_deadline = async {
             match deadline {
@@ -126,19 +155,88 @@ pub(super) async fn headless(cli: &Cli, path: PathBuf, duration: Option<Duration
                     if let SourceEvent::Disconnected { error, retry_in_ms, .. } = &ev {
                         eprintln!("innodebt: disconnected ({error}); retrying in {retry_in_ms} ms — the gap is marked in the capture");
                     }
-                    samples += u64::from(matches!(ev, SourceEvent::Sample(_)));
-                    recorder.sender.send(ev);
+                    each(ev);
                 }
                 None => break,
             },
         }
     }
     polling.task.abort();
-    match recorder.finish().await {
-        Ok(line) => {
-            eprintln!("innodebt: {line} ({samples} samples)");
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(EXIT_FAILURE, e),
+    Ok(())
+}
+
+/// What `record DIR --trigger …` watches for and how its files are bounded.
+pub(super) struct Triggered {
+    pub triggers: Vec<crate::trigger::Trigger>,
+    pub watch: crate::trigger::WatchConfig,
+    pub max_disk: u64,
+    pub exec: Option<String>,
+}
+
+/// `innodebt record DIR --trigger KIND…`: polls as usual, derives every sample, and writes a
+/// capture only around incidents (see `trigger`).
+pub(super) async fn triggered(
+    cli: &Cli,
+    dir: PathBuf,
+    duration: Option<Duration>,
+    t: Triggered,
+) -> ExitCode {
+    use crate::trigger::files::{IncidentOptions, Incidents};
+    let opts = match resolve(cli) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let cfg = poller_config(cli, &opts);
+    let shown: Vec<String> = t.triggers.iter().map(ToString::to_string).collect();
+    let report: crate::trigger::files::Report = Arc::new(|line| eprintln!("innodebt: {line}"));
+    let incident_opts = IncidentOptions {
+        dir: dir.clone(),
+        watch: t.watch,
+        max_disk: t.max_disk,
+        exec: t.exec,
+        keep_queries: cli.options.record_queries,
+        interval_ms: u64::try_from(cfg.interval.as_millis()).ok(),
+        target: None,
+        max_disk_root: None,
+        writing: Default::default(),
+    };
+    // The directory first: a bad path is a usage error before any connection.
+    let mut incidents = match Incidents::new(incident_opts, t.triggers, report) {
+        Ok(i) => i,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let session = match first_session(&opts, &cfg).await {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut deriver = crate::derive::Deriver::with_recovery(super::recovery_model(cli));
+    let polling = spawn_poller(session, opts, cfg);
+    let w = t.watch;
+    eprintln!(
+        "innodebt: watching for {} — incidents go to {} ({} before, {} after, cooldown {}, at most {}) — stop with Ctrl-C or SIGTERM{}",
+        shown.join(", "),
+        dir.display(),
+        crate::units::duration(w.before.as_secs()),
+        crate::units::duration(w.after.as_secs()),
+        crate::units::duration(w.cooldown.as_secs()),
+        crate::units::bytes(t.max_disk),
+        until(duration)
+    );
+    let polled = poll_until_stopped(polling, duration, |ev| {
+        let figures = deriver.push(&ev);
+        incidents.push(&ev, figures.as_ref());
+    })
+    .await;
+    let files = tokio::task::spawn_blocking(move || incidents.finish())
+        .await
+        .unwrap_or_default();
+    if let Err(code) = polled {
+        return code;
     }
+    eprintln!(
+        "innodebt: {} incident file(s) written to {}",
+        files.len(),
+        dir.display()
+    );
+    ExitCode::SUCCESS
 }

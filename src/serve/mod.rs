@@ -50,6 +50,15 @@ struct Server {
     scrape_timeout: Duration,
     budget: Option<Arc<Budget>>,
     recorders: Mutex<Vec<Recorder>>,
+    /// `--trigger` with `--incident-dir`: what every target watches for.
+    incidents: Option<IncidentPlan>,
+    watching: Mutex<Vec<target::SharedIncidents>>,
+}
+
+/// Triggered capture under `serve`: the same for every target, files in `DIR/TARGET/`.
+struct IncidentPlan {
+    triggers: Vec<crate::trigger::Trigger>,
+    opts: crate::trigger::files::IncidentOptions,
 }
 
 pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
@@ -78,6 +87,10 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
+    let incidents = match incident_plan(cli, args) {
+        Ok(p) => p,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     let listener = match bind(&listen).await {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
@@ -99,6 +112,8 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         scrape_timeout: args.scrape_timeout,
         budget,
         recorders: Mutex::new(Vec::new()),
+        incidents,
+        watching: Mutex::new(Vec::new()),
     };
     let probe_only = args.probe_only || file.serve.metrics_target == Some(false);
     if !probe_only {
@@ -141,9 +156,50 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             ))
             .unwrap_or_default()
     );
+    if let Some(p) = &server.incidents {
+        let shown: Vec<String> = p.triggers.iter().map(ToString::to_string).collect();
+        eprintln!(
+            "innodebt serve: every target watches for {}; incidents go to {}/TARGET/ (at most {})",
+            shown.join(", "),
+            p.opts.dir.display(),
+            crate::units::bytes(p.opts.max_disk)
+        );
+    }
     let server = Arc::new(server);
     run(listener, Arc::clone(&server)).await;
     server.shutdown().await
+}
+
+/// `--trigger` with `--incident-dir` (each needs the other).
+fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<IncidentPlan>, String> {
+    let Some((triggers, watch)) = crate::trigger::from_args(&args.trigger)? else {
+        return match (&args.incident_dir, args.incident_max_disk) {
+            (Some(_), _) => Err("--incident-dir goes with --trigger KIND (it is where incident files go); add --trigger, e.g. --trigger blocked_by_read_view".into()),
+            (None, Some(_)) => Err("--incident-max-disk goes with --trigger KIND and --incident-dir DIR".into()),
+            (None, None) => Ok(None),
+        };
+    };
+    let Some(dir) = args.incident_dir.clone() else {
+        return Err(
+            "--trigger under serve writes one directory per target: add --incident-dir DIR".into(),
+        );
+    };
+    Ok(Some(IncidentPlan {
+        triggers,
+        opts: crate::trigger::files::IncidentOptions {
+            dir,
+            watch,
+            max_disk: args
+                .incident_max_disk
+                .unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
+            exec: args.trigger.exec.clone(),
+            keep_queries: cli.options.record_queries,
+            interval_ms: u64::try_from(cli.options.interval.as_millis()).ok(),
+            target: None,
+            max_disk_root: None,
+            writing: Default::default(),
+        },
+    }))
 }
 
 fn record_budget(args: &ServeArgs, file: &ConfigFile) -> Result<Option<Arc<Budget>>, String> {
@@ -255,12 +311,37 @@ impl Server {
                 }
             }
         });
+        let incidents = self.incidents.as_ref().and_then(|p| {
+            let dir = if dir.is_empty() { "local" } else { dir };
+            let mut opts = p.opts.clone();
+            opts.dir = opts.dir.join(dir.replace([':', '[', ']', '/'], "_"));
+            // --max-disk bounds every target's files together.
+            opts.max_disk_root = Some(p.opts.dir.clone());
+            opts.target = Some(if name.is_empty() { "local" } else { name }.to_string());
+            let who = opts.target.clone().unwrap_or_default();
+            let report: crate::trigger::files::Report =
+                Arc::new(move |line| eprintln!("innodebt serve: {who}: {line}"));
+            match crate::trigger::files::Incidents::new(opts, p.triggers.clone(), report) {
+                Ok(i) => {
+                    let shared = Arc::new(Mutex::new(Some(i)));
+                    if let Ok(mut w) = self.watching.lock() {
+                        w.push(Arc::clone(&shared));
+                    }
+                    Some(shared)
+                }
+                Err(e) => {
+                    eprintln!("innodebt serve: {e}; {name} has no triggered capture");
+                    None
+                }
+            }
+        });
         Target::start(
             name,
             opts,
             self.poller.clone(),
             self.recovery.clone(),
             recording,
+            incidents,
         )
     }
 
@@ -405,6 +486,19 @@ impl Server {
             .iter()
             .chain(self.named.values())
             .for_each(|t| t.stop());
+        let watching = self
+            .watching
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default();
+        let _ = tokio::task::spawn_blocking(move || {
+            for w in watching {
+                if let Some(i) = w.lock().ok().and_then(|mut g| g.take()) {
+                    i.finish();
+                }
+            }
+        })
+        .await;
         let recorders = self
             .recorders
             .lock()

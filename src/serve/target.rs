@@ -12,6 +12,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::recorder::Feed;
+
+/// A target's triggered capture, shared with the server so shutdown can finish its file.
+pub type SharedIncidents = Arc<Mutex<Option<crate::trigger::files::Incidents>>>;
 use crate::cli::ConnectOptions;
 use crate::derive::Deriver;
 use crate::figures::Figures;
@@ -101,6 +104,7 @@ impl Target {
         mut cfg: PollerConfig,
         recovery: RecoveryModel,
         recorder: Option<Feed>,
+        incidents: Option<SharedIncidents>,
     ) -> Arc<Target> {
         let label = opts.label();
         cfg.label = label.clone();
@@ -121,7 +125,7 @@ impl Target {
             events,
             deriver,
             state_tx,
-            recorder,
+            (recorder, incidents),
             Arc::clone(&recent),
             who,
         ));
@@ -210,7 +214,7 @@ async fn consume(
     mut events: mpsc::Receiver<SourceEvent>,
     mut deriver: Deriver,
     state: watch::Sender<TargetState>,
-    recorder: Option<Feed>,
+    (recorder, incidents): (Option<Feed>, Option<SharedIncidents>),
     recent: Arc<Mutex<Recent>>,
     who: String,
 ) {
@@ -222,6 +226,12 @@ async fn consume(
             r.push(&ev);
         }
         let figures = deriver.push(&ev).map(Arc::new);
+        // Never blocks: the incident files have writer threads of their own.
+        if let Some(Ok(mut guard)) = incidents.as_ref().map(|i| i.lock())
+            && let Some(i) = guard.as_mut()
+        {
+            i.push(&ev, figures.as_deref());
+        }
         state.send_modify(|s| match &ev {
             SourceEvent::Connected { info, .. } => {
                 eprintln!(

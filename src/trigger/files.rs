@@ -1,0 +1,442 @@
+//! Incident files: the [`Watch`]'s steps made into capture files in one directory (the
+//! ordinary format, derivation states and all, so each replays on its own), `--max-disk`
+//! applied after every file, and `--exec` run when an incident opens. Nothing here blocks the
+//! caller: events go to the writer thread through its bounded channel, and finishing a file
+//! (joining its writer) and the command run on threads of their own, reporting through the
+//! caller's `report`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use chrono::{DateTime, Utc};
+
+use super::{Incident, Step, Trigger, Watch, WatchConfig};
+use crate::capture::{CaptureSender, Header, WriterHandle};
+use crate::figures::Figures;
+use crate::sample::SourceEvent;
+
+pub const EXTENSION: &str = "idbt";
+/// Events queued for an incident's writer beyond its backlog before copies are dropped.
+const QUEUE: usize = 1024;
+
+/// Where incidents go and what runs when one opens.
+#[derive(Debug, Clone)]
+pub struct IncidentOptions {
+    pub dir: PathBuf,
+    pub watch: WatchConfig,
+    /// Incident files in `dir` never take more than this together (the oldest go first).
+    pub max_disk: u64,
+    /// `sh -c` command run when an incident opens.
+    pub exec: Option<String>,
+    pub keep_queries: bool,
+    pub interval_ms: Option<u64>,
+    /// The target's name in `serve` (`INNODEBT_TARGET`).
+    pub target: Option<String>,
+    /// Where `max_disk` is counted, when wider than `dir` (`serve`: every target's files).
+    pub max_disk_root: Option<PathBuf>,
+    /// Files being written (shared by every target counted under one `max_disk`): never
+    /// deleted.
+    pub writing: Writing,
+}
+
+pub type Writing = Arc<Mutex<HashSet<PathBuf>>>;
+
+/// Where a message about incidents goes (`record`: stderr; `serve`: stderr with the target).
+pub type Report = Arc<dyn Fn(String) + Send + Sync>;
+
+struct OpenFile {
+    path: PathBuf,
+    sender: CaptureSender,
+    handle: WriterHandle,
+}
+
+/// The incidents of one server.
+pub struct Incidents {
+    opts: IncidentOptions,
+    watch: Watch,
+    open: Option<OpenFile>,
+    report: Report,
+    writing: Writing,
+    /// Threads finishing files and running commands (joined at the end).
+    threads: Vec<JoinHandle<()>>,
+    written: Arc<Mutex<Vec<PathBuf>>>,
+}
+
+impl Incidents {
+    /// Creates the directory (mode 0700) and starts watching.
+    pub fn new(
+        opts: IncidentOptions,
+        triggers: Vec<Trigger>,
+        report: Report,
+    ) -> Result<Incidents, String> {
+        create_dir_private(&opts.dir)?;
+        let writing = Arc::clone(&opts.writing);
+        Ok(Incidents {
+            watch: Watch::new(triggers, opts.watch),
+            opts,
+            open: None,
+            report,
+            writing,
+            threads: Vec::new(),
+            written: Arc::default(),
+        })
+    }
+
+    pub fn options(&self) -> &IncidentOptions {
+        &self.opts
+    }
+
+    /// One event and, for a sample, its figures. Never blocks on the disk or the command.
+    pub fn push(&mut self, ev: &SourceEvent, figures: Option<&Figures>) {
+        for step in self.watch.push(ev, figures) {
+            match step {
+                Step::Open {
+                    incident,
+                    server,
+                    backlog,
+                } => self.open(&incident, server, backlog),
+                Step::Write(ev) => {
+                    if let Some(f) = &self.open {
+                        f.sender.send(ev);
+                    }
+                }
+                Step::Close { incident, ended_at } => self.close(Some((&incident, ended_at))),
+                Step::Suppressed {
+                    cause,
+                    cooldown_ends,
+                } => (self.report)(format!(
+                    "{} turned on again ({}) inside the cooldown after the last incident (until {}): not captured — a shorter --cooldown captures each",
+                    cause.trigger,
+                    cause.message,
+                    cooldown_ends.format("%H:%M:%S UTC")
+                )),
+            }
+        }
+        self.threads.retain(|t| !t.is_finished());
+    }
+
+    fn open(
+        &mut self,
+        incident: &Incident,
+        server: Option<crate::sample::ServerInfo>,
+        backlog: Vec<SourceEvent>,
+    ) {
+        let first_at = backlog.first().map_or(incident.started_at, SourceEvent::at);
+        let path = self.path_for(incident);
+        let mut header = Header::new(first_at, server.clone(), self.opts.keep_queries);
+        header.interval_ms = self.opts.interval_ms;
+        let w = self.opts.watch;
+        header.notes.push(format!(
+            "triggered capture: {} turned on at {} ({}); {} before, {} after, cooldown {}",
+            incident.cause.trigger,
+            incident.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
+            incident.cause.message,
+            crate::units::duration(w.before.as_secs()),
+            crate::units::duration(w.after.as_secs()),
+            crate::units::duration(w.cooldown.as_secs()),
+        ));
+        let spawned =
+            crate::replay::spawn_writer(&path, &header, backlog.len() + QUEUE, Default::default());
+        let (sender, handle) = match spawned {
+            Ok(x) => x,
+            Err(e) => {
+                (self.report)(format!(
+                    "incident {} at {}: cannot write it: {e}",
+                    incident.cause.trigger,
+                    incident.started_at.format("%H:%M:%S UTC")
+                ));
+                return;
+            }
+        };
+        if let Ok(mut w) = self.writing.lock() {
+            w.insert(path.clone());
+        }
+        // Each file replays on its own: it starts with the server's description.
+        if let Some(info) = server
+            && !matches!(backlog.first(), Some(SourceEvent::Connected { .. }))
+        {
+            sender.send(SourceEvent::Connected { at: first_at, info });
+        }
+        for ev in backlog {
+            sender.send(ev);
+        }
+        (self.report)(format!(
+            "incident: {} ({}) — writing {}",
+            incident.cause.trigger,
+            incident.cause.message,
+            path.display()
+        ));
+        if let Some(cmd) = &self.opts.exec {
+            self.exec(cmd.clone(), &path, incident);
+        }
+        self.open = Some(OpenFile {
+            path,
+            sender,
+            handle,
+        });
+    }
+
+    /// `DIR/20251123T180102Z-blocked_by_read_view.idbt` (name order is time order).
+    fn path_for(&self, incident: &Incident) -> PathBuf {
+        let stamp = incident.started_at.format("%Y%m%dT%H%M%SZ");
+        let slug: String = incident
+            .cause
+            .trigger
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | '0'..='9' | '_' => c,
+                '>' => 'G',
+                '<' => 'L',
+                '=' => 'E',
+                _ => '_',
+            })
+            .collect();
+        let mut path = self.opts.dir.join(format!("{stamp}-{slug}.{EXTENSION}"));
+        let mut n = 1;
+        while path.exists() {
+            path = self
+                .opts
+                .dir
+                .join(format!("{stamp}-{slug}-{n}.{EXTENSION}"));
+            n += 1;
+        }
+        path
+    }
+
+    fn exec(&mut self, cmd: String, path: &Path, incident: &Incident) {
+        let mut c = Command::new("sh");
+        c.arg("-c")
+            .arg(&cmd)
+            .env("INNODEBT_FILE", path)
+            .env("INNODEBT_VERDICT", &incident.cause.trigger)
+            .env("INNODEBT_MESSAGE", &incident.cause.message)
+            .env("INNODEBT_STARTED_AT", incident.started_at.to_rfc3339())
+            .env(
+                "INNODEBT_BEFORE_S",
+                self.opts.watch.before.as_secs().to_string(),
+            )
+            .env(
+                "INNODEBT_AFTER_S",
+                self.opts.watch.after.as_secs().to_string(),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(t) = &self.opts.target {
+            c.env("INNODEBT_TARGET", t);
+        }
+        let report = Arc::clone(&self.report);
+        let what = format!("--exec for {}", path.display());
+        let what_here = what.clone();
+        let spawned = std::thread::Builder::new()
+            .name("incident-exec".into())
+            .spawn(move || match c.output() {
+                Ok(out) if out.status.success() => {}
+                Ok(out) => {
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    let tail = err.trim().lines().last().unwrap_or("").to_string();
+                    report(format!(
+                        "{what}: `{cmd}` failed ({}){}",
+                        out.status,
+                        if tail.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {tail}")
+                        }
+                    ));
+                }
+                Err(e) => report(format!("{what}: cannot run `{cmd}`: {e}")),
+            });
+        match spawned {
+            Ok(t) => self.threads.push(t),
+            Err(e) => (self.report)(format!("{what_here}: cannot start a thread: {e}")),
+        }
+    }
+
+    /// Finishes the open file on a thread of its own, then applies `--max-disk`.
+    fn close(&mut self, why: Option<(&Incident, DateTime<Utc>)>) {
+        let Some(OpenFile {
+            path,
+            sender,
+            handle,
+        }) = self.open.take()
+        else {
+            return;
+        };
+        let dropped = sender.dropped();
+        drop(sender);
+        let report = Arc::clone(&self.report);
+        let writing = Arc::clone(&self.writing);
+        let written = Arc::clone(&self.written);
+        let dir = self
+            .opts
+            .max_disk_root
+            .clone()
+            .unwrap_or_else(|| self.opts.dir.clone());
+        let max_disk = self.opts.max_disk;
+        let flaps = why.map_or(0, |(i, _)| i.rejoined);
+        let ended = why.map(|(_, at)| at.format("%H:%M:%S UTC").to_string());
+        let finish = move || {
+            let result = handle.join();
+            if let Ok(mut w) = writing.lock() {
+                w.remove(&path);
+            }
+            match result {
+                Ok(s) => {
+                    let mut line = format!(
+                        "incident file done: {} ({} events, {} bytes{}{})",
+                        s.path.display(),
+                        s.records,
+                        s.bytes,
+                        ended
+                            .map(|e| format!(", quiet since {e}"))
+                            .unwrap_or_default(),
+                        if flaps > 0 {
+                            format!(", {flaps} more trigger(s) joined it")
+                        } else {
+                            String::new()
+                        }
+                    );
+                    let dropped = s.dropped.max(dropped);
+                    if dropped > 0 {
+                        line.push_str(&format!(
+                            "; {dropped} events dropped: the disk could not keep up"
+                        ));
+                    }
+                    report(line);
+                    if let Ok(mut w) = written.lock() {
+                        w.push(s.path);
+                    }
+                }
+                Err(e) => report(format!("incident file {}: {e}", path.display())),
+            }
+            let keep = writing.lock().map(|w| w.clone()).unwrap_or_default();
+            for (gone, bytes) in enforce_max_disk(&dir, max_disk, &keep) {
+                report(format!(
+                    "--max-disk: deleted the oldest incident file {} ({bytes} bytes)",
+                    gone.display()
+                ));
+            }
+        };
+        match std::thread::Builder::new()
+            .name("incident-close".into())
+            .spawn(finish)
+        {
+            Ok(t) => self.threads.push(t),
+            Err(e) => (self.report)(format!("cannot finish an incident file: {e}")),
+        }
+    }
+
+    /// Finishes the open file (an incident still going is cut here) and waits for every
+    /// file and command; returns the files written. Blocking: call from a blocking context.
+    pub fn finish(mut self) -> Vec<PathBuf> {
+        if let Some(i) = self.watch.open_incident() {
+            (self.report)(format!(
+                "stopping inside an incident ({} since {}): its file ends here",
+                i.cause.trigger,
+                i.started_at.format("%H:%M:%S UTC")
+            ));
+        }
+        self.close(None);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+        self.written.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+}
+
+fn create_dir_private(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{}: is a file; a triggered recording writes one file per incident into a directory — name a directory",
+            dir.display()
+        ));
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| {
+            format!(
+                "{}: cannot create the incident directory: {e} (check the path and its permissions)",
+                dir.display()
+            )
+        })
+}
+
+/// Deletes the oldest incident files under `dir` (and its target subdirectories) while they
+/// take more than `max` bytes; files in `keep` (being written) stay. Returns what went.
+pub fn enforce_max_disk(dir: &Path, max: u64, keep: &HashSet<PathBuf>) -> Vec<(PathBuf, u64)> {
+    let mut files = Vec::new();
+    collect(dir, 0, &mut files);
+    // Oldest first: by modification time, then name.
+    files.sort_by(|a, b| (a.2, &a.0).cmp(&(b.2, &b.0)));
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    let mut gone = Vec::new();
+    for (path, bytes, _) in files {
+        if total <= max {
+            break;
+        }
+        if keep.contains(&path) {
+            continue;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            total = total.saturating_sub(bytes);
+            gone.push((path, bytes));
+        }
+    }
+    gone
+}
+
+fn collect(dir: &Path, depth: u32, out: &mut Vec<(PathBuf, u64, std::time::SystemTime)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let Ok(meta) = e.metadata() else { continue };
+        if meta.is_dir() && depth == 0 {
+            collect(&p, 1, out);
+        } else if meta.is_file() && p.extension().is_some_and(|x| x == EXTENSION) {
+            let mtime = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+            out.push((p, meta.len(), mtime));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_disk_deletes_the_oldest_closed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("db1");
+        std::fs::create_dir(&sub).unwrap();
+        let mut paths = Vec::new();
+        for (i, d) in [dir.path(), &sub, dir.path()].iter().enumerate() {
+            let p = d.join(format!("2025010{i}T000000Z-history.idbt"));
+            std::fs::write(&p, vec![0u8; 1000]).unwrap();
+            // Distinct, increasing modification times.
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + i as u64);
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+            paths.push(p);
+        }
+        std::fs::write(dir.path().join("notes.txt"), vec![0u8; 5000]).unwrap();
+        let keep: HashSet<PathBuf> = [paths[0].clone()].into();
+        let gone = enforce_max_disk(dir.path(), 2000, &keep);
+        // The oldest is being written: the next oldest goes instead.
+        assert_eq!(gone, vec![(paths[1].clone(), 1000)]);
+        assert!(paths[0].exists() && paths[2].exists());
+        assert!(enforce_max_disk(dir.path(), 2000, &keep).is_empty());
+    }
+}

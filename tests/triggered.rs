@@ -1,0 +1,422 @@
+//! Triggered capture against a real (private) MariaDB under write load: `record DIR --trigger`
+//! writes one file per incident holding the `--before` window (samples from before the
+//! blocker existed), the incident and the `--after` window; a second trigger inside the
+//! cooldown makes no second file; `--exec` sees the incident in its environment and its
+//! failure is reported without holding polling up. Bad trigger input is a clear message.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
+use innodebt::capture;
+use innodebt::derive::Deriver;
+use innodebt::figures::{Figures, VerdictKind};
+use innodebt::sample::SourceEvent;
+
+/// A running `innodebt record DIR --trigger …` and the lines it printed so far.
+struct Recorder {
+    child: Child,
+    stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl Recorder {
+    fn start(server: &PrivateServer, dir: &Path, extra: &[&str]) -> Recorder {
+        let mut child = Command::new(common::innodebt_bin())
+            .args(server.conn_args())
+            .args(["--no-defaults", "--interval", "300ms", "record"])
+            .arg(dir)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the recorder");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let lines = Arc::clone(&stderr);
+        let pipe = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let r = Recorder { child, stderr };
+        r.wait_for("watching for", Duration::from_secs(20));
+        r
+    }
+
+    fn text(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+
+    /// Waits until a line contains `what`; fails with everything printed so far.
+    fn wait_for(&self, what: &str, limit: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            if let Some(l) = self
+                .stderr
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|l| l.contains(what))
+            {
+                return l.clone();
+            }
+            assert!(
+                start.elapsed() < limit,
+                "no {what:?} after {limit:?}; the recorder said:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// SIGTERM, then the exit status and everything it printed.
+    fn stop(mut self) -> String {
+        let ok = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill")
+            .success();
+        assert!(ok);
+        let status = self.child.wait().expect("wait");
+        // The reader thread drains the pipe after the exit.
+        std::thread::sleep(Duration::from_millis(200));
+        let text = self.text();
+        assert!(status.success(), "{status}: {text}");
+        text
+    }
+}
+
+fn incident_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("list")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "idbt"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every sample of the file with its derived figures.
+fn derived(file: &Path) -> Vec<Figures> {
+    let cap = capture::open(file).expect("the incident file opens");
+    assert!(cap.end.is_complete(), "{:?}", cap.end);
+    assert!(
+        matches!(cap.events.first(), Some(SourceEvent::Connected { .. })),
+        "an incident file starts with the server's description"
+    );
+    let mut d = Deriver::new();
+    cap.events.iter().filter_map(|e| d.push(e)).collect()
+}
+
+fn blocked_by(f: &Figures, thread: u64) -> bool {
+    f.blocker.as_ref().and_then(|b| b.thread_id) == Some(thread)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::start(server.opts(), 3);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let incidents = dir.path().join("incidents");
+    let env_out = dir.path().join("exec.env");
+    let exec = format!("env | grep ^INNODEBT_ > '{}'", env_out.display());
+    let rec = Recorder::start(
+        &server,
+        &incidents,
+        &[
+            "--trigger",
+            "blocked_by_read_view",
+            "--before",
+            "6s",
+            "--after",
+            "3s",
+            "--cooldown",
+            "120s",
+            "--exec",
+            &exec,
+        ],
+    );
+    // Let the before window fill with the server under load and no blocker.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let blocker_opened: DateTime<Utc> = Utc::now();
+    let snapshot = BlockingSnapshot::open(server.opts()).await;
+    let thread = snapshot.thread_id();
+    let line = rec.wait_for("incident: blocked_by_read_view", Duration::from_secs(60));
+    assert!(line.contains("writing"), "{line}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let committed = Utc::now();
+    snapshot.commit().await;
+    rec.wait_for("incident file done", Duration::from_secs(30));
+
+    // A second blocker inside the cooldown: reported, not a second file.
+    let second = BlockingSnapshot::open(server.opts()).await;
+    rec.wait_for("inside the cooldown", Duration::from_secs(60));
+    second.commit().await;
+    let said = rec.stop();
+    load.stop().await;
+
+    let files = incident_files(&incidents);
+    assert_eq!(files.len(), 1, "{files:?}\n{said}");
+    let name = files[0].file_name().unwrap().to_string_lossy().to_string();
+    assert!(name.ends_with("-blocked_by_read_view.idbt"), "{name}");
+
+    let figures = derived(&files[0]);
+    let times: Vec<_> = figures.iter().map(|f| f.sampled_at).collect();
+    // Before: samples from before the blocker's transaction existed, without it.
+    let before: Vec<_> = figures
+        .iter()
+        .filter(|f| f.sampled_at < blocker_opened)
+        .collect();
+    assert!(
+        before.len() >= 3,
+        "{} samples before the blocker opened at {blocker_opened}; first sample {:?}",
+        before.len(),
+        times.first()
+    );
+    assert!(before.iter().all(|f| !blocked_by(f, thread)));
+    // The incident: the blocker is seen, and the verdict holds.
+    assert!(figures.iter().any(|f| blocked_by(f, thread)));
+    assert!(figures.iter().any(|f| {
+        f.verdicts
+            .iter()
+            .any(|v| v.kind == VerdictKind::BlockedByReadView)
+    }));
+    // After: the blocker is gone and the file goes on for about --after past the last hold.
+    let after: Vec<_> = figures
+        .iter()
+        .filter(|f| f.sampled_at > committed)
+        .collect();
+    assert!(after.len() >= 5, "{} samples after the commit", after.len());
+    let tail = after.last().unwrap();
+    assert!(!blocked_by(tail, thread));
+    assert!(
+        (tail.sampled_at - committed).num_milliseconds() >= 2_500,
+        "the after window ends {} ms after the commit",
+        (tail.sampled_at - committed).num_milliseconds()
+    );
+    let cap = capture::open(&files[0]).unwrap();
+    assert!(
+        cap.header
+            .notes
+            .iter()
+            .any(|n| n.contains("triggered capture: blocked_by_read_view")),
+        "{:?}",
+        cap.header.notes
+    );
+
+    // --exec ran with the incident in its environment.
+    let env = std::fs::read_to_string(&env_out).expect("the --exec command ran");
+    let var = |k: &str| {
+        env.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap_or_else(|| panic!("{k} not in --exec's environment:\n{env}"))
+            .to_string()
+    };
+    assert_eq!(PathBuf::from(var("INNODEBT_FILE")), files[0]);
+    assert_eq!(var("INNODEBT_VERDICT"), "blocked_by_read_view");
+    assert!(var("INNODEBT_MESSAGE").contains(&thread.to_string()));
+    let started: DateTime<Utc> = var("INNODEBT_STARTED_AT").parse().expect("RFC 3339");
+    assert!(started > blocker_opened && started < committed);
+    // The file holds the --before window (6 s) before the verdict turned on, not more.
+    let span = (started - times[0]).num_milliseconds();
+    assert!(
+        (5_000..=6_600).contains(&span),
+        "the file starts {span} ms before the incident"
+    );
+    assert!(said.contains("1 incident file(s) written"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_slow_exec_is_reported_and_never_holds_polling_up() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rec = Recorder::start(
+        &server,
+        dir.path(),
+        &[
+            "--trigger",
+            "blocker_age>=1s",
+            "--before",
+            "2s",
+            "--after",
+            "2s",
+            "--cooldown",
+            "0s",
+            "--exec",
+            "sleep 3; echo pager unreachable >&2; exit 3",
+        ],
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let snapshot = BlockingSnapshot::open(server.opts()).await;
+    let line = rec.wait_for("failed", Duration::from_secs(30));
+    assert!(
+        line.contains("--exec for")
+            && line.contains("exit status: 3")
+            && line.contains("pager unreachable"),
+        "{line}"
+    );
+    snapshot.commit().await;
+    rec.wait_for("incident file done", Duration::from_secs(30));
+    rec.stop();
+    let files = incident_files(dir.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_string_lossy().to_string();
+    assert!(name.ends_with("-blocker_ageGE1s.idbt"), "{name}");
+    // Polling went on at its interval while the command slept 3 s.
+    let times: Vec<_> = derived(&files[0]).iter().map(|f| f.sampled_at).collect();
+    let widest = times
+        .windows(2)
+        .map(|w| (w[1] - w[0]).num_milliseconds())
+        .max()
+        .unwrap();
+    assert!(times.len() >= 12, "{} samples", times.len());
+    assert!(widest < 1_000, "a {widest} ms gap between samples");
+}
+
+#[test]
+fn bad_trigger_input_is_a_clear_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path().join("x");
+    let d = d.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["record", d, "--trigger", "blocked"],
+            "--trigger \"blocked\" is neither a verdict kind (blocked_by_read_view, purge_lag_trap, purge_too_slow, flush_pressure) nor a threshold",
+        ),
+        (
+            &["record", d, "--trigger", "history>lots"],
+            "--trigger \"history>lots\": \"lots\" is not a number (e.g. history>1000000)",
+        ),
+        (
+            &["record", d, "--trigger", "checkpoint_age_pct=80"],
+            "compare with >, >=, < or <=",
+        ),
+        (
+            &["record", d, "--before", "5m"],
+            "--before goes with --trigger KIND",
+        ),
+        (
+            &["record", d, "--max-disk", "1G"],
+            "--max-disk goes with --trigger KIND",
+        ),
+        (
+            &["record", d, "--trigger", "history>1", "--before", "2h"],
+            "at most 1h",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--trigger", "history>1"],
+            "--trigger under serve writes one directory per target: add --incident-dir DIR",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--incident-dir", d],
+            "--incident-dir goes with --trigger KIND",
+        ),
+        (
+            &[
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--trigger",
+                "purge_lag",
+                "--incident-dir",
+                d,
+            ],
+            "neither a verdict kind",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(common::innodebt_bin())
+            .args(["--no-defaults", "-S", "/nonexistent/innodebt-test.sock"])
+            .args(*args)
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // A file where the directory should be.
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    let out = Command::new(common::innodebt_bin())
+        .args([
+            "--no-defaults",
+            "-S",
+            "/nonexistent/innodebt-test.sock",
+            "record",
+        ])
+        .arg(&file)
+        .args(["--trigger", "history>1"])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is a file") && err.contains("name a directory"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_captures_incidents_per_target() {
+    use common::serve::{Serve, serve_args};
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let incidents = dir.path().join("incidents");
+    let incidents_arg = incidents.to_str().unwrap().to_string();
+    let mut serve = Serve::start(&serve_args(
+        &server,
+        &[
+            "--trigger",
+            "blocker_age>=2s",
+            "--incident-dir",
+            &incidents_arg,
+            "--before",
+            "3s",
+            "--after",
+            "2s",
+            "--cooldown",
+            "0s",
+        ],
+    ));
+    assert!(
+        serve
+            .log()
+            .contains("every target watches for blocker_age>=2s"),
+        "{}",
+        serve.log()
+    );
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let opened = Utc::now();
+    let snapshot = BlockingSnapshot::open(server.opts()).await;
+    let thread = snapshot.thread_id();
+    let start = Instant::now();
+    while !serve.log().contains("local: incident: blocker_age>=2s") {
+        assert!(start.elapsed() < Duration::from_secs(30), "{}", serve.log());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    snapshot.commit().await;
+    while !serve.log().contains("local: incident file done") {
+        assert!(start.elapsed() < Duration::from_secs(60), "{}", serve.log());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(serve.terminate().success(), "{}", serve.log());
+    let files = incident_files(&incidents.join("local"));
+    assert_eq!(files.len(), 1, "{files:?}\n{}", serve.log());
+    let figures = derived(&files[0]);
+    assert!(
+        figures
+            .iter()
+            .any(|f| f.sampled_at < opened && f.blocker.is_none())
+    );
+    assert!(figures.iter().any(|f| blocked_by(f, thread)));
+    assert!(figures.last().is_some_and(|f| f.blocker.is_none()));
+}
