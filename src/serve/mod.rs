@@ -132,6 +132,15 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or(listen);
+    if let Some(p) = &server.incidents {
+        let shown: Vec<String> = p.triggers.iter().map(ToString::to_string).collect();
+        eprintln!(
+            "innodebt serve: every target watches for {}; incidents go to {}/TARGET/ (at most {})",
+            shown.join(", "),
+            p.opts.dir.display(),
+            crate::units::bytes(p.opts.max_disk)
+        );
+    }
     eprintln!(
         "innodebt serve: listening on http://{addr} — /metrics: {}; /probe?target=NAME: {}{}",
         server
@@ -156,15 +165,6 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             ))
             .unwrap_or_default()
     );
-    if let Some(p) = &server.incidents {
-        let shown: Vec<String> = p.triggers.iter().map(ToString::to_string).collect();
-        eprintln!(
-            "innodebt serve: every target watches for {}; incidents go to {}/TARGET/ (at most {})",
-            shown.join(", "),
-            p.opts.dir.display(),
-            crate::units::bytes(p.opts.max_disk)
-        );
-    }
     let server = Arc::new(server);
     run(listener, Arc::clone(&server)).await;
     server.shutdown().await
