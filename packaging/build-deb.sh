@@ -44,6 +44,18 @@ install -D -m 0644 contrib/prometheus/alerts.yml "$root/usr/share/innodebt/prome
 install -D -m 0644 contrib/grafana/innodebt.json "$root/usr/share/innodebt/grafana/innodebt.json"
 install -D -m 0644 README.md "$root/usr/share/doc/innodebt/README.md"
 gzip -9n "$root/usr/share/doc/innodebt/README.md"
+# Who builds the package: the Debian packager's usual variables, else a placeholder.
+maintainer="${DEBFULLNAME:-innodebt developers} <${DEBEMAIL:-innodebt@example.org}>"
+# A native package's changelog (lintian: no-changelog), dated like the build.
+build_date=$(date -R ${SOURCE_DATE_EPOCH:+-d "@$SOURCE_DATE_EPOCH"})
+cat > "$root/usr/share/doc/innodebt/changelog" <<CHANGELOG
+innodebt ($version) unstable; urgency=medium
+
+  * Built from the innodebt source tree (see README.md).
+
+ -- $maintainer  $build_date
+CHANGELOG
+gzip -9n "$root/usr/share/doc/innodebt/changelog"
 cat > "$root/usr/share/doc/innodebt/copyright" <<'COPYRIGHT'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: innodebt
@@ -62,7 +74,7 @@ cat > "$root/DEBIAN/control" <<CONTROL
 Package: innodebt
 Version: $version
 Architecture: $arch
-Maintainer: innodebt developers <innodebt@localhost>
+Maintainer: $maintainer
 Installed-Size: $size
 Depends: adduser, libc6
 Section: database

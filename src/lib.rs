@@ -23,6 +23,9 @@
 //! 11. drawing: `theme`, `ui` — reads the app, never computes a figure
 //! 12. wiring: `tui`, `timings`, `run`, `serve`, `fleet`
 
+// A panic is never the answer to bad input (tests may unwrap; unit tests are cfg(test)).
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 pub mod app;
 pub mod capture;
 pub mod cli;

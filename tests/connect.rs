@@ -1,7 +1,12 @@
-//! Connecting to the real local server (MariaDB or MySQL on 127.0.0.1:3306 and its default
-//! socket, user root with no password), and the messages when it goes wrong.
+//! Connecting to a real server — a private MariaDB per test (its own socket and port, root
+//! with no password; never the shared server) — and the messages when it goes wrong.
 
+mod common;
+
+use std::path::Path;
 use std::time::Duration;
+
+use common::{PrivateServer, ServerConfig};
 
 use innodebt::cli::{ConnectOptions, Endpoint, Environment, Secret, SslMode, parse_args};
 use innodebt::source::connect::{ConnectError, Transport, connect, connect_with_transport};
@@ -22,13 +27,6 @@ async fn select_one(opts: &ConnectOptions) -> Result<(), ConnectError> {
     Ok(())
 }
 
-async fn root_conn() -> mysql_async::Conn {
-    match connect(&tcp(3306)).await {
-        Ok(c) => c,
-        Err(e) => panic!("the local test server must accept root@127.0.0.1: {e}"),
-    }
-}
-
 /// A port nobody listens on: bind an ephemeral port, then free it.
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -37,7 +35,8 @@ fn free_port() -> u16 {
 
 #[tokio::test]
 async fn connects_over_tcp() {
-    let opts = tcp(3306);
+    let server = PrivateServer::start(ServerConfig::default());
+    let opts = tcp(server.port());
     select_one(&opts).await.expect("TCP connection");
     let (conn, transport) = connect_with_transport(&opts).await.expect("connect");
     // PREFERRED: TLS when the server has it, plain otherwise.
@@ -47,10 +46,13 @@ async fn connects_over_tcp() {
 
 #[tokio::test]
 async fn connects_over_the_servers_socket() {
-    let mut conn = root_conn().await;
-    let socket: Option<String> = conn.query_first("SELECT @@socket").await.expect("@@socket");
-    conn.disconnect().await.expect("disconnect");
-    let socket = socket.expect("server has a socket");
+    let server = PrivateServer::start(ServerConfig::default());
+    let rows = server.sql("SELECT @@socket").await;
+    let socket: String = rows
+        .first()
+        .and_then(|r| r.get(0))
+        .expect("server has a socket");
+    assert_eq!(Path::new(&socket), server.socket());
 
     let opts = ConnectOptions::new(Endpoint::Socket(socket.clone().into()));
     assert_eq!(opts.label(), format!("localhost via socket {socket}"));
@@ -61,18 +63,31 @@ async fn connects_over_the_servers_socket() {
 }
 
 #[tokio::test]
-async fn default_resolution_reaches_the_local_server() {
-    // No flags, no option files: the usual socket paths, else 127.0.0.1:3306, as root.
+async fn default_resolution_reaches_the_first_socket_that_exists() {
+    // No flags, no option files, no MYSQL_* variables: the usual socket paths in order (here a
+    // missing one, then the private server's), as the user named.
+    let server = PrivateServer::start(ServerConfig::default());
     let cli = parse_args(["innodebt", "--no-defaults", "-u", "root"]).expect("parse");
     let mut no_prompt = |_: &str| -> std::io::Result<String> { panic!("no prompt") };
+    let missing = tempfile::tempdir().expect("tempdir");
     let env = Environment {
+        home: None,
+        os_user: Some("nobody".into()),
         mysql_pwd: None,
-        ..Environment::from_process()
+        mysql_host: None,
+        mysql_tcp_port: None,
+        mysql_unix_port: None,
+        system_files: Vec::new(),
+        socket_candidates: vec![missing.path().join("mysqld.sock"), server.socket()],
     };
     let resolved = cli
         .connection
         .resolve(&env, &mut no_prompt)
         .expect("resolve");
+    assert_eq!(
+        resolved.options.label(),
+        format!("localhost via socket {}", server.socket().display())
+    );
     select_one(&resolved.options)
         .await
         .expect("default connection");
@@ -161,17 +176,14 @@ async fn wrong_password_is_access_denied_without_the_password() {
     let user = format!("innodebt_t{}", std::process::id());
     let good = "Corr3ct-Horse-1";
     let bad = "Wr0ng-Battery-2";
-    let mut root = root_conn().await;
-    root.query_drop(format!("DROP USER IF EXISTS '{user}'@'127.0.0.1'"))
-        .await
-        .expect("drop");
-    root.query_drop(format!(
-        "CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY '{good}'"
-    ))
-    .await
-    .expect("create user");
+    let server = PrivateServer::start(ServerConfig::default());
+    server
+        .sql(&format!(
+            "CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY '{good}'"
+        ))
+        .await;
 
-    let mut opts = tcp(3306);
+    let mut opts = tcp(server.port());
     opts.user = user.clone();
     opts.password = Some(Secret::new(bad));
     let wrong = select_one(&opts).await;
@@ -180,11 +192,6 @@ async fn wrong_password_is_access_denied_without_the_password() {
     opts.password = Some(Secret::new(good));
     let right = select_one(&opts).await;
     let debug = format!("{opts:?}");
-
-    root.query_drop(format!("DROP USER '{user}'@'127.0.0.1'"))
-        .await
-        .expect("drop user");
-    root.disconnect().await.expect("disconnect");
 
     let e = wrong.unwrap_err();
     assert!(matches!(e, ConnectError::AccessDenied { .. }), "{e:?}");
@@ -208,43 +215,35 @@ async fn wrong_password_is_access_denied_without_the_password() {
     assert!(!debug.contains(good), "{debug}");
 }
 
+/// A server without TLS (`--skip-ssl`): REQUIRED refuses with its own exit code and says what
+/// to do; PREFERRED falls back to plain TCP. (TLS servers: tests/tls.rs.)
 #[tokio::test]
-async fn required_tls_against_the_local_server() {
-    let mut root = root_conn().await;
-    let have_ssl: Option<(String, String)> = root
-        .query_first("SHOW VARIABLES LIKE 'have_ssl'")
-        .await
-        .expect("have_ssl");
-    root.disconnect().await.expect("disconnect");
-    let has_tls = have_ssl.is_some_and(|(_, v)| v.eq_ignore_ascii_case("YES"));
+async fn required_tls_against_a_server_without_tls() {
+    let server = PrivateServer::start(ServerConfig::default().with_args(["--skip-ssl"]));
+    let rows = server.sql("SHOW GLOBAL VARIABLES LIKE 'have_ssl'").await;
+    let have_ssl: String = rows.first().and_then(|r| r.get(1)).unwrap_or_default();
+    assert_ne!(have_ssl, "YES", "--skip-ssl left TLS on");
 
-    let mut opts = tcp(3306);
+    let mut opts = tcp(server.port());
     opts.ssl_mode = SslMode::Required;
-    let result = connect_with_transport(&opts).await;
-    if has_tls {
-        let (conn, transport) = result.expect("REQUIRED connects to a TLS server");
-        assert_eq!(transport, Transport::TcpTls);
-        conn.disconnect().await.expect("disconnect");
-    } else {
-        let e = result.map(|_| ()).unwrap_err();
-        assert!(matches!(e, ConnectError::ServerHasNoTls { .. }), "{e:?}");
-        let msg = e.to_string();
-        assert!(
-            msg.contains("127.0.0.1:3306") && msg.contains("does not support TLS"),
-            "{msg}"
-        );
-        assert!(
-            msg.contains("REQUIRED") && msg.contains("PREFERRED"),
-            "{msg}"
-        );
-        assert_eq!(e.exit_code(), 20);
+    let e = connect_with_transport(&opts).await.map(|_| ()).unwrap_err();
+    assert!(matches!(e, ConnectError::ServerHasNoTls { .. }), "{e:?}");
+    let msg = e.to_string();
+    let at = format!("127.0.0.1:{}", server.port());
+    assert!(
+        msg.contains(&at) && msg.contains("does not support TLS"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("REQUIRED") && msg.contains("PREFERRED"),
+        "{msg}"
+    );
+    assert_eq!(e.exit_code(), 20);
 
-        // PREFERRED falls back to plain.
-        opts.ssl_mode = SslMode::Preferred;
-        let (conn, transport) = connect_with_transport(&opts).await.expect("PREFERRED");
-        assert_eq!(transport, Transport::Tcp);
-        conn.disconnect().await.expect("disconnect");
-    }
+    opts.ssl_mode = SslMode::Preferred;
+    let (conn, transport) = connect_with_transport(&opts).await.expect("PREFERRED");
+    assert_eq!(transport, Transport::Tcp);
+    conn.disconnect().await.expect("disconnect");
 }
 
 #[tokio::test]

@@ -3,8 +3,10 @@
 //! it, then checks exact values read by eye from one file per flavour family.
 //! All problems are collected and reported as one table.
 
+#[path = "common/gate.rs"]
+mod gate;
+
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use innodebt::innodb_status::{self, InnodbStatus};
@@ -21,25 +23,7 @@ struct Entry {
 
 /// The samples directory, or `None` (after a loud note) when it is missing outside CI.
 fn samples_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("INNODEBT_SAMPLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples"));
-    if dir.join("index.tsv").is_file() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "sample corpus not found at {} (set INNODEBT_SAMPLES to its directory)",
-        dir.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    // Straight to stderr: libtest captures eprintln! of passing tests.
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** NOTE: {msg}: the corpus tests did NOT run ***\n"
-    );
-    None
+    gate::samples_dir("the corpus tests")
 }
 
 fn read_index(dir: &Path) -> Vec<Entry> {
@@ -99,6 +83,18 @@ impl Report {
                 file.to_string(),
                 format!("{what}: got {got:?}, want {want:?}"),
             ));
+        }
+    }
+
+    /// The file's text; a missing or unreadable file is a problem of the report, never a
+    /// silent pass of the checks that need it.
+    fn read(&mut self, dir: &Path, file: &str) -> Option<String> {
+        match read_sample(dir, file) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.check(file, false, || e);
+                None
+            }
         }
     }
 
@@ -606,7 +602,7 @@ fn exact_values_per_flavour_family() {
             .map(|(_, v)| v.clone())
     };
     let file = "mysql-8.0/netdata-mysql-8.0.30-global_status.txt";
-    if let Ok(t) = read_sample(&dir, file) {
+    if let Some(t) = r.read(&dir, file) {
         let p = textdump::parse_name_values(&t);
         let v = value(&p, "Innodb_redo_log_current_lsn");
         r.eq(
@@ -617,7 +613,7 @@ fn exact_values_per_flavour_family() {
         );
     }
     let file = "percona-5.5/pt-summary-temp002-mysql-status.txt";
-    if let Ok(t) = read_sample(&dir, file) {
+    if let Some(t) = r.read(&dir, file) {
         let p = textdump::parse_name_values(&t);
         let v = value(&p, "Innodb_checkpoint_max_age");
         r.eq(
@@ -630,7 +626,7 @@ fn exact_values_per_flavour_family() {
         r.eq(file, "Innodb_history_list_length", v.as_deref(), Some("30"));
     }
     let file = "mysql-8.0/netdata-mysql-8.0.30-version.txt";
-    if let Ok(t) = read_sample(&dir, file) {
+    if let Some(t) = r.read(&dir, file) {
         let p = textdump::parse_name_values(&t);
         r.eq(
             file,
@@ -640,7 +636,7 @@ fn exact_values_per_flavour_family() {
         );
     }
     let file = "mysql-5.1/pt-mext-001-mysqladmin-ext.txt";
-    if let Ok(t) = read_sample(&dir, file) {
+    if let Some(t) = r.read(&dir, file) {
         let s = textdump::parse_mysqladmin_samples(&t);
         r.eq(file, "samples", s.len(), 4);
         let v = |i: usize| {
@@ -661,7 +657,7 @@ fn exact_values_per_flavour_family() {
         );
     }
     let file = "mysql-5.7/pt-mext-pt-130-in-mysqladmin-ext-i1.txt";
-    if let Ok(t) = read_sample(&dir, file) {
+    if let Some(t) = r.read(&dir, file) {
         let s = textdump::parse_mysqladmin_samples(&t);
         r.eq(file, "samples", s.len(), 30);
         r.eq(
@@ -672,7 +668,7 @@ fn exact_values_per_flavour_family() {
         );
     }
     let file = "mysql-5.7/mtr-mysql-server-innodb-monitor.result.txt";
-    if let Ok(t) = read_sample(&dir, file) {
+    if let Some(t) = r.read(&dir, file) {
         let rows = textdump::parse_innodb_metrics(&t);
         let first = |n: &str| rows.iter().find(|m| m.name == n).cloned();
         r.eq(

@@ -66,8 +66,6 @@ async fn typed_value_confirmed_changes_the_server_and_cancel_does_not() {
     tmux.wait_for("the prompt closed", long, |s| {
         !s.contains("innodb_max_purge_lag = 7")
     });
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(server.var_u64("innodb_max_purge_lag").await, 50000);
 
     // Enter on the default answer (No) runs nothing either.
     tmux.keys(&["t"]);
@@ -76,14 +74,38 @@ async fn typed_value_confirmed_changes_the_server_and_cancel_does_not() {
     });
     let threads = server.var_u64("innodb_purge_threads").await;
     tmux.keys(&["Enter"]);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(server.var_u64("innodb_purge_threads").await, threads);
+    tmux.wait_for("the confirmation closed", long, |s| {
+        !s.contains("SET GLOBAL innodb_purge_threads")
+    });
 
+    // A last confirmed change is the barrier: changes run one at a time, in order, and each
+    // is audited when it has run, so once this one is done a cancelled one would show.
+    tmux.keys(&["l"]);
+    tmux.wait_for("the value prompt", long, |s| {
+        s.contains("type the new value")
+    });
+    for _ in 0..8 {
+        tmux.keys(&["BSpace"]);
+    }
+    tmux.type_text("60000");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the confirmation", long, |s| {
+        s.contains("SET GLOBAL innodb_max_purge_lag = 60000")
+    });
+    tmux.keys(&["y"]);
+    tmux.wait_for("the verified result", long, |s| s.contains("done"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the result closed", long, |s| !s.contains("done"));
+
+    assert_eq!(server.var_u64("innodb_max_purge_lag").await, 60000);
+    assert_eq!(server.var_u64("innodb_purge_threads").await, threads);
     tmux.keys(&["q"]);
     tmux.wait_for("the shell back", long, |s| !s.contains("Checkpoint age"));
     let audit = std::fs::read_to_string(dir.path().join("innodebt/audit.log")).expect("audit log");
-    assert_eq!(audit.lines().count(), 1, "{audit}");
-    assert!(audit.contains("innodb_max_purge_lag") && audit.contains("50000"));
+    let lines: Vec<&str> = audit.lines().collect();
+    assert_eq!(lines.len(), 2, "{audit}");
+    assert!(lines[0].contains("innodb_max_purge_lag") && lines[0].contains("50000"));
+    assert!(lines[1].contains("innodb_max_purge_lag") && lines[1].contains("60000"));
     server.sql("SET GLOBAL innodb_max_purge_lag = 0").await;
 }
 

@@ -53,10 +53,24 @@ async fn dashboard_keys_resize_and_quit() {
     tmux.wait_for("help closed", long, |s| !s.contains("freeze the display"));
 
     tmux.resize(80, 24);
-    let small = tmux.wait_for("the 80x24 layout", long, |s| {
-        s.lines().count() <= 24 && s.contains("Checkpoint") && s.contains("History")
+    // The compact layout: every panel and, on the last of the 24 rows, the footer under the
+    // grid's bottom border (a layout taller than the pane would have pushed it off).
+    tmux.wait_for("the 80x24 layout", long, |s| {
+        let rows: Vec<&str> = s.lines().collect();
+        [
+            "1 Checkpoint",
+            "2 Flush",
+            "3 History",
+            "4 Purge",
+            "5 Dirty",
+            "6 Undo",
+        ]
+        .iter()
+        .all(|t| s.contains(t))
+            && rows.len() == 24
+            && rows[22].starts_with('└')
+            && rows[23].contains("? help")
     });
-    assert!(small.lines().all(|l| l.chars().count() <= 80), "{small}");
 
     tmux.resize(60, 20);
     tmux.wait_for("the too-small message", long, |s| {

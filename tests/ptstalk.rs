@@ -3,7 +3,9 @@
 //! first 4 tables, path-valued variables were removed), and the innodbstatus-only pt-stalk
 //! files of the shared corpus.
 
-use std::io::Write;
+#[path = "common/gate.rs"]
+mod gate;
+
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
@@ -19,23 +21,15 @@ fn fixture() -> PathBuf {
 }
 
 /// The shared corpus directory holding pt-stalk files, or `None` (with a loud note) outside CI.
+/// With the corpus there, a missing `percona-5.5` is a failure.
 fn shared_ptstalk() -> Option<PathBuf> {
-    let dir = std::env::var_os("INNODEBT_SAMPLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples"))
-        .join("percona-5.5");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!("pt-stalk samples not found at {}", dir.display());
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** NOTE: {msg}: those tests did NOT run ***\n"
+    let dir = gate::samples_dir("the pt-stalk corpus tests")?.join("percona-5.5");
+    assert!(
+        dir.is_dir(),
+        "pt-stalk samples not found at {}",
+        dir.display()
     );
-    None
+    Some(dir)
 }
 
 fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {

@@ -278,12 +278,10 @@ fn bad_capture_files_get_one_clear_message() {
 async fn real_pt_stalk_capture_imports_and_replays() {
     let pt_stalk = common::find_binary(&["pt-stalk"]);
     let Ok(pt_stalk) = pt_stalk else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "pt-stalk is missing in CI: apt-get install percona-toolkit"
-        );
-        eprintln!(
-            "NOTE: pt-stalk not installed (apt-get install percona-toolkit); import of a fresh pt-stalk capture not exercised"
+        common::gate::missing::<()>(
+            "pt-stalk is not installed",
+            "apt-get install percona-toolkit",
+            "import of a fresh pt-stalk capture",
         );
         return;
     };
