@@ -326,7 +326,7 @@ async fn blocker(server: &PrivateServer, flavor: Flavor) -> Blocker {
         user: s.get(0).unwrap(),
         host: s.get(1).unwrap(),
         command: s.get(2).unwrap(),
-        query: r.get(5).unwrap(),
+        query: s.get(3).unwrap(),
     }
 }
 

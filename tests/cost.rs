@@ -3,6 +3,11 @@
 //!   blocker is still named with user, host and statement — through performance_schema, and
 //!   through the processlist by id for an account that may not read performance_schema — and
 //!   its session is looked up once, not every tick;
+//! - the same statements per tick from a handful of sessions to 1,500: the status counters
+//!   and INNODB_METRICS once every tick; INNODB_TRX at most once (every tick while it is cheap:
+//!   its cadence follows its cost, `source::oldest`), never with the statement text
+//!   (performance_schema's digests say what the server ran); between reads the blocker's age
+//!   counts on;
 //! - every sample records each statement it sent and its round trip;
 //! - the latency guard: a stalled server (our proxy stops forwarding) times a query out; on
 //!   the new connection the tick is not retried at once, the samples say which source is
@@ -10,6 +15,7 @@
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,7 +23,7 @@ use common::proxy::StallProxy;
 use common::{PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint};
 use innodebt::derive::Deriver;
-use innodebt::sample::{SourceEvent, Statement};
+use innodebt::sample::{PollCost, SourceEvent, Statement};
 use innodebt::source::cadence::{Cadenced, MAX_STRETCH};
 use innodebt::source::connect;
 use innodebt::source::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
@@ -40,6 +46,63 @@ fn connector(opts: ConnectOptions) -> ConnectFn {
         let opts = Arc::clone(&opts);
         Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
     })
+}
+
+/// The statements that ran on every tick, and how often each ran on one tick at most.
+fn per_tick(costs: &[PollCost]) -> (BTreeSet<Statement>, BTreeMap<Statement, usize>) {
+    let mut most = BTreeMap::new();
+    let mut every: Option<BTreeSet<Statement>> = None;
+    for c in costs {
+        let mut this: BTreeMap<Statement, usize> = BTreeMap::new();
+        for s in &c.statements {
+            *this.entry(s.what).or_default() += 1;
+        }
+        for (what, n) in &this {
+            let m = most.entry(*what).or_insert(0);
+            *m = (*m).max(*n);
+        }
+        let keys: BTreeSet<Statement> = this.into_keys().collect();
+        every = Some(match every {
+            None => keys,
+            Some(e) => e.intersection(&keys).copied().collect(),
+        });
+    }
+    (every.unwrap_or_default(), most)
+}
+
+/// `ticks` polls at `cfg.interval` on a fresh session as `user`: each sample's cost and the
+/// figures after each.
+async fn poll_ticks(
+    server: &PrivateServer,
+    user: &str,
+    password: Option<&str>,
+    cfg: &PollerConfig,
+    ticks: usize,
+) -> (Vec<PollCost>, Vec<innodebt::figures::Figures>) {
+    let mut o = ConnectOptions::new(Endpoint::Socket(server.socket()));
+    o.user = user.into();
+    o.password = password.map(innodebt::cli::Secret::new);
+    let conn = connect::connect(&o).await.expect("connect");
+    let mut session = Session::open(conn, cfg).await.expect("session");
+    let mut deriver = Deriver::new();
+    deriver.push(&SourceEvent::Connected {
+        at: chrono::Utc::now(),
+        info: session.info.clone(),
+    });
+    let started = Instant::now();
+    let (mut costs, mut figures) = (Vec::new(), Vec::new());
+    for tick in 0..ticks {
+        if tick > 0 {
+            tokio::time::sleep(cfg.interval).await;
+        }
+        let sample = session
+            .poll(cfg, started, false, false)
+            .await
+            .expect("poll");
+        costs.push(sample.cost.clone().expect("every sample records its cost"));
+        figures.extend(deriver.push_sample(&sample));
+    }
+    (costs, figures)
 }
 
 /// The blocker: a REPEATABLE READ snapshot over TCP as `reporter`, then a long statement.
@@ -92,10 +155,20 @@ async fn the_blocker_is_named_among_1500_sessions_with_one_lookup() {
         .expect("row");
     let statement = tokio::spawn(async move {
         let _ = blocker
-            .query_drop("SELECT SLEEP(60) /* nightly report */")
+            .query_drop("SELECT SLEEP(600) /* nightly report */")
             .await;
         blocker
     });
+
+    let cfg = PollerConfig {
+        interval: Duration::from_millis(300),
+        label: "private".into(),
+        ..PollerConfig::default()
+    };
+    // A handful of sessions first: what runs every tick, and at most how often per tick.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (few, _) = poll_ticks(&server, "root", None, &cfg, 12).await;
+    let (every_few, most_few) = per_tick(&few);
 
     let held = common::idle_sessions(server.opts(), "test.hold", 0, SESSIONS).await;
     let open: Vec<mysql_async::Row> = server
@@ -103,61 +176,48 @@ async fn the_blocker_is_named_among_1500_sessions_with_one_lookup() {
         .await;
     let sessions: u64 = open[0].get(0).expect("count");
     assert!(sessions > SESSIONS as u64, "{sessions} sessions open");
-    tokio::time::sleep(Duration::from_secs(2)).await;
 
-    let cfg = PollerConfig {
-        interval: Duration::from_millis(300),
-        label: "private".into(),
-        ..PollerConfig::default()
-    };
     let accounts = [
         ("root", None, "performance_schema.threads"),
         ("watcher", Some("w4tch"), "the processlist by id"),
     ];
     for (user, password, via) in accounts {
-        let mut o = ConnectOptions::new(Endpoint::Socket(server.socket()));
-        o.user = user.into();
-        o.password = password.map(innodebt::cli::Secret::new);
-        let conn = connect::connect(&o).await.expect("connect");
-        let mut session = Session::open(conn, &cfg).await.expect("session");
-        let mut deriver = Deriver::new();
-        deriver.push(&SourceEvent::Connected {
-            at: chrono::Utc::now(),
-            info: session.info.clone(),
-        });
-        let started = Instant::now();
-        let mut lookups = 0;
-        let mut figures = None;
-        for tick in 0..8 {
-            if tick > 0 {
-                tokio::time::sleep(cfg.interval).await;
-            }
-            let sample = session
-                .poll(&cfg, started, false, false)
-                .await
-                .expect("poll");
-            let cost = sample.cost.clone().expect("every sample records its cost");
-            assert!(!cost.statements.is_empty());
-            lookups += cost
-                .statements
-                .iter()
-                .filter(|s| s.what == Statement::SessionLookup)
-                .count();
-            let per_tick = cost
-                .statements
-                .iter()
-                .filter(|s| {
-                    matches!(
-                        s.what,
-                        Statement::GlobalStatus | Statement::InnodbMetrics | Statement::InnodbTrx
-                    )
-                })
-                .count();
-            assert_eq!(per_tick, 3, "{user}: {:?}", cost.statements);
-            figures = deriver.push_sample(&sample);
+        let (costs, figures) = poll_ticks(&server, user, password, &cfg, 12).await;
+        let (every, most) = per_tick(&costs);
+        // The status counters and INNODB_METRICS on every tick, whatever the sessions;
+        // INNODB_TRX too while it is cheap (when is `source::oldest`'s unit tests' matter:
+        // here it depends on this machine's load).
+        let tick: BTreeSet<Statement> = [Statement::GlobalStatus, Statement::InnodbMetrics].into();
+        assert!(
+            every.is_superset(&tick) && every_few.is_superset(&tick),
+            "{user}: every tick at 1,500 sessions {every:?}, at a handful {every_few:?}"
+        );
+        for what in [
+            Statement::GlobalStatus,
+            Statement::InnodbMetrics,
+            Statement::InnodbTrx,
+            Statement::SessionLookup,
+        ] {
+            assert!(
+                most.get(&what).copied().unwrap_or(0) <= 1
+                    && most_few.get(&what).copied().unwrap_or(0) <= 1,
+                "{user}: {what:?} more than once on a tick: {most:?} / {most_few:?}"
+            );
         }
-        let f = figures.expect("figures");
-        let b = f.blocker.expect("the blocker is named");
+        assert!(
+            costs[0]
+                .statements
+                .iter()
+                .any(|s| s.what == Statement::InnodbTrx),
+            "{user}: the first tick reads the oldest transactions"
+        );
+        let lookups = costs
+            .iter()
+            .flat_map(|c| &c.statements)
+            .filter(|s| s.what == Statement::SessionLookup)
+            .count();
+        let f = figures.last().expect("figures");
+        let b = f.blocker.as_ref().expect("the blocker is named");
         assert_eq!(b.thread_id, Some(blocker_id), "{user}");
         assert_eq!(b.user.as_deref(), Some("reporter"), "{user} via {via}");
         assert!(
@@ -174,6 +234,15 @@ async fn the_blocker_is_named_among_1500_sessions_with_one_lookup() {
             "{user} via {via}: statement {:?}",
             b.query
         );
+        // Read or carried, the blocker's age never goes back.
+        let ages: Vec<u64> = figures
+            .iter()
+            .filter_map(|f| f.blocker.as_ref().map(|b| b.age_s))
+            .collect();
+        assert!(
+            ages.len() >= 10 && ages.windows(2).all(|w| w[0] <= w[1]),
+            "{user}: blocker ages {ages:?}"
+        );
         // Only the blocker's session is looked up, once — not the other old transactions.
         // root: in performance_schema.threads. watcher may not read performance_schema: one
         // refused there, then one in the processlist by id.
@@ -182,13 +251,37 @@ async fn the_blocker_is_named_among_1500_sessions_with_one_lookup() {
             lookups, expected,
             "{user}: the blocker's session is looked up once, not every tick"
         );
-        let c = f.self_cost.expect("self cost in the figures");
+        let c = f.self_cost.as_ref().expect("self cost in the figures");
         assert!(
-            c.statements_per_tick >= 3 && c.server_ms_per_tick > 0.0,
+            c.statements_per_tick >= 2 && c.server_ms_per_tick > 0.0,
             "{c:?}"
         );
         assert!(c.server_ms_p95_1m.is_some());
     }
+    // What the server ran, by digest: INNODB_TRX never with the statement text, and at most
+    // once per tick over the three runs (36 ticks).
+    let digests = server
+        .sql(
+            "SELECT DIGEST_TEXT, COUNT_STAR FROM performance_schema.events_statements_summary_by_digest \
+             WHERE DIGEST_TEXT LIKE '%INNODB_TRX%'",
+        )
+        .await;
+    let mut trx_reads = 0u64;
+    for r in &digests {
+        let text: String = r.get(0).expect("digest text");
+        let n: u64 = r.get(1).expect("count");
+        assert!(
+            !text.to_ascii_lowercase().contains("trx_query"),
+            "INNODB_TRX read with the statement text: {text}"
+        );
+        if text.contains("ORDER BY") {
+            trx_reads += n;
+        }
+    }
+    assert!(
+        (3..=36).contains(&trx_reads),
+        "INNODB_TRX read {trx_reads} times over 36 ticks"
+    );
     statement.abort();
     drop(held);
 }

@@ -101,6 +101,13 @@ pub struct StatusTransaction {
 /// Parses one `SHOW ENGINE INNODB STATUS` output. When the text holds several, the first
 /// complete one is used (or the first one, marked truncated, when none is complete).
 pub fn parse(text: &str) -> InnodbStatus {
+    parse_keeping(text, usize::MAX)
+}
+
+/// [`parse`], keeping only the `keep` oldest transactions (by `ACTIVE n sec`, in printed
+/// order): the server prints every open transaction — 500 of them are ~100 KB of text and
+/// as much again parsed — and the live poller needs none of them but the oldest.
+pub fn parse_keeping(text: &str, keep: usize) -> InnodbStatus {
     let unescaped;
     let text = if looks_escaped(text) {
         unescaped = unescape_batch(text);
@@ -128,7 +135,7 @@ pub fn parse(text: &str) -> InnodbStatus {
         let is_header = is_section_header(&norm, i);
         if is_header || line.starts_with(END_MARK) {
             if let Some(b) = trx.take() {
-                st.transactions.push(b.finish());
+                push_kept(&mut st.transactions, b.finish(), keep);
             }
             // Real outputs have about ten sections; the cap keeps hostile input linear.
             if is_header
@@ -141,7 +148,7 @@ pub fn parse(text: &str) -> InnodbStatus {
         }
         if let Some(rest) = line.strip_prefix("---TRANSACTION") {
             if let Some(b) = trx.take() {
-                st.transactions.push(b.finish());
+                push_kept(&mut st.transactions, b.finish(), keep);
             }
             trx = Some(TrxBuilder::new(rest));
             continue;
@@ -154,9 +161,26 @@ pub fn parse(text: &str) -> InnodbStatus {
         parse_field(&mut st, line, hex_ids);
     }
     if let Some(b) = trx.take() {
-        st.transactions.push(b.finish());
+        push_kept(&mut st.transactions, b.finish(), keep);
     }
     st
+}
+
+/// Adds `t`, then drops the youngest when over `keep` (an unknown age counts as youngest;
+/// of equals, the one printed last).
+fn push_kept(kept: &mut Vec<StatusTransaction>, t: StatusTransaction, keep: usize) {
+    kept.push(t);
+    if kept.len() > keep {
+        let youngest = kept
+            .iter()
+            .enumerate()
+            .rev()
+            .min_by_key(|(_, t)| t.active_s)
+            .map(|(i, _)| i);
+        if let Some(i) = youngest {
+            kept.remove(i);
+        }
+    }
 }
 
 /// Reads one whitespace-normalised line into the figure it names, keeping the first value.

@@ -326,3 +326,32 @@ fn garbage_does_not_panic() {
         None
     );
 }
+
+#[test]
+fn keeping_only_the_oldest_transactions() {
+    let text = "=====================================\n\
+        2026-11-23 18:00:00 0x7f INNODB MONITOR OUTPUT\n\
+        =====================================\n\
+        ------------\nTRANSACTIONS\n------------\n\
+        Trx id counter 900\n\
+        ---TRANSACTION 564, ACTIVE 7 sec\n\
+        ---TRANSACTION 563, ACTIVE 724 sec\n\
+        ---TRANSACTION (0x7f01), not started\n\
+        ---TRANSACTION 561, ACTIVE 30 sec\n\
+        ---TRANSACTION 560, ACTIVE 724 sec\n\
+        ----------------------------\nEND OF INNODB MONITOR OUTPUT\n";
+    assert_eq!(parse(text).transactions.len(), 5);
+    let kept = parse_keeping(text, 3);
+    assert_eq!(kept.trx_id_counter, Some(900));
+    let ids: Vec<_> = kept
+        .transactions
+        .iter()
+        .map(|t| t.trx_id.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        ids,
+        ["563", "561", "560"],
+        "the oldest three, in printed order"
+    );
+    assert!(parse_keeping(text, 0).transactions.is_empty());
+}

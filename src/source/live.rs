@@ -21,6 +21,7 @@ use crate::sample::{
 };
 use crate::source::cadence::{Cadenced, Guard, Outcome};
 use crate::source::flavor::{Flavor, STATUS};
+use crate::source::oldest::Oldest;
 use crate::source::sessions::{SessionInfo, Sessions};
 
 /// Opens a fresh connection (the poller reconnects through this). The error text must
@@ -61,6 +62,10 @@ pub enum PollerCommand {
     UndoScanNow,
     RefreshVariables,
 }
+
+/// SHOW ENGINE INNODB STATUS transactions kept in a live sample: the oldest, as many as
+/// INNODB_TRX gives. Nothing derives a figure from them; they are there for the record.
+const SEIS_TRANSACTIONS_KEPT: usize = 5;
 
 pub const BACKOFF_START: Duration = Duration::from_millis(250);
 pub const BACKOFF_CAP: Duration = Duration::from_secs(5);
@@ -171,6 +176,8 @@ pub struct Session {
     guard: Guard,
     /// The sessions behind the oldest transactions (user, host, command), by thread id.
     sessions: Sessions,
+    /// The oldest transactions last read, and when INNODB_TRX is due again.
+    oldest: Oldest,
     /// performance_schema.threads refused us (privilege): look sessions up in the
     /// processlist by id instead.
     threads_refused: bool,
@@ -223,6 +230,7 @@ impl Session {
             },
             guard,
             sessions: Sessions::default(),
+            oldest: Oldest::default(),
             threads_refused: false,
             spent: Vec::new(),
             sums_read: 0,
@@ -306,7 +314,9 @@ impl Session {
 
         // The per-tick statements, guarded together: a sample is all of them or none.
         let tick_started = Instant::now();
-        let tick = self.poll_tick(&mut sample, flavor, t).await;
+        let tick = self
+            .poll_tick(&mut sample, flavor, t, cfg.interval, force_slow)
+            .await;
         let outcome = match &tick {
             Err(QueryError::TimedOut(_)) => Outcome::TimedOut,
             _ => Outcome::Answered(tick_started.elapsed()),
@@ -365,10 +375,18 @@ impl Session {
                 .await
             {
                 Ok(rs) => {
+                    // The text is moved out of the row, not copied (~100 KB with 500 open
+                    // transactions), and only the oldest transactions are kept.
                     sample.innodb_status = rs
-                        .first()
-                        .and_then(|r| text(r, 2))
-                        .map(|txt| innodb_status::parse(&txt));
+                        .into_iter()
+                        .next()
+                        .and_then(|mut r| r.take::<Option<Vec<u8>>, _>(2).flatten())
+                        .map(|bytes| {
+                            let txt = String::from_utf8(bytes).unwrap_or_else(|e| {
+                                String::from_utf8_lossy(e.as_bytes()).into_owned()
+                            });
+                            innodb_status::parse_keeping(&txt, SEIS_TRANSACTIONS_KEPT)
+                        });
                 }
                 Err(e) => self.note(&mut sample, SourceKind::InnodbStatus, e)?,
             }
@@ -410,14 +428,19 @@ impl Session {
         Ok(sample)
     }
 
-    /// Status counters, INNODB_METRICS and the oldest transactions. `Err` only when the
-    /// connection is lost or a statement timed out; refusals go into the sample.
+    /// Status counters, INNODB_METRICS and the oldest transactions (read when due, see
+    /// [`Oldest`]; carried with their ages counted on otherwise, or always with `force`).
+    /// `Err` only when the connection is lost or a statement timed out; refusals go into
+    /// the sample.
     async fn poll_tick(
         &mut self,
         sample: &mut Sample,
         flavor: Flavor,
         t: Duration,
+        interval: Duration,
+        force: bool,
     ) -> Result<(), QueryError> {
+        let every_tick = Instant::now();
         match self
             .ask(Statement::GlobalStatus, &flavor.status_sql(), t)
             .await
@@ -441,22 +464,31 @@ impl Session {
             }
             Err(e) => refused(sample, SourceKind::InnodbMetrics, e)?,
         }
+        let now = Instant::now();
+        self.oldest.every_tick_took(now - every_tick);
+        if !force && !self.oldest.due(interval, now) {
+            sample.trx = self.oldest.carried(now);
+            return Ok(());
+        }
         match self.ask(Statement::InnodbTrx, flavor.trx_sql(), t).await {
-            Ok(rs) => sample.trx = rs.iter().map(trx_row).collect(),
+            Ok(rs) => {
+                sample.trx = rs.iter().map(trx_row).collect();
+                self.oldest.read(sample.trx.clone(), now, now.elapsed());
+            }
             Err(e) => refused(sample, SourceKind::InnodbTrx, e)?,
         }
         Ok(())
     }
 
     /// Names the sessions behind the oldest transactions: at most one lookup by id per tick,
-    /// only for a transaction old enough to matter that is new (or whose session started or
-    /// stopped a statement); everything else comes from what was looked up before.
+    /// only for the transaction that may hold purge back, when it is new or its lookup stale
+    /// ([`Sessions::wanted`]); everything else comes from what was looked up before.
     async fn name_sessions(
         &mut self,
         sample: &mut Sample,
         cfg: &PollerConfig,
     ) -> Result<(), String> {
-        let wanted = self.sessions.wanted(&sample.trx);
+        let wanted = self.sessions.wanted(&sample.trx, Instant::now());
         if let Some(id) = wanted
             && self
                 .guard
@@ -466,6 +498,7 @@ impl Session {
             let threads =
                 !self.threads_refused && self.info.var("performance_schema") == Some("ON");
             let sql = flavor.session_sql(id, threads);
+            let asked = Instant::now();
             match self
                 .ask_guarded(
                     Cadenced::SessionLookup,
@@ -484,7 +517,7 @@ impl Session {
                         command: text(r, 2),
                         info: text(r, 3),
                     });
-                    self.sessions.learn(id, found, &sample.trx);
+                    self.sessions.learn(id, found, asked, asked.elapsed());
                 }
                 // No SELECT on performance_schema: the processlist by id next tick.
                 Err(QueryError::Server { .. }) if threads => self.threads_refused = true,
@@ -564,8 +597,8 @@ fn read_status(rs: &[Row], sample: &mut Sample) {
     }
 }
 
-/// One INNODB_TRX row (the flavour's `trx_sql` column order); the session's user, host and
-/// command come from [`Sessions`].
+/// One INNODB_TRX row (the flavour's `trx_sql` column order); the session's user, host,
+/// command and statement come from [`Sessions`].
 fn trx_row(r: &Row) -> TrxRow {
     TrxRow {
         trx_id: text(r, 0).unwrap_or_default(),
@@ -573,8 +606,6 @@ fn trx_row(r: &Row) -> TrxRow {
         age_s: number(r, 2).unwrap_or(0),
         isolation: text(r, 3),
         thread_id: number(r, 4).filter(|id| *id > 0),
-        query: text(r, 5),
-        rows_modified: number(r, 6),
         ..TrxRow::default()
     }
 }

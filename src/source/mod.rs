@@ -4,4 +4,5 @@ pub mod cadence;
 pub mod connect;
 pub mod flavor;
 pub mod live;
+pub mod oldest;
 pub mod sessions;

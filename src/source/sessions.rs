@@ -1,26 +1,44 @@
 //! Who holds purge back. INNODB_TRX alone is cheap; joining it to the processlist built every
-//! session on every tick (22 ms per tick at 1,500 sessions, 279 ms at 5,000). So only the
-//! purge blocker's session — user, host, command — is looked up, by id, when the blocker
-//! changes or starts or stops running a statement, and kept while it stays the blocker.
+//! session on every tick (22 ms per tick at 1,500 sessions, 279 ms at 5,000). INNODB_TRX is
+//! read without the statement text (copying it costs a quarter of the read with 500 open
+//! transactions), so the purge blocker's session — user, host, command and statement — is
+//! looked up by id: when the blocker changes, then again on a slow cadence while it stays
+//! (its statement may change), and kept in between.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use crate::sample::TrxRow;
+use crate::source::cadence::SLOW_SOURCE_SHARE;
 
 /// A transaction younger than this is not named: autocommit writes pass through INNODB_TRX
 /// for milliseconds and block nothing (the purge-blocker verdict uses the same age).
 pub const NAMED_FROM_AGE_S: u64 = 2;
 
+/// A known session is looked up again this often (its command and statement change), or
+/// less often when the lookup is costly: at most [`SLOW_SOURCE_SHARE`] of the server's time.
+pub const SESSION_REFRESH: Duration = Duration::from_secs(10);
+
+/// Whether the isolation level keeps a read view to commit (REPEATABLE READ, SERIALIZABLE;
+/// the server's default when unknown). READ COMMITTED and READ UNCOMMITTED keep one only
+/// while a statement runs.
+fn view_to_commit(t: &TrxRow) -> bool {
+    matches!(
+        t.isolation.as_deref().unwrap_or("REPEATABLE READ"),
+        "REPEATABLE READ" | "SERIALIZABLE"
+    )
+}
+
+/// Whether a session runs a statement: its command is known and not `Sleep`.
+fn running(command: Option<&str>) -> bool {
+    command.is_some_and(|c| c != "Sleep")
+}
+
 /// Whether a transaction keeps a read view open: REPEATABLE READ / SERIALIZABLE keep theirs
-/// to commit; READ COMMITTED (and READ UNCOMMITTED) only while a statement runs — INNODB_TRX
-/// shows its statement then, and the session's command is not `Sleep`.
+/// to commit; READ COMMITTED (and READ UNCOMMITTED) only while a statement runs — its
+/// session's command (looked up by id) is not `Sleep`.
 pub fn holds_read_view(t: &TrxRow) -> bool {
-    let iso = t.isolation.as_deref().unwrap_or("REPEATABLE READ");
-    let running = t.query.is_some() || t.command.as_deref().is_some_and(|c| c != "Sleep");
-    match iso {
-        "REPEATABLE READ" | "SERIALIZABLE" => true,
-        _ => running,
-    }
+    view_to_commit(t) || t.query.is_some() || running(t.command.as_deref())
 }
 
 /// The transaction that holds purge back: the oldest one at least [`NAMED_FROM_AGE_S`] old
@@ -39,54 +57,83 @@ pub struct SessionInfo {
     pub user: Option<String>,
     pub host: Option<String>,
     pub command: Option<String>,
-    /// The statement it runs, when INNODB_TRX did not carry one.
+    /// The statement it runs.
     pub info: Option<String>,
 }
 
 #[derive(Debug, Clone)]
 struct Known {
     session: SessionInfo,
-    /// Whether INNODB_TRX showed a running statement when it was looked up.
-    running: bool,
+    looked_up: Instant,
 }
 
 /// The sessions behind the oldest transactions, by thread id.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Sessions {
     known: BTreeMap<u64, Known>,
+    /// How long a lookup stays fresh: [`SESSION_REFRESH`], longer when lookups are costly.
+    refresh: Duration,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions {
+            known: BTreeMap::new(),
+            refresh: SESSION_REFRESH,
+        }
+    }
 }
 
 impl Sessions {
-    /// The one session to look up this tick, if any: the purge blocker's, when it is new to
-    /// us or has started or stopped running a statement since. Nobody else is looked up.
-    pub fn wanted(&self, trx: &[TrxRow]) -> Option<u64> {
-        let t = purge_blocker(trx)?;
-        let id = t.thread_id?;
-        let stale = self
-            .known
-            .get(&id)
-            .is_none_or(|k| k.running != t.query.is_some());
-        stale.then_some(id)
+    /// The one session to look up at `now`, if any: walking the transactions oldest first
+    /// (from [`NAMED_FROM_AGE_S`]), the first that may hold purge back — a REPEATABLE READ
+    /// one, or a READ COMMITTED one whose session is unknown or runs a statement — is looked
+    /// up when it is new to us or its lookup is stale. A READ COMMITTED session last seen
+    /// idle blocks nothing: it is passed over until its lookup is stale. Nobody else is
+    /// looked up.
+    pub fn wanted(&self, trx: &[TrxRow], now: Instant) -> Option<u64> {
+        for t in trx.iter().filter(|t| t.age_s >= NAMED_FROM_AGE_S) {
+            let Some(id) = t.thread_id else { continue };
+            let known = self.known.get(&id);
+            let stale = known.is_none_or(|k| now >= k.looked_up + self.refresh);
+            let idle = known.is_some_and(|k| !running(k.session.command.as_deref()));
+            if view_to_commit(t) || !idle {
+                return stale.then_some(id);
+            }
+            if stale {
+                return Some(id);
+            }
+        }
+        None
     }
 
-    /// Keeps what a lookup returned; `None` (the session is gone) is remembered too, so a
-    /// vanished session is not asked for again every tick.
-    pub fn learn(&mut self, thread_id: u64, session: Option<SessionInfo>, trx: &[TrxRow]) {
-        let running = trx
-            .iter()
-            .find(|t| t.thread_id == Some(thread_id))
-            .is_some_and(|t| t.query.is_some());
+    /// Keeps what a lookup at `now` returned, and what it took (a costly lookup is repeated
+    /// less often). `None` (the session is gone) is remembered too, so a vanished session is
+    /// not asked for again every tick.
+    pub fn learn(
+        &mut self,
+        thread_id: u64,
+        session: Option<SessionInfo>,
+        now: Instant,
+        took: Duration,
+    ) {
+        self.refresh = SESSION_REFRESH.max(took.div_f64(SLOW_SOURCE_SHARE));
         self.known.insert(
             thread_id,
             Known {
                 session: session.unwrap_or_default(),
-                running,
+                looked_up: now,
             },
         );
     }
 
-    /// Fills user, host and command (and the statement when INNODB_TRX had none) from what
-    /// is known, and forgets the sessions no longer among the oldest.
+    /// How long a lookup stays fresh now.
+    pub fn refresh_every(&self) -> Duration {
+        self.refresh
+    }
+
+    /// Fills user, host, command and — while it runs one — the statement from what is
+    /// known, and forgets the sessions no longer among the oldest.
     pub fn fill(&mut self, trx: &mut [TrxRow]) {
         self.known
             .retain(|id, _| trx.iter().any(|t| t.thread_id == Some(*id)));
@@ -94,11 +141,11 @@ impl Sessions {
             let Some(k) = t.thread_id.and_then(|id| self.known.get(&id)) else {
                 continue;
             };
-            t.user = k.session.user.clone();
-            t.host = k.session.host.clone();
-            t.command = k.session.command.clone();
-            if t.query.is_none() && k.running {
-                t.query = k.session.info.clone();
+            t.user.clone_from(&k.session.user);
+            t.host.clone_from(&k.session.host);
+            t.command.clone_from(&k.session.command);
+            if running(k.session.command.as_deref()) {
+                t.query.clone_from(&k.session.info);
             }
         }
     }
@@ -112,43 +159,54 @@ impl Sessions {
 mod tests {
     use super::*;
 
-    fn trx(id: u64, age_s: u64, query: Option<&str>) -> TrxRow {
+    const MS: Duration = Duration::from_millis(1);
+
+    /// A transaction as INNODB_TRX gives it per tick: no statement, no session.
+    fn trx(id: u64, age_s: u64) -> TrxRow {
         TrxRow {
             trx_id: format!("{}", 1000 + id),
             state: "RUNNING".into(),
             age_s,
             thread_id: Some(id),
-            query: query.map(str::to_string),
             ..TrxRow::default()
         }
     }
 
-    fn who(user: &str, command: &str) -> Option<SessionInfo> {
+    fn rc(id: u64, age_s: u64) -> TrxRow {
+        TrxRow {
+            isolation: Some("READ COMMITTED".into()),
+            ..trx(id, age_s)
+        }
+    }
+
+    fn who(user: &str, command: &str, info: Option<&str>) -> Option<SessionInfo> {
         Some(SessionInfo {
             user: Some(user.into()),
             host: Some("app1:4242".into()),
             command: Some(command.into()),
-            info: None,
+            info: info.map(str::to_string),
         })
     }
 
     #[test]
     fn young_transactions_are_not_looked_up() {
         let s = Sessions::default();
-        assert_eq!(
-            s.wanted(&[trx(7, 0, Some("UPDATE t")), trx(8, 1, None)]),
-            None
-        );
+        assert_eq!(s.wanted(&[trx(7, 0), trx(8, 1)], Instant::now()), None);
     }
 
     #[test]
-    fn only_the_blocker_is_looked_up_and_only_once() {
+    fn only_the_blocker_is_looked_up_then_again_only_when_stale() {
+        let t0 = Instant::now();
         let mut s = Sessions::default();
-        let rows = vec![trx(9, 40, None), trx(7, 3, None), trx(8, 0, None)];
-        assert_eq!(s.wanted(&rows), Some(9), "the oldest holding a read view");
-        s.learn(9, who("report", "Sleep"), &rows);
+        let rows = vec![trx(9, 40), trx(7, 3), trx(8, 0)];
         assert_eq!(
-            s.wanted(&rows),
+            s.wanted(&rows, t0),
+            Some(9),
+            "the oldest holding a read view"
+        );
+        s.learn(9, who("report", "Query", Some("SELECT SLEEP(60)")), t0, MS);
+        assert_eq!(
+            s.wanted(&rows, t0 + Duration::from_secs(9)),
             None,
             "known: no lookup, and no one else is asked"
         );
@@ -156,53 +214,77 @@ mod tests {
         s.fill(&mut filled);
         assert_eq!(filled[0].user.as_deref(), Some("report"));
         assert_eq!(filled[0].host.as_deref(), Some("app1:4242"));
+        assert_eq!(filled[0].query.as_deref(), Some("SELECT SLEEP(60)"));
         assert_eq!(filled[1].user, None, "not the blocker: never looked up");
+        // Its statement may have changed: asked again once the lookup is stale.
+        assert_eq!(s.wanted(&rows, t0 + SESSION_REFRESH), Some(9));
         // It commits: the next blocker is named, once.
-        let later = vec![trx(7, 5, None), trx(8, 2, None)];
-        assert_eq!(s.wanted(&later), Some(7));
+        let later = vec![trx(7, 5), trx(8, 2)];
+        s.fill(&mut later.clone());
+        assert_eq!(s.wanted(&later, t0), Some(7));
+    }
+
+    #[test]
+    fn a_costly_lookup_is_repeated_less_often() {
+        let t0 = Instant::now();
+        let mut s = Sessions::default();
+        let rows = vec![trx(9, 40)];
+        // 2 ms (performance_schema.threads at 5,000 sessions): at most 0.01 % of the time.
+        s.learn(9, who("report", "Sleep", None), t0, 2 * MS);
+        assert_eq!(s.refresh_every(), Duration::from_secs(20));
+        assert_eq!(s.wanted(&rows, t0 + Duration::from_secs(19)), None);
+        assert_eq!(s.wanted(&rows, t0 + Duration::from_secs(20)), Some(9));
     }
 
     #[test]
     fn a_tie_in_age_goes_to_the_first_row_and_read_committed_idle_blocks_nothing() {
-        let rows = vec![trx(12, 3, None), trx(43, 3, None)];
+        let rows = vec![trx(12, 3), trx(43, 3)];
         assert_eq!(purge_blocker(&rows).and_then(|t| t.thread_id), Some(12));
-        let rc = |id, query: Option<&str>| TrxRow {
-            isolation: Some("READ COMMITTED".into()),
-            ..trx(id, 30, query)
-        };
-        assert_eq!(purge_blocker(&[rc(5, None)]), None);
+        let t0 = Instant::now();
+        let mut s = Sessions::default();
+        // READ COMMITTED: only the lookup says whether it runs a statement.
+        let rows = vec![rc(5, 30), rc(6, 20)];
+        assert_eq!(purge_blocker(&rows), None, "not known to run anything");
+        assert_eq!(s.wanted(&rows, t0), Some(5));
+        s.learn(5, who("app", "Sleep", None), t0, MS);
+        assert_eq!(s.wanted(&rows, t0), Some(6), "5 is idle: the next one");
+        s.learn(6, who("batch", "Query", Some("SELECT * FROM big")), t0, MS);
+        assert_eq!(s.wanted(&rows, t0), None);
+        let mut filled = rows.clone();
+        s.fill(&mut filled);
+        assert_eq!(purge_blocker(&filled).and_then(|t| t.thread_id), Some(6));
         assert_eq!(
-            purge_blocker(&[rc(5, None), rc(6, Some("SELECT 1"))]).and_then(|t| t.thread_id),
-            Some(6)
+            purge_blocker(&filled).and_then(|t| t.query.as_deref()),
+            Some("SELECT * FROM big")
         );
+        // The idle one may start a statement: looked at again when stale.
+        assert_eq!(s.wanted(&rows, t0 + SESSION_REFRESH), Some(5));
     }
 
     #[test]
-    fn a_session_that_starts_a_statement_is_looked_up_again() {
+    fn an_idle_session_shows_no_statement() {
+        let t0 = Instant::now();
         let mut s = Sessions::default();
-        let idle = vec![trx(9, 40, None)];
-        s.learn(9, who("report", "Sleep"), &idle);
-        assert_eq!(s.wanted(&idle), None);
-        let busy = vec![trx(9, 41, Some("SELECT SLEEP(60)"))];
-        assert_eq!(s.wanted(&busy), Some(9));
-        s.learn(9, who("report", "Query"), &busy);
-        let mut filled = busy.clone();
+        let rows = vec![trx(9, 40)];
+        s.learn(9, who("report", "Sleep", Some("stale text")), t0, MS);
+        let mut filled = rows.clone();
         s.fill(&mut filled);
-        assert_eq!(filled[0].command.as_deref(), Some("Query"));
-        assert_eq!(filled[0].query.as_deref(), Some("SELECT SLEEP(60)"));
+        assert_eq!(filled[0].command.as_deref(), Some("Sleep"));
+        assert_eq!(filled[0].query, None);
     }
 
     #[test]
     fn gone_sessions_are_forgotten_and_not_asked_again() {
+        let t0 = Instant::now();
         let mut s = Sessions::default();
-        let rows = vec![trx(9, 40, None)];
-        s.learn(9, None, &rows);
+        let rows = vec![trx(9, 40)];
+        s.learn(9, None, t0, MS);
         assert_eq!(
-            s.wanted(&rows),
+            s.wanted(&rows, t0 + Duration::from_secs(1)),
             None,
             "a vanished session is not asked every tick"
         );
-        let mut later = vec![trx(10, 5, None)];
+        let mut later = vec![trx(10, 5)];
         s.fill(&mut later);
         assert!(
             s.known.is_empty(),

@@ -1,0 +1,176 @@
+//! When to read the oldest transactions. INNODB_TRX costs the server more with every open
+//! transaction, whatever the columns and the LIMIT: MariaDB copies every transaction into its
+//! INNODB_TRX cache and then into a temporary table before sorting (`trx_i_s_cache_t`,
+//! `fetch_data_into_cache` in storage/innobase/trx/trx0i_s.cc; 0.25 ms per read with one open
+//! transaction, 1.77 ms with 500 under write load). So it is read every tick only while it
+//! costs at most [`TRX_SHARE`] of the statements read every tick; costlier, it is read every
+//! few ticks (never less often than [`TRX_MAX_EVERY`]), and between reads the rows last read
+//! are carried with their ages counted on, so the blocker's age keeps moving.
+//! Pure: every call takes `now`.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::sample::TrxRow;
+
+/// INNODB_TRX may cost at most this share of what the every-tick statements cost (status
+/// counters + INNODB_METRICS), on average per tick.
+pub const TRX_SHARE: f64 = 0.5;
+/// However costly, the oldest transactions are read at least this often: a new purge blocker
+/// is named, and a committed one dropped, at most this late.
+pub const TRX_MAX_EVERY: Duration = Duration::from_secs(10);
+/// Round trips compared: the least of the last few, so one tick delayed by a busy client
+/// machine does not stretch the cadence (a delay only ever adds to a round trip).
+const WINDOW: usize = 5;
+
+#[derive(Debug, Clone, Default)]
+pub struct Oldest {
+    rows: Vec<TrxRow>,
+    read_at: Option<Instant>,
+    trx: VecDeque<Duration>,
+    every_tick: VecDeque<Duration>,
+}
+
+fn push(window: &mut VecDeque<Duration>, d: Duration) {
+    if window.len() == WINDOW {
+        window.pop_front();
+    }
+    window.push_back(d);
+}
+
+impl Oldest {
+    /// The round trip of this tick's every-tick statements (status counters, INNODB_METRICS).
+    pub fn every_tick_took(&mut self, rtt: Duration) {
+        push(&mut self.every_tick, rtt);
+    }
+
+    /// How many ticks apart INNODB_TRX is read: 1 while it costs at most [`TRX_SHARE`] of the
+    /// every-tick statements, else enough ticks to bring its share per tick back to that —
+    /// up to [`TRX_MAX_EVERY`].
+    pub fn ticks_apart(&self, interval: Duration) -> u32 {
+        let (Some(trx), Some(rest)) = (self.trx.iter().min(), self.every_tick.iter().min()) else {
+            return 1;
+        };
+        let allowed = rest.as_secs_f64() * TRX_SHARE;
+        let most = (TRX_MAX_EVERY.as_secs_f64() / interval.as_secs_f64().max(0.001)).floor();
+        if allowed <= 0.0 {
+            return 1;
+        }
+        let apart = (trx.as_secs_f64() / allowed)
+            .ceil()
+            .clamp(1.0, most.max(1.0));
+        apart as u32
+    }
+
+    /// Whether INNODB_TRX is to be read on the tick at `now`. Ticks jitter by a few
+    /// milliseconds: a tenth of an interval early counts as due.
+    pub fn due(&self, interval: Duration, now: Instant) -> bool {
+        self.read_at.is_none_or(|at| {
+            now + interval / 10 >= at + interval.saturating_mul(self.ticks_apart(interval))
+        })
+    }
+
+    /// What a read returned and what it took.
+    pub fn read(&mut self, rows: Vec<TrxRow>, at: Instant, rtt: Duration) {
+        push(&mut self.trx, rtt);
+        self.rows = rows;
+        self.read_at = Some(at);
+    }
+
+    /// The rows last read, their ages counted on to `now` by the whole seconds since (never
+    /// ahead of what the next read will say): what the sample carries on a tick that does not
+    /// read INNODB_TRX.
+    pub fn carried(&self, now: Instant) -> Vec<TrxRow> {
+        let since = self
+            .read_at
+            .map_or(0, |at| now.saturating_duration_since(at).as_secs());
+        self.rows
+            .iter()
+            .map(|t| TrxRow {
+                age_s: t.age_s.saturating_add(since),
+                ..t.clone()
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Duration = Duration::from_secs(1);
+
+    fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    fn row(age_s: u64) -> TrxRow {
+        TrxRow {
+            trx_id: "42".into(),
+            age_s,
+            thread_id: Some(7),
+            ..TrxRow::default()
+        }
+    }
+
+    /// A reader that saw the every-tick statements take `rest` and INNODB_TRX `trx`.
+    fn after(rest: Duration, trx: Duration, t0: Instant) -> Oldest {
+        let mut o = Oldest::default();
+        o.every_tick_took(rest);
+        o.read(vec![row(30)], t0, trx);
+        o
+    }
+
+    #[test]
+    fn cheap_it_is_read_every_tick() {
+        let t0 = Instant::now();
+        let o = Oldest::default();
+        assert!(o.due(S, t0), "never read: due");
+        // 10 sessions under load (BENCHMARKS.md): 0.25 ms against 0.9 ms for the rest.
+        let o = after(us(900), us(250), t0);
+        assert_eq!(o.ticks_apart(S), 1);
+        assert!(o.due(S, t0 + S));
+    }
+
+    #[test]
+    fn costly_it_is_read_every_few_ticks_so_its_share_per_tick_stays_put() {
+        let t0 = Instant::now();
+        // 500 open transactions: 1.77 ms against 0.9 ms → every 4 ticks, 0.44 ms per tick.
+        let o = after(us(900), us(1770), t0);
+        assert_eq!(o.ticks_apart(S), 4);
+        assert!(!o.due(S, t0 + 3 * S));
+        assert!(o.due(S, t0 + 4 * S));
+        let per_tick = 1770.0 / f64::from(o.ticks_apart(S));
+        assert!(per_tick <= 900.0 * TRX_SHARE, "{per_tick} µs per tick");
+        // However costly: at least every TRX_MAX_EVERY.
+        let o = after(us(900), Duration::from_millis(200), t0);
+        assert_eq!(o.ticks_apart(S), 10);
+        assert_eq!(o.ticks_apart(Duration::from_secs(5)), 2);
+        assert_eq!(o.ticks_apart(Duration::from_secs(30)), 1);
+    }
+
+    #[test]
+    fn one_slow_round_trip_does_not_stretch_it() {
+        let t0 = Instant::now();
+        let mut o = after(us(900), us(250), t0);
+        // The client machine stalls one tick: 9 ms for INNODB_TRX.
+        o.read(vec![row(31)], t0 + S, Duration::from_millis(9));
+        assert_eq!(o.ticks_apart(S), 1, "the least of the last few counts");
+        // Five costly reads in a row do.
+        for i in 0..WINDOW as u32 {
+            o.read(vec![row(31)], t0 + S * (2 + i), us(1800));
+        }
+        assert_eq!(o.ticks_apart(S), 4);
+    }
+
+    #[test]
+    fn between_reads_the_ages_count_on() {
+        let t0 = Instant::now();
+        let o = after(us(900), us(1770), t0);
+        assert_eq!(o.carried(t0)[0].age_s, 30);
+        assert_eq!(o.carried(t0 + Duration::from_millis(2990))[0].age_s, 32);
+        assert_eq!(o.carried(t0 + 3 * S)[0].age_s, 33);
+        assert_eq!(o.carried(t0 + 3 * S)[0].trx_id, "42");
+        assert!(Oldest::default().carried(t0).is_empty());
+    }
+}
