@@ -122,7 +122,11 @@ pub fn text(f: &Figures) -> String {
         opt(d.bytes, bytes),
         opt(d.pct, |p| format!("{p:.1}%")),
         opt(d.max_pct, |p| format!("{p:.0}%")),
-        opt(d.lwm_pct, |p| format!("{p:.0}%")),
+        if d.lwm_off {
+            "off".to_string()
+        } else {
+            opt(d.lwm_pct, |p| format!("{p:.0}%"))
+        },
     );
     let u = &f.undo;
     let _ = writeln!(

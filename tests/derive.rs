@@ -100,8 +100,9 @@ fn rates_history_growth_and_dml_delay() {
     assert_eq!(f.purge.dml_delay_applied_us, Some(2000));
     // 100 dirty / (900 data + 100 free).
     assert_eq!(f.dirty.pct, Some(10.0));
-    // MariaDB lwm 0 means "use max".
-    assert_eq!(f.dirty.lwm_pct, Some(90.0));
+    // lwm 0 is "no low-water mark" (buf0flu.cc af_get_pct_for_dirty, every flavour): off.
+    assert_eq!(f.dirty.lwm_pct, None);
+    assert!(f.dirty.lwm_off);
     assert_eq!(f.redo.checkpoint_age_bytes, Some(140_000));
     // A counter that is off is null and named, never 0.
     assert_eq!(f.flush.by_source_pages_per_s.adaptive, None);

@@ -247,7 +247,8 @@ fn a_restart_with_another_redo_size_is_noted_and_restarts_the_peak() {
 // ---------------------------------------------------------------------------------------
 // Each judgement once, on the figures: panels, plans and the verdicts show the same answer.
 
-/// MariaDB 10.11, 16 MiB of redo (async ≈ 10.7 MiB, M ≈ 12.3 MiB), max purge lag 5,000.
+/// MariaDB 10.11, 16 MiB of redo (async ≈ 10.7 MiB, M ≈ 12.3 MiB), max purge lag 5,000
+/// (delay cap 2,000 µs).
 fn judged_server() -> Deriver {
     let mut d = Deriver::new();
     d.push(&SourceEvent::Connected {
@@ -259,6 +260,7 @@ fn judged_server() -> Deriver {
             ("innodb_log_file_size", (16u64 << 20).to_string()),
             ("innodb_page_size", "16384".into()),
             ("innodb_max_purge_lag", "5000".into()),
+            ("innodb_max_purge_lag_delay", "2000".into()),
             ("innodb_max_dirty_pages_pct", "90".into()),
         ]),
     });

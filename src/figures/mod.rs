@@ -269,6 +269,10 @@ pub struct Purge {
     pub dml_delay_applied_us: Option<u64>,
     pub state: Option<String>,
     pub threads: Option<u64>,
+    /// `innodb_purge_threads` can be changed without a restart: the server's own
+    /// `SYSTEM_VARIABLES.READ_ONLY` where it has one (MariaDB), else the flavour's table.
+    #[serde(default)]
+    pub threads_dynamic: Option<bool>,
     pub batch_size: Option<u64>,
     pub max_purge_lag: Option<u64>,
     pub max_purge_lag_delay_us: Option<u64>,
@@ -300,8 +304,12 @@ pub struct Dirty {
     /// InnoDB's own ratio: dirty / (data + free) × 100.
     pub pct: Option<f64>,
     pub max_pct: Option<f64>,
-    /// Effective low-water mark (MariaDB's 0 means "use max").
+    /// The low-water mark of dirty-page flushing; `null` when unknown or off.
     pub lwm_pct: Option<f64>,
+    /// `innodb_max_dirty_pages_pct_lwm = 0`: no low-water mark on any flavour, nothing is
+    /// flushed for dirtiness until the max.
+    #[serde(default)]
+    pub lwm_off: bool,
     pub bytes: Option<u64>,
     /// Dirty pages against `innodb_max_dirty_pages_pct`: `warning` at or past it (InnoDB
     /// flushes hard there; not an outage), else `ok`. `null` while either is unknown.

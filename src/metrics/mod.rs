@@ -53,6 +53,11 @@ struct SlowCounters {
     changes: Option<(f64, u64)>,
     /// Rows updated + deleted per second between the last two readings.
     inflow: Option<f64>,
+    /// (mono_s, LSN) of the last sample that carried an LSN (where only SEIS has it, that
+    /// is its slower cadence).
+    lsn: Option<(f64, u64)>,
+    /// Redo generated per second: the LSN's advance between the last two readings.
+    lsn_rate: Option<f64>,
 }
 
 impl SlowCounters {
@@ -67,6 +72,26 @@ impl SlowCounters {
                 .and_then(|prev| counter_rate(Some(prev.1), Some(now.1), now.0 - prev.0));
             self.changes = Some(now);
         }
+    }
+
+    fn observe_lsn(&mut self, mono_s: f64, lsn: Option<u64>) {
+        let Some(lsn) = lsn else { return };
+        match self.lsn {
+            // The same reading again, or time not advancing: keep the last rate.
+            Some(prev) if mono_s <= prev.0 => return,
+            Some(prev) => self.lsn_rate = counter_rate(Some(prev.1), Some(lsn), mono_s - prev.0),
+            None => {}
+        }
+        self.lsn = Some((mono_s, lsn));
+    }
+
+    /// The redo rate of the last two LSN readings while the last one is recent (SEIS is read
+    /// every ~10 s where it is the only LSN source); older, unknown.
+    fn lsn_rate_at(&self, mono_s: f64) -> Option<f64> {
+        const FRESH_S: f64 = 120.0;
+        self.lsn
+            .filter(|(at, _)| mono_s - at <= FRESH_S)
+            .and(self.lsn_rate)
     }
 
     /// Uptime now: read this tick, else the last reading plus the time since.
@@ -123,6 +148,10 @@ impl Measurer {
             self.slow = SlowCounters::default();
         }
         self.slow.observe(sample);
+        self.slow.observe_lsn(
+            sample.mono_s,
+            info.flavor.lsn_and_checkpoint(sample).map(|(lsn, _)| lsn),
+        );
         if let Some(st) = &sample.innodb_status {
             self.last_status = Some((sample.taken_at, st.clone()));
         }
@@ -282,10 +311,14 @@ impl Context<'_> {
         }
         let age = pair.map(|(lsn, chk)| lsn.saturating_sub(chk));
         let capacity = points.map(|p| p.capacity);
-        let written = self.status_rate("Innodb_os_log_written").or_else(|| {
-            let prev = self.prev.and_then(|p| self.flavor.lsn_and_checkpoint(p))?;
-            counter_rate(Some(prev.0), pair.map(|p| p.0), self.dt()?)
-        });
+        // Redo generated = the LSN's advance. Innodb_os_log_written counts whole 512-byte
+        // blocks and rewrites the last partial block on every write (MySQL/Percona), so it
+        // overstates: it is only the fallback where no LSN is readable. Where the LSN comes
+        // from SEIS alone (its slower cadence), the rate between its last two readings.
+        let written = self
+            .slow
+            .lsn_rate_at(self.cur.mono_s)
+            .or_else(|| self.status_rate("Innodb_os_log_written"));
         let async_point = points.map(|p| p.async_point);
         let sync_point = points.map(|p| p.sync_point);
         Redo {
@@ -387,8 +420,14 @@ impl Context<'_> {
         ]);
         let lag = self.info.var_u64("innodb_max_purge_lag");
         let max_delay = self.info.var_u64("innodb_max_purge_lag_delay");
-        let dml_delay = match (history, lag) {
-            (Some(h), Some(l)) => Some(self.flavor.dml_delay_us(h, l, max_delay.unwrap_or(0))),
+        let threads = self.info.var_u64("innodb_purge_threads");
+        let batch = self.info.var_u64("innodb_purge_batch_size");
+        // An unknown cap is not "no cap": without it the delay is unknown.
+        let dml_delay = match (history, lag, max_delay) {
+            (Some(h), Some(l), Some(cap)) => {
+                Some(self.flavor.dml_delay_us(h, l, cap, threads, batch))
+            }
+            (_, Some(0), _) => Some(0),
             _ => None,
         };
         Purge {
@@ -405,8 +444,14 @@ impl Context<'_> {
             // What writes pay unless purge is blocked; the verdicts judge that.
             dml_delay_applied_us: dml_delay,
             state: self.last_status.and_then(|st| st.purge_state.clone()),
-            threads: self.info.var_u64("innodb_purge_threads"),
-            batch_size: self.info.var_u64("innodb_purge_batch_size"),
+            threads,
+            threads_dynamic: Some(
+                self.flavor.purge_threads_dynamic(
+                    self.info
+                        .var(&flavor::read_only_key("innodb_purge_threads")),
+                ),
+            ),
+            batch_size: batch,
             max_purge_lag: lag,
             max_purge_lag_delay_us: max_delay,
             blocked: None,
@@ -423,10 +468,8 @@ impl Context<'_> {
             _ => None,
         };
         let max = self.info.var_f64("innodb_max_dirty_pages_pct");
-        let lwm = self
-            .info
-            .var_f64("innodb_max_dirty_pages_pct_lwm")
-            .map(|l| self.flavor.effective_dirty_lwm(l, max.unwrap_or(l)));
+        let lwm_set = self.info.var_f64("innodb_max_dirty_pages_pct_lwm");
+        let lwm = lwm_set.and_then(|l| self.flavor.effective_dirty_lwm(l));
         let page = self.info.var_u64("innodb_page_size").unwrap_or(16384);
         Dirty {
             pages,
@@ -435,6 +478,7 @@ impl Context<'_> {
             pct: ratio,
             max_pct: max,
             lwm_pct: lwm,
+            lwm_off: lwm_set.is_some() && lwm.is_none(),
             bytes: s
                 .status("Innodb_buffer_pool_bytes_dirty")
                 .or_else(|| pages.map(|p| p * page)),

@@ -419,6 +419,12 @@ pub const FIGURES: &[Family<Figures>] = &[
         |f| ratio(f.dirty.max_pct),
     ),
     gauge(
+        "innodebt_dirty_pages_lwm_ratio",
+        "ratio",
+        "innodb_max_dirty_pages_pct_lwm as a ratio (0 = no low-water mark, off)",
+        |f| ratio(f.dirty.lwm_pct).or(f.dirty.lwm_off.then_some(0.0)),
+    ),
+    gauge(
         "innodebt_dirty_bytes",
         "bytes",
         "Dirty bytes in the buffer pool",

@@ -211,6 +211,8 @@ impl Session {
             .cloned()
             .unwrap_or_default();
         let flavor = Flavor::from_variables(&variables);
+        let mut variables = variables;
+        variables.extend(read_only_answers(&mut conn, &flavor, cfg.query_timeout).await);
         let mut guard = Guard::new(cfg.interval);
         // The variables were just read: next due one cadence from now.
         guard.record(
@@ -616,6 +618,25 @@ async fn read_variables(
     limit: Duration,
 ) -> Result<BTreeMap<String, String>, QueryError> {
     Ok(variables_from(&rows(conn, flavor_sql, limit).await?))
+}
+
+/// The server's own `READ_ONLY` for the probed variables (MariaDB), as `<name>.read_only`.
+/// Best effort: without an answer the flavour's version table decides.
+async fn read_only_answers(
+    conn: &mut Conn,
+    flavor: &Flavor,
+    limit: Duration,
+) -> BTreeMap<String, String> {
+    let Some(sql) = flavor.read_only_sql() else {
+        return BTreeMap::new();
+    };
+    match rows(conn, &sql, limit).await {
+        Ok(rs) => variables_from(&rs)
+            .into_iter()
+            .map(|(k, v)| (crate::source::flavor::read_only_key(&k), v))
+            .collect(),
+        Err(_) => BTreeMap::new(),
+    }
 }
 
 fn variables_from(rs: &[Row]) -> BTreeMap<String, String> {

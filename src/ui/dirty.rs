@@ -47,7 +47,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]),
         Item::new(vec![
             Span::styled("lwm ", theme.style(ThemeItem::AsyncLine)),
-            Span::styled(pct_of(d.lwm_pct), text),
+            Span::styled(
+                if d.lwm_off {
+                    "off".to_string()
+                } else {
+                    pct_of(d.lwm_pct)
+                },
+                text,
+            ),
         ]),
     ];
     let lines = flow(items, inner.width as usize);

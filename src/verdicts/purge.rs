@@ -369,7 +369,11 @@ pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
         .threads
         .map(|t| format!(" (now {t})"))
         .unwrap_or_default();
-    let restart = if c.flavor.purge_threads_dynamic() {
+    let dynamic = f
+        .purge
+        .threads_dynamic
+        .unwrap_or_else(|| c.flavor.purge_threads_dynamic(None));
+    let restart = if dynamic {
         ""
     } else {
         ", needs a restart here"

@@ -233,21 +233,27 @@ fn effect_line(knob: Knob, new: u64, ctx: &PlanContext) -> String {
         }
         Knob::MaxPurgeLag => {
             let cap = ctx.max_purge_lag_delay.unwrap_or(0);
+            let formula = f.dml_delay_formula(new);
+            if ctx.max_purge_lag_delay == Some(0) {
+                return format!(
+                    "innodb_max_purge_lag_delay is 0, which caps the delay at 0 µs: DML is not \
+                     delayed at all, whatever the history (0 is not \"no cap\"; set a cap with \
+                     key d for {formula} to act)."
+                );
+            }
             match ctx.history {
                 Some(h) if h > new => format!(
-                    "At today's history ({h}) each DML row would wait ~{} µs \
-                     ((history/{new} − 0.5) × 10 ms{}).",
-                    f.dml_delay_us(h, new, cap),
+                    "At today's history ({h}) each DML row would wait ~{} µs ({formula}{}).",
+                    f.dml_delay_us(h, new, cap, ctx.purge_threads, ctx.purge_batch_size),
                     cap_text(cap)
                 ),
                 Some(h) => format!(
                     "No delay while history (now {h}) stays ≤ {new}; above it each DML row waits \
-                     (history/{new} − 0.5) × 10 ms{}.",
+                     {formula}{}.",
                     cap_text(cap)
                 ),
                 None => format!(
-                    "Above {new} undo logs of history each DML row waits (history/{new} − 0.5) × \
-                     10 ms{}.",
+                    "Above {new} undo logs of history each DML row waits {formula}{}.",
                     cap_text(cap)
                 ),
             }
@@ -261,7 +267,7 @@ fn effect_line(knob: Knob, new: u64, ctx: &PlanContext) -> String {
                 "Caps the DML delay at {}: at today's history ({h}) each DML row would wait \
                  ~{} µs.",
                 delay_text(new),
-                f.dml_delay_us(h, lag, new)
+                f.dml_delay_us(h, lag, new, ctx.purge_threads, ctx.purge_batch_size)
             ),
             _ => format!(
                 "Caps the per-row DML delay of innodb_max_purge_lag at {}.",
@@ -282,16 +288,13 @@ fn effect_line(knob: Knob, new: u64, ctx: &PlanContext) -> String {
 }
 
 fn cap_text(cap: u64) -> String {
-    if cap == 0 {
-        ", no cap (innodb_max_purge_lag_delay = 0)".to_string()
-    } else {
-        format!(", capped at innodb_max_purge_lag_delay = {cap} µs")
-    }
+    format!(", capped at innodb_max_purge_lag_delay = {cap} µs")
 }
 
+/// Every flavour clamps the delay to the cap: 0 is no delay at all (MySQL Bug #72269).
 fn delay_text(us: u64) -> String {
     if us == 0 {
-        "no cap (0)".to_string()
+        "0 µs: no delay at all".to_string()
     } else {
         format!("{us} µs")
     }

@@ -97,6 +97,9 @@ pub struct PlanContext {
     pub history: Option<u64>,
     pub max_purge_lag: Option<u64>,
     pub max_purge_lag_delay: Option<u64>,
+    /// `innodb_purge_threads` × `innodb_purge_batch_size` gate MySQL ≥ 8.0.14's delay.
+    pub purge_threads: Option<u64>,
+    pub purge_batch_size: Option<u64>,
 }
 
 impl PlanContext {
@@ -108,6 +111,8 @@ impl PlanContext {
             history: None,
             max_purge_lag: None,
             max_purge_lag_delay: None,
+            purge_threads: None,
+            purge_batch_size: None,
         }
     }
 
@@ -121,6 +126,8 @@ impl PlanContext {
             history: f.history.length,
             max_purge_lag: f.purge.max_purge_lag,
             max_purge_lag_delay: f.purge.max_purge_lag_delay_us,
+            purge_threads: f.purge.threads,
+            purge_batch_size: f.purge.batch_size,
         }
     }
 }

@@ -316,11 +316,36 @@ fn delay_while_blocked_per_flavour() {
 fn effect_lines_use_the_formula() {
     let ctx = blocked(mysql8());
     let lag = facts(Knob::MaxPurgeLag, 0, true, 0, u64::MAX);
-    // history 60,000 / 20,000 = 3 → (3 − 0.5) × 10,000 = 25,000 µs, capped at 2,000.
+    // MySQL 8.0.36 (trx0purge.cc trx_purge_dml_delay, 8.0.14+): history 60,000 / 20,000 = 3
+    // → (3 − 0.9995) × 10,000 = 20,004.99… → 20,004 µs (truncated, as the server does),
+    // capped at 2,000.
     let p = plan_set(Knob::MaxPurgeLag, 20_000, &lag, &ctx).unwrap();
     assert!(p.effect_line.contains("~2000 µs"), "{}", p.effect_line);
+    assert!(p.effect_line.contains("0.9995"), "{}", p.effect_line);
     let d = facts(Knob::MaxPurgeLagDelay, 2000, true, 0, 10_000_000);
+    // A cap of 0 clamps the delay to 0 (MySQL Bug #72269), it is not "no cap".
     let p = plan_set(Knob::MaxPurgeLagDelay, 0, &d, &ctx).unwrap();
+    assert!(p.effect_line.contains("~0 µs"), "{}", p.effect_line);
+    assert!(
+        p.effect_line.contains("no delay at all"),
+        "{}",
+        p.effect_line
+    );
+    let p = plan_set(Knob::MaxPurgeLagDelay, 50_000, &d, &ctx).unwrap();
+    assert!(p.effect_line.contains("~20004 µs"), "{}", p.effect_line);
+    // Turning the lag on while the cap is 0 delays nothing, and says so.
+    let zero_cap = PlanContext {
+        max_purge_lag_delay: Some(0),
+        ..ctx
+    };
+    let p = plan_set(Knob::MaxPurgeLag, 20_000, &lag, &zero_cap).unwrap();
+    assert!(
+        p.effect_line.contains("not delayed at all"),
+        "{}",
+        p.effect_line
+    );
+    // MySQL 5.7 keeps (ratio − 0.5): 25,000 µs under a 50,000 µs cap.
+    let p = plan_set(Knob::MaxPurgeLagDelay, 50_000, &d, &blocked(mysql57())).unwrap();
     assert!(p.effect_line.contains("~25000 µs"), "{}", p.effect_line);
     let off = PlanContext {
         max_purge_lag: Some(0),

@@ -5,6 +5,19 @@
 
 use super::{Flavor, FlavorKind};
 
+/// The `trx_purge_dml_delay` variants, by flavour and release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DmlDelayRule {
+    /// MySQL 5.x and 8.0.0–8.0.13, MariaDB before MDEV-29401: (ratio − 0.5) × 10000 µs.
+    Classic,
+    /// MySQL / Percona ≥ 8.0.14: (ratio − 0.9995) × 10000 µs, only while history exceeds
+    /// `innodb_purge_threads` × `innodb_purge_batch_size`.
+    Mysql8014,
+    /// MariaDB with MDEV-29401: 10000 × history / lag − 5000 µs, set only after a purge
+    /// batch that handled undo pages (0 while a read view blocks purge).
+    MariadbAfterProgress,
+}
+
 /// What a version table says about a knob where the server has no
 /// `information_schema.SYSTEM_VARIABLES` to ask (MySQL, Percona).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,39 +28,122 @@ pub struct KnobSpec {
 }
 
 impl Flavor {
-    /// MariaDB's `innodb_max_dirty_pages_pct_lwm = 0` means "use the max".
-    pub fn effective_dirty_lwm(&self, lwm: f64, max: f64) -> f64 {
-        if self.is_mariadb() && lwm == 0.0 {
-            max
-        } else {
-            lwm
+    /// The low-water mark of dirty-page flushing, `None` when it is off: `lwm = 0` means "no
+    /// low-water mark, nothing until the max" on every flavour (MySQL `buf0flu.cc
+    /// af_get_pct_for_dirty`, MariaDB `buf0flu.cc af_get_pct_for_dirty`: both test
+    /// `srv_max_dirty_pages_pct_lwm == 0` first), and MySQL 5.7's default lwm is 0.
+    pub fn effective_dirty_lwm(&self, lwm: f64) -> Option<f64> {
+        (lwm > 0.0).then_some(lwm)
+    }
+
+    /// Which `trx_purge_dml_delay` arithmetic this server runs (see [`DmlDelayRule`]).
+    pub fn dml_delay_rule(&self) -> DmlDelayRule {
+        let v = (self.major, self.minor, self.patch);
+        match self.kind {
+            FlavorKind::Mariadb if self.mariadb_delays_only_after_progress() => {
+                DmlDelayRule::MariadbAfterProgress
+            }
+            FlavorKind::Mariadb => DmlDelayRule::Classic,
+            // The 8.0 manual (innodb-purge-configuration): "As of MySQL 8.0.14, the purge lag
+            // delay is calculated by the following revised formula … 0.9995"; the same
+            // function carries the `history > threads × batch` gate in the 8.4 tree.
+            _ if v >= (8, 0, 14) => DmlDelayRule::Mysql8014,
+            _ => DmlDelayRule::Classic,
         }
     }
 
-    /// Whether `innodb_max_purge_lag` delays DML even while a read view stops purge.
-    /// MySQL (5.6–8.x) does; MariaDB 10.11 was measured not to (METRICS.md).
-    pub fn purge_lag_delays_while_blocked(&self) -> bool {
-        !self.is_mariadb()
+    /// MariaDB computes the delay inside `trx_purge()` and sets it only after a batch that
+    /// handled undo pages (MDEV-29401, commit 4a668c1892, first in 10.6.13 / 10.8.8 / 10.9.6 /
+    /// 10.10.4 / 10.11.3 / 11.0.2 of May 2023; 10.5 and 10.7 keep `trx_purge_dml_delay`).
+    fn mariadb_delays_only_after_progress(&self) -> bool {
+        let (ma, mi, pa) = (self.major, self.minor, self.patch);
+        match (ma, mi) {
+            (10, 6) => pa >= 13,
+            (10, 8) => pa >= 8,
+            (10, 9) => pa >= 6,
+            (10, 10) => pa >= 4,
+            (10, 11) => pa >= 3,
+            (11, 0) => pa >= 2,
+            _ => (ma, mi) >= (11, 1),
+        }
     }
 
-    /// The delay InnoDB computes per DML row (`trx_purge_dml_delay`), in µs.
-    pub fn dml_delay_us(&self, history: u64, max_purge_lag: u64, max_delay_us: u64) -> u64 {
-        if max_purge_lag == 0 || history <= max_purge_lag {
+    /// Whether `innodb_max_purge_lag` delays DML even while a read view stops purge. MySQL
+    /// (5.6–8.x) and MariaDB before MDEV-29401 compute it at the start of every purge batch
+    /// whatever the batch achieves; newer MariaDB sets it to 0 when a batch handled no
+    /// pages (measured on 10.11: armed, not applied, while a view blocks purge).
+    pub fn purge_lag_delays_while_blocked(&self) -> bool {
+        self.dml_delay_rule() != DmlDelayRule::MariadbAfterProgress
+    }
+
+    /// This flavour's delay formula in words, for `innodb_max_purge_lag = lag`.
+    pub fn dml_delay_formula(&self, lag: u64) -> String {
+        match self.dml_delay_rule() {
+            DmlDelayRule::Classic => format!("(history/{lag} − 0.5) × 10 ms"),
+            DmlDelayRule::Mysql8014 => format!(
+                "(history/{lag} − 0.9995) × 10 ms, once history also exceeds \
+                 innodb_purge_threads × innodb_purge_batch_size"
+            ),
+            DmlDelayRule::MariadbAfterProgress => format!(
+                "(history/{lag} − 0.5) × 10 ms, set after each purge batch that removed history"
+            ),
+        }
+    }
+
+    /// The delay InnoDB gives each DML row, in µs, by this flavour's own arithmetic:
+    /// `history` undo logs against `max_purge_lag`, clamped to `max_delay_us` — so a cap of
+    /// 0 means no delay at all, on every flavour (MySQL Bug #72269: `if (delay >
+    /// srv_max_purge_lag_delay) delay = srv_max_purge_lag_delay`; MariaDB's `trx_purge()`
+    /// skips throttling when `srv_max_purge_lag_delay` is 0). `purge_threads` ×
+    /// `purge_batch_size` gate MySQL ≥ 8.0.14; unknown, the gate is taken as passed.
+    pub fn dml_delay_us(
+        &self,
+        history: u64,
+        max_purge_lag: u64,
+        max_delay_us: u64,
+        purge_threads: Option<u64>,
+        purge_batch_size: Option<u64>,
+    ) -> u64 {
+        if max_purge_lag == 0 || max_delay_us == 0 || history <= max_purge_lag {
             return 0;
         }
-        let ratio = history as f64 / max_purge_lag as f64;
-        let delay = ((ratio - 0.5) * 10_000.0).max(0.0) as u64;
-        if max_delay_us > 0 {
-            delay.min(max_delay_us)
-        } else {
-            delay
-        }
+        let delay = match self.dml_delay_rule() {
+            // trx0purge.cc trx_purge_dml_delay (5.x, 8.0.0–8.0.13; MariaDB ≤ 10.5, 10.7):
+            // float ratio, (ratio − .5) × 10000.
+            DmlDelayRule::Classic => {
+                let ratio = history as f32 / max_purge_lag as f32;
+                ((f64::from(ratio) - 0.5) * 10_000.0) as u64
+            }
+            // trx0purge.cc trx_purge_dml_delay (8.0.14+, 8.4): only while
+            // history > srv_n_purge_threads × srv_purge_batch_size; (ratio − 0.9995) × 10000.
+            DmlDelayRule::Mysql8014 => {
+                let gate = purge_threads
+                    .unwrap_or(0)
+                    .saturating_mul(purge_batch_size.unwrap_or(0));
+                if history <= gate {
+                    return 0;
+                }
+                let ratio = history as f32 / max_purge_lag as f32;
+                ((f64::from(ratio) - 0.9995) * 10_000.0) as u64
+            }
+            // trx0purge.cc trx_purge (MariaDB, MDEV-29401): integer
+            // 10000 × history / lag − 5000.
+            DmlDelayRule::MariadbAfterProgress => {
+                (10_000u64.saturating_mul(history) / max_purge_lag).saturating_sub(5_000)
+            }
+        };
+        delay.min(max_delay_us)
     }
 
-    /// Whether `innodb_purge_threads` can be changed without a restart (METRICS.md knob table:
-    /// read-only on MySQL 5.7 / 8.x, dynamic on MariaDB 10.11+).
-    pub fn purge_threads_dynamic(&self) -> bool {
-        self.is_mariadb() && (self.major, self.minor) >= (10, 11)
+    /// Whether `innodb_purge_threads` can be changed without a restart. `read_only` is the
+    /// server's own answer, `information_schema.SYSTEM_VARIABLES.READ_ONLY` (MariaDB; "NO" on
+    /// 10.11 here), which wins; without it: read-only on MySQL 5.7 / 8.x (SET PERSIST_ONLY),
+    /// dynamic on MariaDB from 10.5 (METRICS.md knob table).
+    pub fn purge_threads_dynamic(&self, read_only: Option<&str>) -> bool {
+        match read_only {
+            Some(ro) => ro.trim().eq_ignore_ascii_case("NO"),
+            None => self.is_mariadb() && (self.major, self.minor) >= (10, 5),
+        }
     }
 
     /// MariaDB (≥ 10.1) describes every variable in `information_schema.SYSTEM_VARIABLES`
@@ -137,13 +233,140 @@ impl Flavor {
 mod tests {
     use super::*;
 
+    fn flavor(version: &str, comment: &str) -> Flavor {
+        Flavor::detect(version, comment, false)
+    }
+
+    /// MySQL 5.7 `trx0purge.cc trx_purge_dml_delay`: (ratio − .5) × 10000, then
+    /// `if (delay > srv_max_purge_lag_delay) delay = srv_max_purge_lag_delay`.
     #[test]
-    fn dml_delay_formula() {
-        let f = Flavor::detect("5.7.44", "MySQL", false);
-        assert_eq!(f.dml_delay_us(1000, 0, 0), 0);
-        assert_eq!(f.dml_delay_us(1000, 1000, 0), 0);
-        // ratio 2 → (2 − 0.5)·10000 = 15000, capped at 2000
-        assert_eq!(f.dml_delay_us(2000, 1000, 2000), 2000);
-        assert_eq!(f.dml_delay_us(2000, 1000, 0), 15000);
+    fn classic_delay_is_clamped_and_a_zero_cap_means_no_delay() {
+        let f = flavor("5.7.44", "MySQL");
+        assert_eq!(f.dml_delay_rule(), DmlDelayRule::Classic);
+        assert_eq!(f.dml_delay_us(1000, 0, 2000, None, None), 0, "lag off");
+        assert_eq!(
+            f.dml_delay_us(1000, 1000, 2000, None, None),
+            0,
+            "ratio not > 1"
+        );
+        // ratio 2 → (2 − 0.5)·10000 = 15000, capped at 2000 / 20000.
+        assert_eq!(f.dml_delay_us(2000, 1000, 2000, None, None), 2000);
+        assert_eq!(f.dml_delay_us(2000, 1000, 20_000, None, None), 15_000);
+        // Bug #72269: a cap of 0 clamps every delay to 0; it is not "no cap".
+        assert_eq!(f.dml_delay_us(2000, 1000, 0, None, None), 0);
+        assert_eq!(f.dml_delay_us(1_000_000, 1000, 0, None, None), 0);
+    }
+
+    /// MySQL ≥ 8.0.14 `trx0purge.cc trx_purge_dml_delay` (8.4 tree): only while
+    /// `rseg_history_len > srv_n_purge_threads * srv_purge_batch_size`, then
+    /// (ratio − 0.9995) × 10000, clamped to the cap.
+    #[test]
+    fn mysql_8014_gate_and_formula() {
+        let old = flavor("8.0.13", "MySQL Community Server - GPL");
+        assert_eq!(old.dml_delay_rule(), DmlDelayRule::Classic);
+        let f = flavor("8.4.3", "MySQL Community Server - GPL");
+        assert_eq!(f.dml_delay_rule(), DmlDelayRule::Mysql8014);
+        let p = flavor("8.0.32-24", "Percona Server (GPL), Release 24");
+        assert_eq!(p.dml_delay_rule(), DmlDelayRule::Mysql8014);
+        // ratio 2 → (2 − 0.9995)·10000 = 10005 (float arithmetic as the server's).
+        assert_eq!(
+            f.dml_delay_us(2000, 1000, 50_000, Some(4), Some(300)),
+            10_005
+        );
+        assert_eq!(
+            old.dml_delay_us(2000, 1000, 50_000, Some(4), Some(300)),
+            15_000
+        );
+        // History 1,100 is over the lag (1,000) but not over 4 × 300 = 1,200: no delay.
+        assert_eq!(f.dml_delay_us(1100, 1000, 50_000, Some(4), Some(300)), 0);
+        assert_eq!(
+            old.dml_delay_us(1100, 1000, 50_000, Some(4), Some(300)),
+            6000
+        );
+        // Just over the lag and the gate: about the 5 µs minimum of the revised formula
+        // (float ratio 1.0001 → 6 µs, as the server computes it).
+        assert_eq!(
+            f.dml_delay_us(10_001, 10_000, 50_000, Some(4), Some(300)),
+            6
+        );
+        assert_eq!(
+            f.dml_delay_us(2000, 1000, 0, Some(4), Some(300)),
+            0,
+            "cap 0"
+        );
+    }
+
+    /// MariaDB `trx0purge.cc trx_purge` after MDEV-29401 (10.6.13, 10.11.3, 11.0.2 …):
+    /// `delay = n_pages_handled ? srv_max_purge_lag : 0`, then no throttle when
+    /// `delay >= history_size` or `srv_max_purge_lag_delay == 0`, else
+    /// `std::min(max_delay, 10000 * history_size / delay - 5000)`.
+    #[test]
+    fn mariadb_after_mdev_29401() {
+        for (v, rule) in [
+            ("10.5.27-MariaDB", DmlDelayRule::Classic),
+            ("10.6.12-MariaDB", DmlDelayRule::Classic),
+            ("10.6.13-MariaDB", DmlDelayRule::MariadbAfterProgress),
+            ("10.7.8-MariaDB", DmlDelayRule::Classic),
+            ("10.11.2-MariaDB", DmlDelayRule::Classic),
+            ("10.11.3-MariaDB", DmlDelayRule::MariadbAfterProgress),
+            (
+                "10.11.19-MariaDB-0+deb12u1",
+                DmlDelayRule::MariadbAfterProgress,
+            ),
+            ("11.0.1-MariaDB", DmlDelayRule::Classic),
+            ("11.0.2-MariaDB", DmlDelayRule::MariadbAfterProgress),
+            ("11.4.3-MariaDB", DmlDelayRule::MariadbAfterProgress),
+        ] {
+            let f = flavor(v, "");
+            assert_eq!(f.dml_delay_rule(), rule, "{v}");
+            assert_eq!(
+                f.purge_lag_delays_while_blocked(),
+                rule == DmlDelayRule::Classic,
+                "{v}"
+            );
+        }
+        let m = flavor("10.11.19-MariaDB-0+deb12u1", "");
+        // 10000 × 3001 / 1000 − 5000 = 25010 (integer), capped.
+        assert_eq!(
+            m.dml_delay_us(3001, 1000, 100_000, Some(4), Some(300)),
+            25_010
+        );
+        assert_eq!(m.dml_delay_us(3001, 1000, 2000, Some(4), Some(300)), 2000);
+        assert_eq!(
+            m.dml_delay_us(3001, 1000, 0, Some(4), Some(300)),
+            0,
+            "cap 0"
+        );
+        assert_eq!(
+            m.dml_delay_us(1000, 1000, 2000, None, None),
+            0,
+            "lag ≥ history"
+        );
+    }
+
+    /// `af_get_pct_for_dirty` (MySQL and MariaDB `buf0flu.cc`): lwm 0 = no low-water mark.
+    #[test]
+    fn lwm_zero_is_off_on_every_flavour() {
+        for v in ["5.7.44", "8.0.36", "10.11.19-MariaDB"] {
+            let f = flavor(v, "");
+            assert_eq!(f.effective_dirty_lwm(0.0), None, "{v}");
+            assert_eq!(f.effective_dirty_lwm(10.0), Some(10.0), "{v}");
+        }
+    }
+
+    #[test]
+    fn purge_threads_dynamic_asks_the_server_first() {
+        let m = flavor("10.11.19-MariaDB", "");
+        assert!(m.purge_threads_dynamic(Some("NO")));
+        assert!(!m.purge_threads_dynamic(Some("YES")));
+        // Without SYSTEM_VARIABLES: dynamic on MariaDB from 10.5, never on MySQL.
+        assert!(flavor("10.5.27-MariaDB", "").purge_threads_dynamic(None));
+        assert!(!flavor("10.4.34-MariaDB", "").purge_threads_dynamic(None));
+        assert!(!flavor("8.0.36", "MySQL").purge_threads_dynamic(None));
+        assert!(
+            m.read_only_sql()
+                .is_some_and(|q| q.contains("'INNODB_PURGE_THREADS'"))
+        );
+        assert_eq!(flavor("8.0.36", "MySQL").read_only_sql(), None);
     }
 }

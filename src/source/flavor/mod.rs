@@ -10,9 +10,12 @@ mod sql;
 
 use serde::{Deserialize, Serialize};
 
-pub use knobs::KnobSpec;
+pub use knobs::{DmlDelayRule, KnobSpec};
 pub use redo::{RedoPoints, mariadb_points, mysql_57_points, mysql_80_points, mysql_8030_points};
-pub use sql::{METRICS, MONITOR_GROUPS, SESSION_SUMS, STATUS, VARIABLES, variables_sql};
+pub use sql::{
+    METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, SESSION_SUMS, STATUS, VARIABLES, read_only_key,
+    variables_sql,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

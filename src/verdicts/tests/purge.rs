@@ -92,7 +92,7 @@ fn purge_lag_trap_on_mysql_is_critical_and_says_set_it_to_zero() {
             f.purge.dml_delay_us = f
                 .history
                 .length
-                .map(|h| mysql().dml_delay_us(h, 1_000, 2_000));
+                .map(|h| mysql().dml_delay_us(h, 1_000, 2_000, Some(4), Some(300)));
             f
         },
         0..12,
