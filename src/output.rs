@@ -50,7 +50,7 @@ pub fn text(f: &Figures) -> String {
     );
     let _ = writeln!(
         o,
-        "redo      checkpoint age {} of {} ({}) · async point {} · {} point {} · writes {}",
+        "redo      checkpoint age {} of {} ({}) · flushing starts {} · {} point {} · writes {}",
         opt(r.checkpoint_age_bytes, bytes),
         opt(r.capacity_bytes, bytes),
         opt(r.checkpoint_age_pct_of_capacity, |p| format!("{p:.1}%")),
@@ -59,6 +59,20 @@ pub fn text(f: &Figures) -> String {
         opt(r.sync_point_bytes, bytes),
         opt(r.written_bytes_per_s, |b| format!("{}/s", bytes(b as u64))),
     );
+    // MySQL 8.0+: the server acts a concurrency margin before what its counters report.
+    if let (Some(a), Some(s), Some(sf)) = (
+        r.counter_async_bytes,
+        r.counter_sync_bytes,
+        r.sync_flush_bytes,
+    ) {
+        let _ = writeln!(
+            o,
+            "          counters say async {} · sync {}; sync flushing (io_capacity ignored) from {}",
+            bytes(a),
+            bytes(s),
+            bytes(sf),
+        );
+    }
     let s = &f.flush.by_source_pages_per_s;
     let _ = writeln!(
         o,

@@ -116,13 +116,30 @@ pub struct Redo {
     pub checkpoint_lsn: Option<u64>,
     pub checkpoint_age_bytes: Option<u64>,
     pub capacity_bytes: Option<u64>,
+    /// Where flushing starts: checkpoint age at which the server starts flushing hard. On
+    /// MySQL 8.0+ that is `log_max_modified_age_async` minus the free-check margin (≈ 5 % of
+    /// capacity), not the counter itself.
     pub async_point_bytes: Option<u64>,
-    /// On MariaDB this is the furious-flush point M (there is no separate sync point).
+    /// Where user threads stall: MySQL 5.7 (and MariaDB < 10.5.7) the sync point; MySQL 8.0+
+    /// the free-check limit where every write waits for the checkpoint; MariaDB the
+    /// furious-flush point M (`Innodb_checkpoint_max_age`; there is no separate sync point).
+    /// The recovery worst case is taken here.
     pub sync_point_bytes: Option<u64>,
-    /// What the sync line means on this flavour ("sync" or "furious flush (M)").
+    /// What the stall line is called on this flavour ("sync", "stall", "furious flush (M)").
     pub sync_point_name: String,
+    /// MySQL 8.0+: what the `log_max_modified_age_async` / `_sync` counters report (the
+    /// server acts a concurrency margin before them). `null` elsewhere.
+    #[serde(default)]
+    pub counter_async_bytes: Option<u64>,
+    #[serde(default)]
+    pub counter_sync_bytes: Option<u64>,
+    /// MySQL 8.0+: where sync flushing starts — the page cleaner stops respecting
+    /// `innodb_io_capacity` (age + margin past the sync counter). `null` elsewhere.
+    #[serde(default)]
+    pub sync_flush_bytes: Option<u64>,
     pub checkpoint_age_pct_of_capacity: Option<f64>,
-    /// Redo bytes written per second (`Innodb_os_log_written` or LSN advance).
+    /// Redo generated per second: the LSN's advance (`Innodb_os_log_written` only where no
+    /// LSN is readable; it overstates on MySQL/Percona).
     pub written_bytes_per_s: Option<f64>,
     /// Seconds until checkpoint age reaches the async point if the checkpoint stopped
     /// advancing and redo kept being written at the current rate (0 once past it; `null`

@@ -224,14 +224,32 @@ pub const FIGURES: &[Family<Figures>] = &[
     gauge(
         "innodebt_async_point_bytes",
         "bytes",
-        "Checkpoint age at which InnoDB starts flushing hard (async flush point)",
+        "Checkpoint age at which InnoDB starts flushing hard (MySQL 8.0+: the async counter minus the free-check margin)",
         |f| n(f.redo.async_point_bytes),
     ),
     gauge(
         "innodebt_stall_point_bytes",
         "bytes",
-        "Checkpoint age at which user threads stall (MySQL sync flush point; MariaDB furious flush point M)",
+        "Checkpoint age at which user threads stall (MySQL 5.7 sync point; MySQL 8.0+ free-check limit; MariaDB furious flush point M)",
         |f| n(f.redo.sync_point_bytes),
+    ),
+    gauge(
+        "innodebt_sync_flush_point_bytes",
+        "bytes",
+        "MySQL 8.0+: checkpoint age at which the page cleaner turns to sync flushing and ignores innodb_io_capacity",
+        |f| n(f.redo.sync_flush_bytes),
+    ),
+    gauge(
+        "innodebt_counter_async_point_bytes",
+        "bytes",
+        "MySQL 8.0+: what log_max_modified_age_async reports (the server acts a concurrency margin earlier)",
+        |f| n(f.redo.counter_async_bytes),
+    ),
+    gauge(
+        "innodebt_counter_sync_point_bytes",
+        "bytes",
+        "MySQL 8.0+: what log_max_modified_age_sync reports",
+        |f| n(f.redo.counter_sync_bytes),
     ),
     gauge(
         "innodebt_checkpoint_age_ratio",
@@ -248,7 +266,7 @@ pub const FIGURES: &[Family<Figures>] = &[
     gauge(
         "innodebt_redo_written_bytes_per_second",
         "",
-        "Redo bytes written per second",
+        "Redo generated per second (the LSN's advance)",
         |f| f.redo.written_bytes_per_s,
     ),
     gauge(

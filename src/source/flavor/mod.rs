@@ -11,7 +11,10 @@ mod sql;
 use serde::{Deserialize, Serialize};
 
 pub use knobs::{DmlDelayRule, KnobSpec};
-pub use redo::{RedoPoints, mariadb_points, mysql_57_points, mysql_80_points, mysql_8030_points};
+pub use redo::{
+    RedoPoints, mariadb_points, mysql_57_points, mysql_80_points, mysql_80_points_with,
+    mysql_8030_points, mysql_8030_points_with,
+};
 pub use sql::{
     METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, SESSION_SUMS, STATUS, VARIABLES, read_only_key,
     variables_sql,
@@ -54,8 +57,11 @@ pub enum RedoModel {
     Mysql80,
     /// MySQL/Percona ≥ 8.0.30 and 8.4+: `innodb_redo_log_capacity`.
     Mysql8030,
-    /// MariaDB ≥ 10.5: one `ib_logfile0`; no separate sync point.
+    /// MariaDB ≥ 10.5.7 (MDEV-23855): one `ib_logfile0`; no separate sync point.
     Mariadb,
+    /// MariaDB 10.2–10.5.6: `log_set_capacity`, the MySQL 5.7 arithmetic with a real sync
+    /// point (`innodb_log_files_in_group` files up to 10.4, one file in 10.5).
+    MariadbLegacy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +99,7 @@ impl Flavor {
             FlavorKind::Mysql
         };
         let redo = match kind {
+            FlavorKind::Mariadb if (major, minor, patch) < (10, 5, 7) => RedoModel::MariadbLegacy,
             FlavorKind::Mariadb => RedoModel::Mariadb,
             _ if has_redo_log_capacity => RedoModel::Mysql8030,
             _ if major >= 8 => RedoModel::Mysql80,

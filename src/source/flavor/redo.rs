@@ -7,15 +7,38 @@ use serde::{Deserialize, Serialize};
 use super::{Flavor, RedoModel};
 use crate::sample::{Sample, ServerInfo};
 
-/// The redo thresholds, all in bytes of LSN.
+/// The redo thresholds, all in bytes of LSN (checkpoint age).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RedoPoints {
     /// The configured redo size the percentages are taken against.
     pub capacity: u64,
-    /// Adaptive flushing starts working hard here.
+    /// Where the server starts flushing hard. MySQL 8.0+ acts before its
+    /// `log_max_modified_age_async` counter: at that value minus the free-check margin.
     pub async_point: u64,
-    /// Sync flushing (stalls) — on MariaDB the furious-flush point `M`, where user threads wait.
+    /// Where user threads stall: MySQL 5.7 (and MariaDB before 10.5.7) sync flushing in the
+    /// user threads; MySQL 8.0+ the free-check limit, where `log_free_check()` waits for the
+    /// checkpoint; MariaDB ≥ 10.5.7 the furious-flush point `M`.
     pub sync_point: u64,
+    /// MySQL 8.0+ only: what `log_max_modified_age_async` / `_sync` report, before the margin.
+    pub counter_async: Option<u64>,
+    pub counter_sync: Option<u64>,
+    /// MySQL 8.0+ only: where the page cleaner turns to sync flushing and ignores
+    /// `innodb_io_capacity` (age + margin past the counter's sync value).
+    pub sync_flush: Option<u64>,
+}
+
+impl RedoPoints {
+    /// Points where the server acts at the values it reports (MySQL 5.7, MariaDB).
+    fn plain(capacity: u64, async_point: u64, sync_point: u64) -> RedoPoints {
+        RedoPoints {
+            capacity,
+            async_point,
+            sync_point,
+            counter_async: None,
+            counter_sync: None,
+            sync_flush: None,
+        }
+    }
 }
 
 impl Flavor {
@@ -39,30 +62,47 @@ impl Flavor {
     }
 
     /// Capacity and the async/sync points from the server's variables (formulas in METRICS.md).
+    /// MariaDB ≥ 10.5.7 reports its `M` as `Innodb_checkpoint_max_age`: that wins over the
+    /// formula (which stays the cross-check), and async is `M − M/8` as the server computes it.
     pub fn redo_points(&self, info: &ServerInfo, latest: Option<&Sample>) -> Option<RedoPoints> {
         let page = info.var_u64("innodb_page_size").unwrap_or(16384);
+        let tc = info.var_u64("innodb_thread_concurrency").unwrap_or(0);
+        let files = || info.var_u64("innodb_log_files_in_group").unwrap_or(2);
         match self.redo {
             RedoModel::Mysql8030 => {
                 let cap = latest
                     .and_then(|s| s.status("Innodb_redo_log_capacity_resized"))
                     .filter(|c| *c > 0)
                     .or_else(|| info.var_u64("innodb_redo_log_capacity"))?;
-                Some(mysql_8030_points(cap))
+                Some(mysql_8030_points_with(cap, page, tc))
             }
             RedoModel::Mysql80 => {
                 let size = info.var_u64("innodb_log_file_size")?;
-                let files = info.var_u64("innodb_log_files_in_group").unwrap_or(2);
-                Some(mysql_80_points(size, files, page))
+                Some(mysql_80_points_with(size, files(), page, tc))
             }
             RedoModel::Mysql57 => {
                 let size = info.var_u64("innodb_log_file_size")?;
-                let files = info.var_u64("innodb_log_files_in_group").unwrap_or(2);
-                let tc = info.var_u64("innodb_thread_concurrency").unwrap_or(0);
-                Some(mysql_57_points(size, files, page, tc))
+                Some(mysql_57_points(size, files(), page, tc))
+            }
+            RedoModel::MariadbLegacy => {
+                let size = info.var_u64("innodb_log_file_size")?;
+                Some(mysql_57_points(
+                    size,
+                    self.redo_size_files(files()),
+                    page,
+                    tc,
+                ))
             }
             RedoModel::Mariadb => {
                 let size = info.var_u64("innodb_log_file_size")?;
-                Some(mariadb_points(size, page, (self.major, self.minor)))
+                let formula = mariadb_points(size, page, (self.major, self.minor));
+                let reported = latest
+                    .and_then(|s| s.status("Innodb_checkpoint_max_age"))
+                    .filter(|m| *m > 0);
+                Some(match reported {
+                    Some(m) => RedoPoints::plain(size, m - m / 8, m),
+                    None => formula,
+                })
             }
         }
     }
@@ -71,25 +111,30 @@ impl Flavor {
     pub fn redo_size_variable(&self) -> &'static str {
         match self.redo {
             RedoModel::Mysql8030 => "innodb_redo_log_capacity",
-            RedoModel::Mysql57 | RedoModel::Mysql80 => {
+            RedoModel::MariadbLegacy if (self.major, self.minor) >= (10, 5) => {
+                "innodb_log_file_size"
+            }
+            RedoModel::Mysql57 | RedoModel::Mysql80 | RedoModel::MariadbLegacy => {
                 "innodb_log_file_size × innodb_log_files_in_group"
             }
             RedoModel::Mariadb => "innodb_log_file_size",
         }
     }
 
-    /// MariaDB names its furious-flush point `M`, not "sync": say so where it is drawn.
+    /// The name of the point where user threads stall, as this flavour has it: MariaDB's
+    /// furious-flush point `M`; MySQL 8.0+'s free-check limit ("stall"); "sync" where the sync
+    /// point itself stalls writes (MySQL 5.7, MariaDB before 10.5.7).
     pub fn sync_point_name(&self) -> &'static str {
-        if self.is_mariadb() {
-            "furious flush (M)"
-        } else {
-            "sync"
+        match self.redo {
+            RedoModel::Mariadb => "furious flush (M)",
+            RedoModel::Mysql80 | RedoModel::Mysql8030 => "stall",
+            RedoModel::Mysql57 | RedoModel::MariadbLegacy => "sync",
         }
     }
 
     /// The redo points this server would have at `capacity` bytes of redo, its other settings
     /// unchanged: `page` size, `files` in the group (5.7 / 8.0 < .30: capacity = files × file
-    /// size) and `thread_concurrency` (5.7). Sizing inverts this numerically.
+    /// size) and `thread_concurrency`. Sizing inverts this numerically.
     pub fn redo_points_at_capacity(
         &self,
         capacity: u64,
@@ -97,11 +142,13 @@ impl Flavor {
         files: u64,
         thread_concurrency: u64,
     ) -> RedoPoints {
-        let files = files.max(1);
+        let files = self.redo_size_files(files);
         match self.redo {
-            RedoModel::Mysql8030 => mysql_8030_points(capacity),
-            RedoModel::Mysql80 => mysql_80_points(capacity / files, files, page),
-            RedoModel::Mysql57 => {
+            RedoModel::Mysql8030 => mysql_8030_points_with(capacity, page, thread_concurrency),
+            RedoModel::Mysql80 => {
+                mysql_80_points_with(capacity / files, files, page, thread_concurrency)
+            }
+            RedoModel::Mysql57 | RedoModel::MariadbLegacy => {
                 mysql_57_points(capacity / files, files, page, thread_concurrency)
             }
             RedoModel::Mariadb => mariadb_points(capacity, page, (self.major, self.minor)),
@@ -117,38 +164,68 @@ impl Flavor {
         const GIB: u64 = 1024 * MIB;
         match self.redo {
             RedoModel::Mysql8030 => (8 * MIB, 128 * GIB),
-            RedoModel::Mysql57 | RedoModel::Mysql80 => (files.max(1) * 4 * MIB, 512 * GIB),
+            RedoModel::Mysql57 | RedoModel::Mysql80 | RedoModel::MariadbLegacy => {
+                (self.redo_size_files(files) * 4 * MIB, 512 * GIB)
+            }
             RedoModel::Mariadb => (4 * MIB, 512 * GIB),
         }
     }
 
     /// How many files the size variable multiplies by: `innodb_log_file_size` is per file on
-    /// MySQL 5.7 / 8.0 < .30 (× `innodb_log_files_in_group`); one setting elsewhere.
+    /// MySQL 5.7 / 8.0 < .30 and MariaDB ≤ 10.4 (× `innodb_log_files_in_group`); one file on
+    /// MariaDB 10.5+ (the group setting is ignored there) and one setting on MySQL 8.0.30+.
     pub fn redo_size_files(&self, files_in_group: u64) -> u64 {
         match self.redo {
-            RedoModel::Mysql57 | RedoModel::Mysql80 => files_in_group.max(1),
+            RedoModel::MariadbLegacy if (self.major, self.minor) >= (10, 5) => 1,
+            RedoModel::Mysql57 | RedoModel::Mysql80 | RedoModel::MariadbLegacy => {
+                files_in_group.max(1)
+            }
             RedoModel::Mysql8030 | RedoModel::Mariadb => 1,
         }
     }
 
-    /// What happens to writes past the sync line, in the DBA's words.
+    /// What happens to writes past the stall line, in the DBA's words for this flavour.
     pub fn sync_point_effect(&self) -> &'static str {
-        if self.is_mariadb() {
-            "furious flushing past M: user threads wait for the page cleaner"
-        } else {
-            "sync flushing: writes stall until the checkpoint advances"
+        match self.redo {
+            RedoModel::Mariadb => "furious flushing past M: user threads wait for the page cleaner",
+            RedoModel::Mysql80 | RedoModel::Mysql8030 => {
+                "past the free-check limit every write waits for the checkpoint to advance \
+                 (from the sync-flush point on, the page cleaner already ignores innodb_io_capacity)"
+            }
+            RedoModel::Mysql57 | RedoModel::MariadbLegacy => {
+                "sync flushing: writes stall until the checkpoint advances"
+            }
         }
     }
 }
 
 const LOG_FILE_HDR_SIZE: u64 = 2048;
 const LOG_BLOCK: u64 = 512;
+/// A 512-byte log block carries 12 bytes of header and 4 of trailer around its data.
+const LOG_BLOCK_HDR_SIZE: u64 = 12;
+const LOG_BLOCK_DATA_SIZE: u64 = 496;
 
 fn align_down(v: u64, to: u64) -> u64 {
     v - v % to
 }
 
-/// MySQL 5.7 `log_calc_max_ages`.
+fn align_up(v: u64, to: u64) -> u64 {
+    v.div_ceil(to) * to
+}
+
+/// `log0log.h log_translate_sn_to_lsn`: data bytes (sn) to LSN bytes, block headers included.
+fn sn_to_lsn(sn: u64) -> u64 {
+    sn / LOG_BLOCK_DATA_SIZE * LOG_BLOCK + sn % LOG_BLOCK_DATA_SIZE + LOG_BLOCK_HDR_SIZE
+}
+
+/// `log0log.h log_translate_lsn_to_sn`, for a data LSN.
+fn lsn_to_sn(lsn: u64) -> u64 {
+    lsn / LOG_BLOCK * LOG_BLOCK_DATA_SIZE + (lsn % LOG_BLOCK).saturating_sub(LOG_BLOCK_HDR_SIZE)
+}
+
+/// MySQL 5.7 `log0log.cc log_calc_max_ages`; also MariaDB 10.2–10.5.6 `log0log.cc
+/// log_set_capacity`, the same arithmetic (one file from 10.5): the server acts at the
+/// values it reports, and its sync point stalls user threads.
 pub fn mysql_57_points(
     file_size: u64,
     files: u64,
@@ -160,43 +237,95 @@ pub fn mysql_57_points(
     let free = 4 * page * (10 + thread_concurrency) + 8 * page;
     let mut margin = cap.saturating_sub(free);
     margin -= margin / 10;
-    RedoPoints {
-        capacity: files.saturating_mul(file_size),
-        async_point: margin - margin / 8,
-        sync_point: margin - margin / 16,
-    }
+    RedoPoints::plain(
+        files.saturating_mul(file_size),
+        margin - margin / 8,
+        margin - margin / 16,
+    )
 }
 
-/// MySQL 8.0.0–8.0.29 `log_calc_max_ages`.
+/// MySQL 8.0.0–8.0.29 with the defaults (16 KiB pages, `innodb_thread_concurrency` 0).
 pub fn mysql_80_points(file_size: u64, files: u64, page: u64) -> RedoPoints {
+    mysql_80_points_with(file_size, files, page, 0)
+}
+
+/// MySQL 8.0.0–8.0.29, `log0chkp.cc` (8.0.2x): `log_calc_max_ages` gives the counters'
+/// values; `log_calc_concurrency_margin` the margin `log_free_check_margin` adds (the
+/// dict-persist margin, which no variable shows, taken as 0). The page cleaner starts at
+/// `log_get_max_modified_age_async` = async − margin, sync flushing when age + margin > sync
+/// (`log_consider_sync_flush`), and writes wait at `log_get_free_check_capacity`.
+pub fn mysql_80_points_with(
+    file_size: u64,
+    files: u64,
+    page: u64,
+    thread_concurrency: u64,
+) -> RedoPoints {
     let real = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
-    let safety = (real / 10).min(1024 * page);
-    let writer = real - safety;
-    let f = writer - writer * 5 / 100;
+    let safety = ((0.1 * real as f64) as u64).min(256 * 4 * page);
+    let writer = align_down(real - safety, LOG_BLOCK);
+    let extra = align_down((writer as f64 * 0.05) as u64, LOG_BLOCK);
+    let limit = writer - extra;
+    let counter_async = align_up(limit - limit / 8, LOG_BLOCK);
+    let counter_sync = align_up(limit - limit / 16, LOG_BLOCK);
+    let concurrency = (4 * page * (10 + thread_concurrency)
+        + 8 * page
+        + align_down((0.05 * writer as f64) as u64, LOG_BLOCK))
+    .min(align_up(writer / 2, LOG_BLOCK));
+    let margin = sn_to_lsn(concurrency);
     RedoPoints {
         capacity: files.saturating_mul(file_size),
-        async_point: f - f / 8,
-        sync_point: f - f / 16,
+        async_point: align_down(counter_async.saturating_sub(margin), LOG_BLOCK),
+        sync_point: align_down(limit.saturating_sub(margin), LOG_BLOCK),
+        counter_async: Some(counter_async),
+        counter_sync: Some(counter_sync),
+        sync_flush: Some(counter_sync.saturating_sub(margin)),
     }
 }
 
-/// MySQL ≥ 8.0.30 (`log0files_capacity.cc`): 32 files, hard → soft logical capacity, with the
-/// server's own alignment to 512-byte log blocks.
+/// MySQL ≥ 8.0.30 with the defaults (16 KiB pages, `innodb_thread_concurrency` 0).
 pub fn mysql_8030_points(capacity: u64) -> RedoPoints {
+    mysql_8030_points_with(capacity, 16384, 0)
+}
+
+/// MySQL ≥ 8.0.30 and 8.4. `log0files_capacity.cc`: `hard_logical_capacity_for_physical`
+/// (32 files, one kept free, headers and a 128 KiB safety margin out, 10 % of a file for
+/// creating the next one early), `soft_logical_capacity_for_hard` (−5 % for the log writer),
+/// `update_exposed` (adaptive flush min/max = the counters' async/sync). `log0chkp.cc`:
+/// `log_concurrency_margin` (4 pages × (threads + 10) + 4 KiB + 5 % of soft) — the page
+/// cleaner starts at async − margin (`log_files_capacity_get_limits`), sync flushing when
+/// age + margin > sync (`log_sync_flush_lsn`), writes wait at soft − margin
+/// (`log_free_check_capacity`). The dict-persist margin (no variable shows it) is taken as 0.
+pub fn mysql_8030_points_with(capacity: u64, page: u64, thread_concurrency: u64) -> RedoPoints {
     const LOG_N_FILES: u64 = 32;
-    const OVERHEAD: u64 = (LOG_N_FILES - 1) * LOG_FILE_HDR_SIZE + 128 * 1024;
-    let lsn_capacity = (capacity * (LOG_N_FILES - 2) / LOG_N_FILES).saturating_sub(OVERHEAD);
-    let next_file_margin = capacity / LOG_N_FILES * 10 / 100;
+    const OVERHEAD: u64 = (LOG_N_FILES - 1) * LOG_FILE_HDR_SIZE + 2 * 65536;
+    let free_file_ratio = (LOG_N_FILES - 2) as f64 / LOG_N_FILES as f64;
+    let lsn_capacity = (capacity as f64 * free_file_ratio - OVERHEAD as f64).max(0.0) as u64;
+    let file_size = align_down(capacity / LOG_N_FILES, page.max(1));
+    let next_file_margin = align_up((0.1 * file_size as f64).ceil() as u64, LOG_BLOCK);
     let hard = align_down(lsn_capacity.saturating_sub(next_file_margin), LOG_BLOCK);
     let soft = align_down((hard as f64 * 0.95).floor() as u64, LOG_BLOCK);
+    let counter_async = align_down(soft - soft / 8, LOG_BLOCK);
+    let counter_sync = align_down((soft as f64 * (1.0 - 1.0 / 16.0)).floor() as u64, LOG_BLOCK);
+    let concurrency = (4 * page * (thread_concurrency + 10)
+        + 4096
+        + align_down((0.05 * soft as f64) as u64, LOG_BLOCK))
+    .min(lsn_to_sn(align_down(
+        (soft as f64 * 0.55) as u64,
+        LOG_BLOCK,
+    )));
+    let margin = sn_to_lsn(concurrency);
     RedoPoints {
         capacity,
-        async_point: soft - soft / 8,
-        sync_point: align_down(soft - soft / 16, LOG_BLOCK),
+        async_point: align_down(counter_async.saturating_sub(margin), LOG_BLOCK),
+        sync_point: align_down(soft.saturating_sub(margin), LOG_BLOCK),
+        counter_async: Some(counter_async),
+        counter_sync: Some(counter_sync),
+        sync_flush: Some(counter_sync.saturating_sub(margin)),
     }
 }
 
-/// MariaDB ≥ 10.5.7 `log_t::set_capacity`: async = M − M/8; "sync" is M itself.
+/// MariaDB ≥ 10.5.7 `log0log.cc log_t::set_capacity` (MDEV-23855): async = M − M/8; "sync"
+/// is M itself, where `mtr0mtr.cc` makes user threads wait for furious flushing.
 pub fn mariadb_points(file_size: u64, page: u64, version: (u32, u32)) -> RedoPoints {
     let header = if version >= (10, 8) {
         12 * 1024
@@ -207,11 +336,7 @@ pub fn mariadb_points(file_size: u64, page: u64, version: (u32, u32)) -> RedoPoi
     let log_capacity = cap - cap / 10;
     let mut m = log_capacity.saturating_sub(48 * page);
     m -= m / 10;
-    RedoPoints {
-        capacity: file_size,
-        async_point: m - m / 8,
-        sync_point: m,
-    }
+    RedoPoints::plain(file_size, m - m / 8, m)
 }
 
 #[cfg(test)]
@@ -220,12 +345,53 @@ mod tests {
 
     const MIB: u64 = 1024 * 1024;
 
+    /// `log0files_capacity.cc`: at 100 MiB hard = 97,781,760, soft = 92,892,672; the counters
+    /// (`update_exposed`) align down to 512: async = align_down(soft − soft/8) = 81,281,024
+    /// (81,281,088 before the alignment the server applies), sync = 87,086,592.
     #[test]
-    fn mysql_8030_at_100_mib_matches_the_server() {
+    fn mysql_8030_counters_at_100_mib_match_the_server() {
         let p = mysql_8030_points(100 * MIB);
-        assert_eq!(p.async_point, 81_281_088);
-        assert_eq!(p.sync_point, 87_086_592);
+        assert_eq!(p.counter_async, Some(81_281_024));
+        assert_eq!(p.counter_sync, Some(87_086_592));
         assert_eq!(p.capacity, 104_857_600);
+    }
+
+    /// `log0chkp.cc log_concurrency_margin`: 4 × 16 KiB × 10 + 4 KiB + align_down(5 % of
+    /// 92,892,672) = 5,303,808 data bytes = 5,474,908 LSN bytes (`log_translate_sn_to_lsn`).
+    /// The page cleaner starts at align_down(81,281,024 − 5,474,908) = 75,805,696
+    /// (`log_files_capacity_get_limits`), sync flushing at 87,086,592 − 5,474,908 (age +
+    /// margin > sync, `log_sync_flush_lsn`), writes wait at align_down(soft − margin) =
+    /// 87,417,344 (`log_free_check_capacity`).
+    #[test]
+    fn mysql_8030_acts_a_concurrency_margin_early() {
+        assert_eq!(sn_to_lsn(5_303_808), 5_474_908);
+        let p = mysql_8030_points(100 * MIB);
+        assert_eq!(p.async_point, 75_805_696);
+        assert_eq!(p.sync_flush, Some(87_086_592 - 5_474_908));
+        assert_eq!(p.sync_point, 87_417_344);
+        // innodb_thread_concurrency widens the margin: 4 pages per thread.
+        let tc = mysql_8030_points_with(100 * MIB, 16384, 16);
+        // 16 threads × 4 pages = 1,048,576 more data bytes ≈ 1,082,401 LSN bytes, to 512.
+        let earlier = p.async_point - tc.async_point;
+        assert!((1_081_000..=1_084_000).contains(&earlier), "{earlier}");
+    }
+
+    /// MySQL 8.0.2x `log0chkp.cc log_calc_max_ages` at 2 × 48 MiB: real = 100,659,200,
+    /// safety = 10,065,920, writer = 90,593,280, extra = 4,529,664, limit = 86,063,616;
+    /// counters align up: async 75,305,984, sync 80,685,056. `log_calc_concurrency_margin`:
+    /// 655,360 + 131,072 + 4,529,664 = 5,316,096 sn = 5,487,580 LSN, so the page cleaner
+    /// starts at `log_get_max_modified_age_async` = align_down(75,305,984 − 5,487,580) =
+    /// 69,818,368 and writes wait at align_down(86,063,616 − 5,487,580) = 80,576,000.
+    #[test]
+    fn mysql_80_by_the_source() {
+        let p = mysql_80_points(48 * MIB, 2, 16384);
+        assert_eq!(p.counter_async, Some(75_305_984));
+        assert_eq!(p.counter_sync, Some(80_685_056));
+        assert_eq!(sn_to_lsn(5_316_096), 5_487_580);
+        assert_eq!(p.async_point, 69_818_368);
+        assert_eq!(p.sync_point, 80_576_000);
+        assert_eq!(p.sync_flush, Some(80_685_056 - 5_487_580));
+        assert_eq!(p.capacity, 96 * MIB);
     }
 
     #[test]
@@ -235,6 +401,7 @@ mod tests {
         let p = mariadb_points(64 * MIB, 16384, (10, 11));
         assert_eq!(p.sync_point, 53_640_439);
         assert_eq!(p.async_point, 46_935_385);
+        assert_eq!(p.counter_async, None, "MariaDB acts at what it reports");
     }
 
     #[test]
@@ -260,14 +427,25 @@ mod tests {
         assert_eq!(p.capacity, 96 * MIB);
     }
 
+    /// MariaDB 10.2–10.5.6 `log0log.cc log_set_capacity`: the 5.7 arithmetic, with a real
+    /// sync point; `innodb_log_files_in_group` files up to 10.4, one file from 10.5.
     #[test]
-    fn mysql_80_by_hand() {
-        // 2 × 48 MiB: real = 100,659,200; safety = min(10,065,920, 16 MiB) = 10,065,920.
-        let p = mysql_80_points(48 * MIB, 2, 16384);
-        let writer: u64 = 100_659_200 - 10_065_920; // 90,593,280
-        let f = writer - writer * 5 / 100; // 86,063,616
-        assert_eq!(f, 86_063_616);
-        assert_eq!(p.async_point, 86_063_616 - 10_757_952);
-        assert_eq!(p.sync_point, 86_063_616 - 5_378_976);
+    fn mariadb_before_10_5_7_uses_the_57_model() {
+        let old = Flavor::detect("10.4.34-MariaDB", "", false);
+        assert_eq!(old.redo, RedoModel::MariadbLegacy);
+        assert_eq!(old.sync_point_name(), "sync");
+        assert_eq!(
+            old.redo_points_at_capacity(96 * MIB, 16384, 2, 0),
+            mysql_57_points(48 * MIB, 2, 16384, 0)
+        );
+        let ten_five = Flavor::detect("10.5.6-MariaDB", "", false);
+        assert_eq!(ten_five.redo, RedoModel::MariadbLegacy);
+        assert_eq!(ten_five.redo_size_files(2), 1);
+        assert_eq!(
+            ten_five.redo_points_at_capacity(96 * MIB, 16384, 2, 0),
+            mysql_57_points(96 * MIB, 1, 16384, 0)
+        );
+        let new = Flavor::detect("10.5.7-MariaDB", "", false);
+        assert_eq!(new.redo, RedoModel::Mariadb);
     }
 }

@@ -18,16 +18,19 @@ fn sizing_for(flavor: Flavor, layout: RedoLayout, peak: u64) -> Sizing {
 
 #[test]
 fn sizing_mysql_8030() {
-    // Peak 50,000,000 → async ≥ 60,000,000: 74 MiB is the smallest; rounded up to 76 MiB
-    // (async 61,734,400).
+    // Peak 50,000,000 → where flushing starts ≥ 60,000,000. MySQL 8.0.30+ starts a
+    // concurrency margin before its async counter (log0files_capacity.cc
+    // log_files_capacity_get_limits): 80 MiB is the smallest (async 64,992,256 − margin
+    // 4,514,060 → 60,477,952); already a multiple of 4 MiB.
     let s = sizing_for(mysql(), RedoLayout::default(), 50_000_000);
-    assert_eq!(s.advised_capacity_bytes, 76 * MIB);
-    assert_eq!(s.advised_async_point_bytes, 61_734_400);
+    assert_eq!(s.advised_capacity_bytes, 80 * MIB);
+    assert_eq!(s.advised_async_point_bytes, 60_477_952);
     assert_eq!(s.variable, "innodb_redo_log_capacity");
-    assert_eq!(s.setting, "innodb_redo_log_capacity = 76M");
+    assert_eq!(s.setting, "innodb_redo_log_capacity = 80M");
     assert_eq!(s.hour_of_writes_bytes, Some(3_600_000_000));
-    // Worst case at 76 MiB: sync point 66,143,744 at the default rate.
-    assert!((s.worst_case_recovery_s_at_advised - 66_143_744.0 * 1200.0 / 10e9).abs() < 1e-9);
+    // Worst case at 80 MiB: where writes stall, the free-check limit 69,762,560
+    // (log0chkp.cc log_free_check_capacity), at the default rate.
+    assert!((s.worst_case_recovery_s_at_advised - 69_762_560.0 * 1200.0 / 10e9).abs() < 1e-9);
     assert!(
         s.advice.contains("still leaves 20 % headroom"),
         "{}",
@@ -39,12 +42,14 @@ fn sizing_mysql_8030() {
 
 #[test]
 fn sizing_mysql_80_two_files() {
-    // Peak 100,000,000 → async ≥ 120,000,000: 77 MiB per file, rounded to 80 MiB × 2.
+    // Peak 100,000,000 → flushing starts ≥ 120,000,000. MySQL 8.0.2x starts at
+    // log_get_max_modified_age_async (async counter − free-check margin, log0chkp.cc): 82 MiB
+    // per file, rounded to 84 MiB × 2 (132,484,608 − 9,037,628 → 123,446,784).
     let f = Flavor::detect("8.0.28", "MySQL Community Server - GPL", false);
     let s = sizing_for(f, RedoLayout::default(), 100_000_000);
-    assert_eq!(s.advised_capacity_bytes, 160 * MIB);
-    assert_eq!(s.advised_async_point_bytes, 125_511_484);
-    assert_eq!(s.setting, "innodb_log_file_size = 80M (× 2 files = 160M)");
+    assert_eq!(s.advised_capacity_bytes, 168 * MIB);
+    assert_eq!(s.advised_async_point_bytes, 123_446_784);
+    assert_eq!(s.setting, "innodb_log_file_size = 84M (× 2 files = 168M)");
     assert!(s.advice.contains("grow to"), "{}", s.advice);
 }
 
