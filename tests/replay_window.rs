@@ -226,8 +226,16 @@ fn open(path: &Path) -> CaptureSet {
     open_replay(path, RecoveryModel::published_default()).expect("the capture opens")
 }
 
+/// Seeks to every position in a shuffled (fixed) order — back and forth across the file, as
+/// a DBA does — and compares each screen with the sequential replay's.
 fn check_every(set: &mut CaptureSet, snaps: &BTreeMap<u64, Snap>, what: &str) {
-    for (pos, expected) in snaps {
+    let mut order: Vec<(&u64, &Snap)> = snaps.iter().collect();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in (1..order.len()).rev() {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        order.swap(i, (x >> 33) as usize % (i + 1));
+    }
+    for (pos, expected) in order {
         let (view, cursor) = set
             .view_at(*pos, true)
             .unwrap_or_else(|e| panic!("{what}: seek to {pos}: {e}"));
@@ -551,4 +559,96 @@ fn a_time_finds_its_sample() {
     let late = times[times.len() - 1] + chrono::Duration::days(1);
     assert_eq!(set.index_at(late), set.len() - 1);
     assert_eq!(set.index_at(times[0] - chrono::Duration::days(1)), 0);
+}
+
+/// A capture where the same debts come back every minute for two hours: the timeline folds
+/// the repeats into a few marks that say how many they hold, `n`/`N` step group by group, and
+/// the header says "1 of N like it" at a group.
+#[test]
+fn periodic_moments_fold_into_groups_that_n_steps_through() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use innodebt::app::{App, Msg, Recording, Replay};
+    use innodebt::theme::Theme;
+    use ratatui::{Terminal, backend::TestBackend};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("periodic.idbt");
+    let plan = feed::Plan {
+        age_period: 60,
+        ..feed::Plan::quiet()
+    };
+    let events = feed::Feed::new(plan).events(7_200);
+    write(&path, &events, 600);
+    let rec = Recording::new(open(&path));
+    let moments = rec.moments().len();
+    let groups = rec.groups.clone();
+    // Two crossings a minute for two hours; the grouping gap is 72 s.
+    assert!(moments >= 200, "{moments} moments");
+    assert!(groups.len() * 20 <= moments, "{} groups", groups.len());
+    assert_eq!(groups.iter().map(|g| g.count).sum::<usize>(), moments);
+    let big = groups.iter().max_by_key(|g| g.count).expect("a group");
+    assert!(big.count >= 100, "{big:?}");
+
+    let last = rec.len() - 1;
+    let mut app = App::replaying(Replay::new(rec, 0, last), std::time::Duration::from_secs(1));
+    let press = |app: &mut App, c: char| {
+        app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        )));
+        app.replay.as_ref().map(|r| r.pos).expect("replaying")
+    };
+    let starts: Vec<u64> = groups
+        .iter()
+        .map(|g| g.first.sample)
+        .filter(|s| *s > 0)
+        .collect();
+    let mut visited = Vec::new();
+    for _ in 0..=starts.len() {
+        let p = press(&mut app, 'n');
+        if visited.last() == Some(&p) {
+            break;
+        }
+        visited.push(p);
+    }
+    let mut distinct = starts.clone();
+    distinct.dedup();
+    assert_eq!(visited, distinct, "n visits each group's first moment once");
+    let mut back = Vec::new();
+    for _ in 0..distinct.len() {
+        back.push(press(&mut app, 'N'));
+    }
+    let mut expected: Vec<u64> = distinct.iter().rev().skip(1).copied().collect();
+    expected.extend(groups.iter().map(|g| g.first.sample).filter(|s| *s == 0));
+    assert_eq!(
+        &back[..expected.len()],
+        &expected[..],
+        "N goes back group by group"
+    );
+
+    // At the biggest group the header counts its moments; elsewhere (the cursor not on it)
+    // the timeline's mark does.
+    let screen = |app: &App| {
+        let mut term = Terminal::new(TestBackend::new(200, 50)).expect("backend");
+        term.draw(|f| innodebt::ui::render(f, app, &Theme::default()))
+            .expect("draw");
+        term.backend()
+            .buffer()
+            .content
+            .chunks(200)
+            .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
+            .collect::<String>()
+    };
+    app.seek(big.first.sample);
+    let text = screen(&app);
+    assert!(
+        text.contains(&format!("(1 of {} like it over", big.count)),
+        "{text}"
+    );
+    app.seek(if big.first.sample < last / 2 { last } else { 0 });
+    let text = screen(&app);
+    assert!(
+        text.contains(&format!("{}{}", big.mark, big.count)),
+        "{text}"
+    );
 }

@@ -112,23 +112,28 @@ fn bar(r: &crate::app::Replay, width: usize) -> Vec<(char, ThemeItem)> {
             _ => ('─', ThemeItem::Dim),
         })
         .collect();
-    let mut marked = vec![false; width];
+    // One mark per column: of the groups starting there, the one holding most moments.
+    let mut owner: Vec<Option<&crate::app::moments::Group>> = vec![None; width];
     for g in &r.recording.groups {
         if g.first.sample < r.first || g.first.sample > r.last {
             continue;
         }
         let c = col(g.first.sample);
+        if owner[c].is_none_or(|o| g.count > o.count) {
+            owner[c] = Some(g);
+        }
+    }
+    let mut taken: Vec<bool> = owner.iter().map(Option::is_some).collect();
+    for (c, g) in owner.iter().enumerate() {
+        let Some(g) = g else { continue };
         cells[c] = (g.mark, ThemeItem::TimelineMarker);
-        marked[c] = true;
-        if g.count > 1 {
-            // The count right after the mark, where it does not cover another mark.
-            for (i, d) in g.count.to_string().chars().enumerate() {
-                let at = c + 1 + i;
-                if at >= width || marked[at] {
-                    break;
-                }
+        // Its count right after it, whole or not at all (a cut number would lie).
+        let digits = g.count.to_string();
+        let room = c + 1..c + 1 + digits.len();
+        if g.count > 1 && room.end <= width && !taken[room.clone()].contains(&true) {
+            for (at, d) in room.zip(digits.chars()) {
                 cells[at] = (d, ThemeItem::TimelineMarker);
-                marked[at] = true;
+                taken[at] = true;
             }
         }
     }

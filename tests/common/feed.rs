@@ -25,6 +25,8 @@ use innodebt::sample::{
 pub struct Plan {
     /// A read view blocks purge for 300 s of every this many seconds (0: never).
     pub blocker_every: u64,
+    /// Checkpoint age rises past the async point and falls back once every this many seconds.
+    pub age_period: u64,
     /// One long blocker from/to (seconds).
     pub long_blocker: Option<(u64, u64)>,
     pub reconnect_every: u64,
@@ -42,6 +44,7 @@ impl Default for Plan {
     fn default() -> Self {
         Plan {
             blocker_every: 1_200,
+            age_period: 600,
             long_blocker: Some((1_500, 12_300)),
             reconnect_every: 3_700,
             restart_every: 9_100,
@@ -59,6 +62,7 @@ impl Plan {
     pub fn quiet() -> Self {
         Plan {
             blocker_every: 7_200,
+            age_period: 600,
             long_blocker: None,
             reconnect_every: 0,
             restart_every: 0,
@@ -278,7 +282,7 @@ impl Feed {
         let mut s = Sample::new(self.now(), self.mono());
         s.poll_ms = 3 + (t % 7) as u32;
         let capacity = self.redo_mib << 20;
-        let age = capacity / 8 + wave(t, 600, capacity * 7 / 10);
+        let age = capacity / 8 + wave(t, self.plan.age_period, capacity * 7 / 10);
         for (name, v) in [
             ("Uptime", self.uptime),
             ("Innodb_lsn_current", self.lsn),
