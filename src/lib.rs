@@ -10,7 +10,8 @@
 //! layer above. A module may always use its own submodules. `tests/layers.rs` reads this list
 //! and the imports of every file in `src/`, and fails on an import upwards or any cycle.
 //!
-//! 1. foundation: `text`, `units`, `term`, `mycnf` — std and external crates only
+//! 1. foundation: `text`, `units`, `term`, `mycnf`, `keymap` (every key, as data) — std and
+//!    external crates only
 //! 2. what the server is and says: `innodb_status`, `textdump`, `source::flavor`, `sample`
 //! 3. getting samples and keeping them: `source`, `source::connect`, `source::live`, `capture`
 //! 4. the command line: `cli` — flags, option files and environment resolved into values
@@ -34,6 +35,7 @@ pub mod derive;
 pub mod figures;
 pub mod fleet;
 pub mod innodb_status;
+pub mod keymap;
 pub mod metrics;
 pub mod mycnf;
 pub mod openmetrics;

@@ -120,7 +120,7 @@ fn bare_password_flag_prompts_even_before_another_word() {
     assert!(cli.connection.password.is_none());
 
     // As in the mysql client, the next word is not the password.
-    let cli = parse(&["-u", "dba", "-p", "replay", "cap.idb"]);
+    let cli = parse(&["-u", "dba", "-p", "replay", "cap.idbt"]);
     assert!(cli.connection.password_prompt);
     assert!(matches!(cli.command, Some(Command::Replay { .. })));
 
@@ -460,7 +460,7 @@ fn options_and_defaults() {
         "themes/x.toml",
         "--no-color",
         "--record",
-        "out.idb",
+        "out.idbt",
         "--record-queries",
         "--read-only",
         "--recovery-rate",
@@ -478,7 +478,7 @@ fn options_and_defaults() {
     );
     assert_eq!(o.query_timeout, Duration::from_millis(1500));
     assert_eq!(o.theme, "themes/x.toml");
-    assert_eq!(o.record.as_deref(), Some(Path::new("out.idb")));
+    assert_eq!(o.record.as_deref(), Some(Path::new("out.idbt")));
     assert_eq!(o.recovery_rate, Some(12 * 1024 * 1024));
     assert_eq!(
         parse(&["--recovery-rate", "10M"]).options.recovery_rate,
@@ -581,13 +581,105 @@ fn help_is_question_mark_because_h_is_the_host() {
     assert!(!help.contains("password-prompt"));
 }
 
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md")
+}
+
+/// `--help` lists every key of the keymap — the table dispatch reads — with its help text,
+/// and a replay's section names no key a replay refuses.
+#[test]
+fn help_lists_the_keys_of_the_keymap() {
+    use innodebt::keymap::{self, Mode};
+    let help = parse_err(&["--help"]).to_string();
+    assert!(help.contains(&keymap::help_text()), "{help}");
+    for b in keymap::KEYMAP {
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(&b.label()) && l.ends_with(b.help));
+        assert!(
+            line.is_some(),
+            "`{}  {}` missing from --help",
+            b.label(),
+            b.help
+        );
+    }
+    let replay = help
+        .split("Keys of a replay")
+        .nth(1)
+        .and_then(|r| r.split("\n\n").next())
+        .expect("a replay section");
+    let (_, listed) = replay.split_once('\n').expect("rows");
+    for row in listed.lines() {
+        let b = keymap::KEYMAP
+            .iter()
+            .find(|b| row.trim_start().starts_with(&b.label()) && row.ends_with(b.help))
+            .unwrap_or_else(|| panic!("{row:?} is no keymap row"));
+        assert!(b.works_in(Mode::Replay), "{row:?} listed for a replay");
+    }
+}
+
+/// The README's key table is the keymap's, verbatim.
+#[test]
+fn readme_key_table_is_the_keymap() {
+    let table = innodebt::keymap::markdown_table();
+    assert!(
+        readme().contains(&table),
+        "README.md's key table differs from the keymap; it should read:\n{table}"
+    );
+}
+
+/// `--help` says what the README says: the demo is a real recording, what the undo scan
+/// scans, and capture files end in `.idbt` in every example.
+#[test]
+fn help_wording_matches_the_readme() {
+    let help = parse_err(&["--help"]).to_string();
+    let readme = readme();
+    let demo = help
+        .lines()
+        .find(|l| l.trim_start().starts_with("--demo"))
+        .expect("--demo in help");
+    assert!(!demo.contains("synthetic"), "{demo}");
+    let said = "real capture recorded by innodebt from MariaDB 10.11 under write load";
+    assert!(
+        demo.contains(said) && readme.contains(said),
+        "{said:?}: {demo}"
+    );
+    let scan = help
+        .lines()
+        .find(|l| l.trim_start().starts_with("--undo-scan-interval"))
+        .expect("--undo-scan-interval in help");
+    for said in ["INNODB_BUFFER_PAGE_LRU", "whole buffer pool", "undo pages"] {
+        assert!(scan.contains(said), "{said:?}: {scan}");
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with("| `--undo-scan-interval"))
+            .expect("README's --undo-scan-interval row");
+        assert!(row.contains(said), "{said:?}: {row}");
+    }
+    assert!(!scan.contains("tablespace"), "{scan}");
+    let files: Vec<&str> = help
+        .split_whitespace()
+        .chain(readme.split_whitespace())
+        .filter(|w| w.contains(".idb"))
+        .collect();
+    assert!(!files.is_empty());
+    for w in files {
+        let w = w.trim_matches(|c: char| "`(),.;:".contains(c));
+        assert!(
+            w.ends_with(".idbt") || w.ends_with(".idbt*"),
+            "{w:?}: a capture example not ending in .idbt"
+        );
+    }
+}
+
 #[test]
 fn subcommands() {
-    let cli = parse(&["-h", "db1", "record", "out.idb", "--duration", "10m"]);
+    let cli = parse(&["-h", "db1", "record", "out.idbt", "--duration", "10m"]);
     assert_eq!(
         cli.command,
         Some(Command::Record {
-            file: "out.idb".into(),
+            file: "out.idbt".into(),
             duration: Some(Duration::from_secs(600)),
             trigger: Default::default(),
             max_disk: None,
@@ -611,7 +703,7 @@ fn subcommands() {
     assert!(cli.options.once);
     assert_eq!(cli.options.format, OutputFormat::Json);
 
-    let cli = parse(&["replay", "c.idb", "--at", "2024-03-01T14:05:00Z"]);
+    let cli = parse(&["replay", "c.idbt", "--at", "2024-03-01T14:05:00Z"]);
     assert!(matches!(
         cli.command,
         Some(Command::Replay {
@@ -627,7 +719,7 @@ fn subcommands() {
         "--prefix",
         "2024_03_01",
         "-o",
-        "x.idb",
+        "x.idbt",
     ]);
     assert_eq!(
         cli.command,
@@ -635,16 +727,16 @@ fn subcommands() {
             source: ImportSource::PtStalk {
                 dir: "/var/lib/pt-stalk".into(),
                 prefix: Some("2024_03_01".into()),
-                output: "x.idb".into()
+                output: "x.idbt".into()
             }
         })
     );
 
-    let cli = parse(&["export", "x.idb", "--format", "csv", "-o", "x.csv"]);
+    let cli = parse(&["export", "x.idbt", "--format", "csv", "-o", "x.csv"]);
     assert_eq!(
         cli.command,
         Some(Command::Export {
-            file: "x.idb".into(),
+            file: "x.idbt".into(),
             from: None,
             to: None,
             format: ExportFormat::Csv,

@@ -902,3 +902,33 @@ fn replay_screen_with_timeline() {
         snapshot!(format!("render_replay_{w}x{h}"), text);
     }
 }
+
+/// `?` in a replay (and `--demo`, which is one) lists the replay's keys from the keymap and
+/// none that a replay refuses.
+#[test]
+fn help_in_a_replay_lists_the_replay_keys() {
+    use innodebt::app::{Recording, Replay};
+    use innodebt::keymap::{KEYMAP, Mode};
+    let rec = Recording::from_events(
+        &demo_events(),
+        "mariadb-10.11-blocker.idbt",
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("the demo opens for replay");
+    let last = rec.len() - 1;
+    let mut app = App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1));
+    key(&mut app, '?');
+    let text = plain(&screen(&app, &Theme::default(), 200, 60));
+    for b in KEYMAP {
+        let row = format!("{}  ", b.label());
+        let shown = text.lines().any(|l| l.contains(&row) && l.contains(b.help));
+        assert_eq!(
+            shown,
+            b.works_in(Mode::Replay),
+            "`{}` ({}) in a replay's help:\n{text}",
+            b.label(),
+            b.help
+        );
+    }
+    snapshot!("render_replay_help_200x60", text);
+}

@@ -1,118 +1,112 @@
-//! Key → state change / command, per mode. An open overlay consumes keys first.
+//! Key → state change / command: `keymap` says what a key means in this mode, this module
+//! what that does. An open overlay consumes keys first.
 
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::{
     Action, App, Command, Confirm, FactsThen, Input, InputPurpose, MAX_INTERVAL, MIN_INTERVAL,
     Overlay, Panel,
 };
 use crate::control::{self, Knob};
+use crate::keymap::{self, KeyAction, Mode};
 use crate::sample::SourceKind;
 
-/// The help overlay's content: every key, in the order a DBA looks for them.
-pub const HELP: &[(&str, &str)] = &[
-    ("?", "this help"),
-    ("q  Ctrl-C", "quit"),
-    ("1-6", "zoom a panel full-screen (Esc back)"),
-    (
-        "arrows  h j k  Tab",
-        "move focus between panels (l is the purge-lag key)",
-    ),
-    ("Enter", "zoom the focused panel"),
-    ("Esc", "back / close"),
-    ("p", "freeze the display (polling continues)"),
-    ("+  -", "refresh interval up / down"),
-    ("w", "chart window 1m / 5m / 15m / 1h"),
-    ("u", "undo residency scan now (asks first)"),
-    ("t  T", "innodb_purge_threads +1 / −1 (asks first)"),
-    ("P", "innodb_purge_threads: type a value"),
-    ("l", "innodb_max_purge_lag: type a value"),
-    ("d", "innodb_max_purge_lag_delay: type a value"),
-    ("b", "innodb_purge_batch_size: type a value"),
-    ("m", "enable the INNODB_METRICS counters the panels need"),
-    ("K", "kill the session that blocks purge (asks first)"),
-    ("Ctrl-Z", "suspend (fg to resume)"),
-];
+/// The mode the keymap is read in: a replay (also `--demo`) or a live server.
+pub fn mode(app: &App) -> Mode {
+    if app.replay.is_some() {
+        Mode::Replay
+    } else {
+        Mode::Live
+    }
+}
 
-/// Extra keys while replaying a capture.
-pub const REPLAY_HELP: &[(&str, &str)] = &[
-    ("space", "play / pause"),
-    ("←  →", "one sample back / forward"),
-    ("[  ]", "slower / faster (0.25× … 1000×)"),
-    ("g", "go to a time (HH:MM:SS, +5m, -30s, RFC 3339)"),
-    ("Home End", "first / last sample"),
-    (
-        "n  N",
-        "next / previous notable moment (repeats count as one)",
-    ),
-];
-
+/// A key press: the keymap says what it means here; an open popup takes every key first
+/// (except Ctrl-C and Ctrl-Z).
 pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl && key.code == KeyCode::Char('c') {
-        app.quit = true;
-        return vec![Command::Quit];
-    }
-    if ctrl && key.code == KeyCode::Char('z') {
-        app.needs_draw = true;
-        return vec![Command::Suspend];
-    }
-    if app.overlay.is_some() {
-        app.needs_draw = true;
-        return overlay_key(app, key);
+    let mode = mode(app);
+    let action = keymap::action(mode, &key);
+    if let Some(a) = action.filter(|a| a.over_popups()) {
+        return act(app, a, key);
     }
     app.needs_draw = true;
-    if app.replay.is_some()
-        && let Some(cmds) = replay_key(app, key)
-    {
-        return cmds;
+    if app.overlay.is_some() {
+        return overlay_key(app, key);
     }
-    match key.code {
-        KeyCode::Char('q') => {
-            app.quit = true;
-            vec![Command::Quit]
-        }
-        KeyCode::Char('?') => {
-            app.overlay = Some(Overlay::Help);
-            Vec::new()
-        }
-        KeyCode::Char(c @ '1'..='6') => {
-            let n = c as usize - '0' as usize;
-            app.zoom = Panel::from_number(n);
-            if let Some(p) = app.zoom {
-                app.focus = p;
+    match action {
+        Some(a) => act(app, a, key),
+        None => {
+            if mode == Mode::Replay
+                && let Some(b) = keymap::elsewhere(mode, &key)
+            {
+                app.notice(
+                    b.help,
+                    format!(
+                        "replays never change a server or how it is polled: `{}` works on a \
+                         live server only (this is a recording)",
+                        b.names.join(" ")
+                    ),
+                );
+            } else {
+                app.needs_draw = false;
             }
             Vec::new()
         }
-        KeyCode::Enter => {
+    }
+}
+
+/// What an action does to the app; commands for what leaves it.
+fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
+    use KeyAction as A;
+    match action {
+        A::Quit | A::QuitNow => {
+            app.quit = true;
+            vec![Command::Quit]
+        }
+        A::Suspend => {
+            app.needs_draw = true;
+            vec![Command::Suspend]
+        }
+        A::Help => {
+            app.overlay = Some(Overlay::Help);
+            Vec::new()
+        }
+        A::Zoom => {
+            if let KeyCode::Char(c) = key.code {
+                let n = c as usize - '0' as usize;
+                app.zoom = Panel::from_number(n);
+                if let Some(p) = app.zoom {
+                    app.focus = p;
+                }
+            }
+            Vec::new()
+        }
+        A::ZoomFocused => {
             app.zoom = Some(app.focus);
             Vec::new()
         }
-        KeyCode::Esc => {
+        A::Back => {
             app.zoom = None;
             Vec::new()
         }
-        KeyCode::Char('p') => {
+        A::Freeze => {
             app.frozen = match app.frozen.take() {
                 Some(_) => None,
                 None => Some(Box::new(app.live.clone())),
             };
             Vec::new()
         }
-        KeyCode::Char('+') | KeyCode::Char('=') => change_interval(app, true),
-        KeyCode::Char('-') => change_interval(app, false),
-        KeyCode::Char('w') => {
-            // A replay's charts hold the longest window already.
+        A::IntervalUp => change_interval(app, true),
+        A::IntervalDown => change_interval(app, false),
+        A::ChartWindow => {
             app.window = app.window.next();
-            app.needs_draw = true;
             Vec::new()
         }
-        KeyCode::Char('u') => {
+        A::UndoScan => {
             app.overlay = Some(Overlay::Confirm(Confirm {
                 title: "Undo residency scan".into(),
                 lines: vec![
@@ -129,35 +123,47 @@ pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
             }));
             Vec::new()
         }
-        KeyCode::Char('t') => change_key(app, Some((Knob::PurgeThreads, FactsThen::Step(1)))),
-        KeyCode::Char('T') => change_key(app, Some((Knob::PurgeThreads, FactsThen::Step(-1)))),
-        KeyCode::Char('P') => change_key(app, Some((Knob::PurgeThreads, FactsThen::Prompt))),
-        KeyCode::Char('l') => change_key(app, Some((Knob::MaxPurgeLag, FactsThen::Prompt))),
-        KeyCode::Char('d') => change_key(app, Some((Knob::MaxPurgeLagDelay, FactsThen::Prompt))),
-        KeyCode::Char('b') => change_key(app, Some((Knob::PurgeBatchSize, FactsThen::Prompt))),
-        KeyCode::Char('m') => monitors_key(app),
-        KeyCode::Char('K') => kill_key(app),
-        KeyCode::Char('h') | KeyCode::Left => move_focus(app, -1, 0),
-        KeyCode::Right => move_focus(app, 1, 0),
-        KeyCode::Tab => {
+        A::PurgeThreadsUp => change_key(app, Knob::PurgeThreads, FactsThen::Step(1)),
+        A::PurgeThreadsDown => change_key(app, Knob::PurgeThreads, FactsThen::Step(-1)),
+        A::PurgeThreadsSet => change_key(app, Knob::PurgeThreads, FactsThen::Prompt),
+        A::MaxPurgeLag => change_key(app, Knob::MaxPurgeLag, FactsThen::Prompt),
+        A::MaxPurgeLagDelay => change_key(app, Knob::MaxPurgeLagDelay, FactsThen::Prompt),
+        A::PurgeBatchSize => change_key(app, Knob::PurgeBatchSize, FactsThen::Prompt),
+        A::EnableMonitors => monitors_key(app),
+        A::KillBlocker => kill_key(app),
+        A::FocusLeft => move_focus(app, -1, 0),
+        A::FocusRight => move_focus(app, 1, 0),
+        A::FocusUp => move_focus(app, 0, -1),
+        A::FocusDown => move_focus(app, 0, 1),
+        A::FocusNext => {
             let next = app.focus.number() % Panel::ALL.len() + 1;
             app.focus = Panel::from_number(next).unwrap_or(app.focus);
             Vec::new()
         }
-        KeyCode::Char('k') | KeyCode::Up => move_focus(app, 0, -1),
-        KeyCode::Char('j') | KeyCode::Down => move_focus(app, 0, 1),
-        _ => {
-            app.needs_draw = false;
+        A::PlayPause
+        | A::StepBack
+        | A::StepForward
+        | A::Slower
+        | A::Faster
+        | A::GoTo
+        | A::First
+        | A::Last
+        | A::NextMoment
+        | A::PreviousMoment => {
+            replay_key(app, action);
             Vec::new()
         }
     }
 }
 
-/// Transport keys; `None` when the key is not a replay key.
-fn replay_key(app: &mut App, key: KeyEvent) -> Option<Vec<Command>> {
-    let r = app.replay.as_mut()?;
-    match key.code {
-        KeyCode::Char(' ') => {
+/// The transport of a replay; nothing when not replaying.
+fn replay_key(app: &mut App, action: KeyAction) {
+    use KeyAction as A;
+    let Some(r) = app.replay.as_mut() else {
+        return;
+    };
+    match action {
+        A::PlayPause => {
             if r.at_end() {
                 let first = r.first;
                 app.seek(first);
@@ -166,36 +172,30 @@ fn replay_key(app: &mut App, key: KeyEvent) -> Option<Vec<Command>> {
                 r.playing = !r.playing;
             }
         }
-        KeyCode::Right => {
+        A::StepForward => {
             r.playing = false;
             app.play_step();
-            app.needs_draw = true;
         }
-        KeyCode::Left => {
+        A::StepBack => {
             let pos = r.pos.saturating_sub(1);
             r.playing = false;
             app.seek(pos);
         }
-        KeyCode::Home | KeyCode::End => {
-            let to = if key.code == KeyCode::Home {
-                r.first
-            } else {
-                r.last
-            };
+        A::First | A::Last => {
+            let to = if action == A::First { r.first } else { r.last };
             r.playing = false;
             app.seek(to);
         }
-        KeyCode::Char(']') => r.faster(),
-        KeyCode::Char('[') => r.slower(),
-        KeyCode::Char('n') | KeyCode::Char('N') => {
-            let forward = key.code == KeyCode::Char('n');
-            if let Some(g) = r.moment(forward) {
+        A::Faster => r.faster(),
+        A::Slower => r.slower(),
+        A::NextMoment | A::PreviousMoment => {
+            if let Some(g) = r.moment(action == A::NextMoment) {
                 let pos = g.first.sample;
                 r.playing = false;
                 app.seek(pos);
             }
         }
-        KeyCode::Char('g') => {
+        A::GoTo => {
             app.overlay = Some(Overlay::Input(Input {
                 title: "Go to".into(),
                 lines: vec![
@@ -207,9 +207,8 @@ fn replay_key(app: &mut App, key: KeyEvent) -> Option<Vec<Command>> {
                 purpose: InputPurpose::Goto,
             }));
         }
-        _ => return None,
+        _ => {}
     }
-    Some(Vec::new())
 }
 
 /// Typed text is done: act on it, or keep the prompt open with the error.
@@ -270,10 +269,7 @@ fn change_blocked(app: &App) -> Option<String> {
 }
 
 /// `t`/`T`/`P`/`l`/`d`/`b`: read the knob's facts first (a side connection), then step or ask.
-fn change_key(app: &mut App, what: Option<(Knob, FactsThen)>) -> Vec<Command> {
-    let Some((knob, then)) = what else {
-        return Vec::new();
-    };
+fn change_key(app: &mut App, knob: Knob, then: FactsThen) -> Vec<Command> {
     if let Some(why) = change_blocked(app) {
         app.notice(knob.variable(), why);
         return Vec::new();
@@ -439,6 +435,7 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+    use crossterm::event::KeyModifiers;
 
     fn app() -> App {
         let now = chrono::Utc

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use super::values::{
     Schedule, TimeSpec, parse_duration, parse_interval, parse_port, parse_rate, parse_schedule,
@@ -26,10 +26,7 @@ const PROMPT_LONG: &str = "password-prompt";
     name = "innodebt",
     version,
     about = "How much redo and undo debt InnoDB carries, and whether it is being paid back.",
-    disable_help_flag = true,
-    after_help = "Connection flags and options go before the subcommand, e.g.\n  \
-                  innodebt -h db1 -u monitor -p record capture.idb --duration 10m\n  \
-                  innodebt --once --format json replay capture.idb --at 14:05:00"
+    disable_help_flag = true
 )]
 pub struct Cli {
     /// Print help.
@@ -123,7 +120,7 @@ pub struct Options {
     #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_timeout)]
     pub innodb_status_interval: Duration,
 
-    /// How often to scan undo tablespaces (`never` to skip).
+    /// How often to count the undo pages cached in the buffer pool (the INNODB_BUFFER_PAGE_LRU scan: it scans the whole buffer pool; `never` to skip).
     #[arg(long, value_name = "DUR", default_value = "never", value_parser = parse_schedule)]
     pub undo_scan_interval: Schedule,
 
@@ -156,7 +153,7 @@ pub struct Options {
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     pub recovery_rate: Option<u64>,
 
-    /// Run on built-in synthetic data, without a server.
+    /// Replay the built-in demo, no server needed: a real capture recorded by innodebt from MariaDB 10.11 under write load.
     #[arg(long)]
     pub demo: bool,
 }
@@ -395,6 +392,18 @@ pub enum ExportFormat {
     Openmetrics,
 }
 
+/// The command as `--help`, the man pages and the completions show it: the arguments, then
+/// the keys (from the keymap, the table dispatch reads) and where flags go.
+pub fn command() -> clap::Command {
+    Cli::command().after_help(format!(
+        "{}\n\
+         Connection flags and options go before the subcommand, e.g.\n  \
+         innodebt -h db1 -u monitor -p record capture.idbt --duration 10m\n  \
+         innodebt --once --format json replay capture.idbt --at 14:05:00",
+        crate::keymap::help_text()
+    ))
+}
+
 /// Parses the command line (`args` includes the program name, as `std::env::args_os()`).
 ///
 /// A bare `-p`/`--password` becomes a request to prompt, even when another word follows,
@@ -405,7 +414,10 @@ where
     T: Into<OsString>,
 {
     let args = preprocess_password_args(args.into_iter().map(Into::into).collect());
-    Cli::try_parse_from(args).map_err(explain_misplaced_option)
+    command()
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .map_err(explain_misplaced_option)
 }
 
 /// Rewrites a bare `-p`/`--password` before the subcommand into the hidden prompt flag, so

@@ -8,7 +8,7 @@ mod values;
 
 pub use args::{
     Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, Options, OutputFormat,
-    ServeArgs, TriggerArgs, parse_args, preprocess_password_args,
+    ServeArgs, TriggerArgs, command, parse_args, preprocess_password_args,
 };
 pub use resolve::{
     ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,

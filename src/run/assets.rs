@@ -5,10 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::CommandFactory;
 use clap_complete::Shell;
-
-use crate::cli::Cli;
 
 pub fn write(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let man = dir.join("man");
@@ -17,7 +14,7 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, String> {
         std::fs::create_dir_all(d).map_err(|e| format!("{}: cannot create: {e}", d.display()))?;
     }
     let mut written = Vec::new();
-    let cmd = Cli::command();
+    let cmd = crate::cli::command();
     clap_mangen::generate_to(cmd.clone(), &man)
         .map_err(|e| format!("{}: writing man pages: {e}", man.display()))?;
     let mut pages: Vec<PathBuf> = std::fs::read_dir(&man)

@@ -5,29 +5,26 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
+use crate::keymap::{self, Bar, KeyAction};
 use crate::theme::{Theme, ThemeItem};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let key = theme.style(ThemeItem::Key);
     let dim = theme.style(ThemeItem::Dim);
     let window = format!("window {}", app.window.label());
-    let mut hints: Vec<(&str, &str)> = vec![("?", "help"), ("q", "quit")];
-    if app.zoom.is_some() {
-        hints.push(("Esc", "back"));
-    }
-    hints.push(("1-6", "zoom"));
-    hints.push((
-        "p",
-        if app.is_frozen() {
-            "unfreeze"
-        } else {
-            "freeze"
-        },
-    ));
-    hints.push(("+/-", "interval"));
-    hints.push(("w", &window));
-    hints.push(("u", "undo scan"));
-    hints.push(("arrows", "focus"));
+    let hints: Vec<(&str, &str)> = keymap::hints(Bar::Footer)
+        .into_iter()
+        .filter_map(|(b, h)| {
+            // What a key does now, where that changes.
+            let what = match b.keys.first().map(|(_, a)| *a) {
+                Some(KeyAction::Back) if app.zoom.is_none() => return None,
+                Some(KeyAction::Freeze) if app.is_frozen() => "unfreeze",
+                Some(KeyAction::ChartWindow) => window.as_str(),
+                _ => h.what,
+            };
+            Some((h.key, what))
+        })
+        .collect();
 
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1usize;

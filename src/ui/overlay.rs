@@ -7,8 +7,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear};
 
-use crate::app::keys::HELP;
+use crate::app::keys;
 use crate::app::{App, Confirm, Input, Overlay};
+use crate::keymap;
 use crate::theme::{Theme, ThemeItem};
 
 use super::flow::draw_lines;
@@ -79,17 +80,21 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme
     draw_lines(frame.buffer_mut(), text_area, &lines);
 }
 
-fn help_lines(theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
+/// The keys that work here (a replay lists its own, not the ones it refuses).
+fn help_lines(app: &App, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
     let key = base.patch(theme.style(ThemeItem::Key));
-    let kw = HELP.iter().map(|(k, _)| width(k)).max().unwrap_or(0);
-    let mut out: Vec<Line<'static>> = HELP
-        .iter()
+    let rows: Vec<(String, &str)> = keymap::bindings(keys::mode(app))
+        .map(|b| (b.label(), b.help))
+        .collect();
+    let kw = rows.iter().map(|(k, _)| width(k)).max().unwrap_or(0);
+    let mut out: Vec<Line<'static>> = rows
+        .into_iter()
         .map(|(k, what)| {
-            let pad = " ".repeat(kw.saturating_sub(width(k)) + 2);
+            let pad = " ".repeat(kw.saturating_sub(width(&k)) + 2);
             Line::from(vec![
-                Span::styled((*k).to_string(), key),
+                Span::styled(k, key),
                 Span::styled(pad, base),
-                Span::styled((*what).to_string(), base),
+                Span::styled(what.to_string(), base),
             ])
         })
         .collect();
@@ -114,7 +119,7 @@ fn help_with_cost(
         .as_ref()
         .and_then(|f| f.self_cost.as_ref());
     let (summary, details) = super::cost::overlay_lines(cost, app.interval);
-    let mut lines = help_lines(theme, base, dim);
+    let mut lines = help_lines(app, theme, base, dim);
     let close = lines.split_off(lines.len().saturating_sub(2));
     let room = area.height.saturating_sub(2) as usize;
     let mut cost_lines = vec![Line::default()];

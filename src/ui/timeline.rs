@@ -7,6 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
+use crate::keymap::{self, Bar};
 use crate::theme::{Theme, ThemeItem};
 use crate::units;
 use crate::verdicts::Severity;
@@ -45,18 +46,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             dim,
         ),
     ];
-    let hints: [(&str, &str); 5] = [
-        ("space", "play"),
-        ("←→", "step"),
-        ("[]", "speed"),
-        ("g", "go to"),
-        ("n/N", "moment"),
-    ];
+    let hints = keymap::hints(Bar::Timeline);
     let used_left: usize = left.iter().map(|s| s.content.chars().count()).sum();
     let total = area.width as usize;
     let mut right = Vec::new();
     let mut right_w = 0usize;
-    for (k, what) in hints {
+    for (_, h) in hints {
+        let (k, what) = (h.key, h.what);
         let w = k.chars().count() + what.chars().count() + 3;
         if used_left + right_w + w + 20 > total {
             break;

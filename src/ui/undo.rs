@@ -5,8 +5,9 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 
-use crate::app::{App, Panel, secs_between};
+use crate::app::{App, Panel, keys, secs_between};
 use crate::figures::FigureId;
+use crate::keymap::{self, KeyAction};
 use crate::theme::{Theme, ThemeItem};
 use crate::units;
 
@@ -23,6 +24,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
     let key = theme.style(ThemeItem::Key);
+    // The scan key, where it works (a replay changes and scans nothing).
+    let scan_key = keymap::key_for(keys::mode(app), KeyAction::UndoScan);
 
     let mut items = vec![
         Item::kv(theme, "size", bytes_or_na(u.size_bytes), text),
@@ -45,11 +48,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 dim,
             ),
         ]),
-        None => Item::new(vec![
-            Span::styled("cached ", dim),
-            Span::styled("never scanned — press ", text),
-            Span::styled("u", key),
-        ]),
+        None => Item::new(match scan_key {
+            Some(k) => vec![
+                Span::styled("cached ", dim),
+                Span::styled("never scanned — press ", text),
+                Span::styled(k, key),
+            ],
+            None => vec![
+                Span::styled("cached ", dim),
+                Span::styled("never scanned", text),
+            ],
+        }),
     });
     if let Some(at) = u.scanned_at {
         items.push(Item::new(vec![
@@ -68,13 +77,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         "size, reads, scan",
         theme,
     ));
-    items.push(
-        Item::new(vec![
-            Span::styled("u", key),
-            Span::styled(" scan now (asks first)", dim),
-        ])
-        .on_own_line(),
-    );
+    if let Some(k) = scan_key {
+        items.push(
+            Item::new(vec![
+                Span::styled(k, key),
+                Span::styled(" scan now (asks first)", dim),
+            ])
+            .on_own_line(),
+        );
+    }
 
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);

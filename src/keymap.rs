@@ -1,0 +1,528 @@
+//! Every dashboard key, as data: one table of rows (keys → actions, where they work, what they
+//! do). Dispatch (`app::keys`), the `?` overlay, the footer, the replay timeline's hints,
+//! `--help` and the README's key table all read it, so they cannot disagree.
+//!
+//! Adding a key: one [`Binding`] row here (and, for a new action, its [`KeyAction`] variant and
+//! one arm in `app::keys::act`). Popups (a confirmation, a typed value) have their own keys,
+//! written on the popup itself.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Where a key works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The dashboard on a live server.
+    Live,
+    /// A capture replayed: `innodebt replay` and `--demo`. Nothing here changes a server.
+    Replay,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::Live, Mode::Replay];
+}
+
+/// What a key does; `app::keys` turns it into a state change or a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyAction {
+    Help,
+    Quit,
+    /// Ctrl-C: quits even with a popup open.
+    QuitNow,
+    /// Ctrl-Z: works with a popup open too.
+    Suspend,
+    /// `1`–`6`: the panel of the digit pressed.
+    Zoom,
+    ZoomFocused,
+    Back,
+    FocusLeft,
+    FocusRight,
+    FocusUp,
+    FocusDown,
+    FocusNext,
+    Freeze,
+    IntervalUp,
+    IntervalDown,
+    ChartWindow,
+    UndoScan,
+    PurgeThreadsUp,
+    PurgeThreadsDown,
+    PurgeThreadsSet,
+    MaxPurgeLag,
+    MaxPurgeLagDelay,
+    PurgeBatchSize,
+    EnableMonitors,
+    KillBlocker,
+    PlayPause,
+    StepBack,
+    StepForward,
+    Slower,
+    Faster,
+    GoTo,
+    First,
+    Last,
+    NextMoment,
+    PreviousMoment,
+}
+
+impl KeyAction {
+    /// Acts even while a popup is open (every other key goes to the popup first).
+    pub fn over_popups(self) -> bool {
+        matches!(self, KeyAction::QuitNow | KeyAction::Suspend)
+    }
+}
+
+/// One key as pressed: a key code, with or without Ctrl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+}
+
+impl Key {
+    pub fn matches(&self, ev: &KeyEvent) -> bool {
+        // Shift is part of the character (`T`, `?`, `+`); Ctrl is not.
+        self.code == ev.code && self.ctrl == ev.modifiers.contains(KeyModifiers::CONTROL)
+    }
+}
+
+const fn ch(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        ctrl: false,
+    }
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        ctrl: true,
+    }
+}
+
+const fn code(code: KeyCode) -> Key {
+    Key { code, ctrl: false }
+}
+
+/// Which bar shows a row's hint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bar {
+    /// The live dashboard's footer.
+    Footer,
+    /// The replay timeline (it replaces the footer while replaying).
+    Timeline,
+}
+
+/// A short `key what` in a bar; the bars show hints by `rank` (lowest first) as they fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    pub bar: Bar,
+    pub rank: u8,
+    pub key: &'static str,
+    pub what: &'static str,
+}
+
+const fn footer(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
+    Some(Hint {
+        bar: Bar::Footer,
+        rank,
+        key,
+        what,
+    })
+}
+
+const fn timeline(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
+    Some(Hint {
+        bar: Bar::Timeline,
+        rank,
+        key,
+        what,
+    })
+}
+
+/// One row: the keys and what each does, where they work, and the help text.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub keys: &'static [(Key, KeyAction)],
+    /// The keys as written in help, one name each (`t`, `T`; `Ctrl-C`; `arrows`).
+    pub names: &'static [&'static str],
+    pub modes: &'static [Mode],
+    pub help: &'static str,
+    pub hint: Option<Hint>,
+}
+
+impl Binding {
+    pub fn works_in(&self, mode: Mode) -> bool {
+        self.modes.contains(&mode)
+    }
+
+    /// The action of `ev`, if it is one of this row's keys.
+    pub fn action(&self, ev: &KeyEvent) -> Option<KeyAction> {
+        self.keys
+            .iter()
+            .find(|(k, _)| k.matches(ev))
+            .map(|(_, a)| *a)
+    }
+
+    /// The names as the overlay and `--help` write them.
+    pub fn label(&self) -> String {
+        self.names.join("  ")
+    }
+}
+
+const BOTH: &[Mode] = &[Mode::Live, Mode::Replay];
+const LIVE: &[Mode] = &[Mode::Live];
+const REPLAY: &[Mode] = &[Mode::Replay];
+
+use KeyAction as A;
+
+/// Every key, in the order a DBA looks for them (help lists them in this order).
+pub const KEYMAP: &[Binding] = &[
+    Binding {
+        keys: &[(ch('?'), A::Help)],
+        names: &["?"],
+        modes: BOTH,
+        help: "every key",
+        hint: footer(0, "?", "help"),
+    },
+    Binding {
+        keys: &[(ch('q'), A::Quit), (ctrl('c'), A::QuitNow)],
+        names: &["q", "Ctrl-C"],
+        modes: BOTH,
+        help: "quit",
+        hint: footer(1, "q", "quit"),
+    },
+    Binding {
+        keys: &[
+            (ch('1'), A::Zoom),
+            (ch('2'), A::Zoom),
+            (ch('3'), A::Zoom),
+            (ch('4'), A::Zoom),
+            (ch('5'), A::Zoom),
+            (ch('6'), A::Zoom),
+        ],
+        names: &["1-6"],
+        modes: BOTH,
+        help: "zoom a panel full-screen (Esc back)",
+        hint: footer(3, "1-6", "zoom"),
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::Left), A::FocusLeft),
+            (code(KeyCode::Right), A::FocusRight),
+            (code(KeyCode::Up), A::FocusUp),
+            (code(KeyCode::Down), A::FocusDown),
+            (ch('h'), A::FocusLeft),
+            (ch('j'), A::FocusDown),
+            (ch('k'), A::FocusUp),
+            (code(KeyCode::Tab), A::FocusNext),
+        ],
+        names: &["arrows", "h j k", "Tab"],
+        modes: LIVE,
+        help: "move focus between panels (l is the purge-lag key)",
+        hint: footer(8, "arrows", "focus"),
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::Up), A::FocusUp),
+            (code(KeyCode::Down), A::FocusDown),
+            (ch('h'), A::FocusLeft),
+            (ch('j'), A::FocusDown),
+            (ch('k'), A::FocusUp),
+            (code(KeyCode::Tab), A::FocusNext),
+        ],
+        names: &["↑ ↓", "h j k", "Tab"],
+        modes: REPLAY,
+        help: "move focus between panels (← → step the replay)",
+        hint: None,
+    },
+    Binding {
+        keys: &[(code(KeyCode::Enter), A::ZoomFocused)],
+        names: &["Enter"],
+        modes: BOTH,
+        help: "zoom the focused panel",
+        hint: None,
+    },
+    Binding {
+        keys: &[(code(KeyCode::Esc), A::Back)],
+        names: &["Esc"],
+        modes: BOTH,
+        help: "back / close",
+        hint: footer(2, "Esc", "back"),
+    },
+    Binding {
+        keys: &[(ch('p'), A::Freeze)],
+        names: &["p"],
+        modes: LIVE,
+        help: "freeze the display (polling continues)",
+        hint: footer(4, "p", "freeze"),
+    },
+    Binding {
+        keys: &[
+            (ch('+'), A::IntervalUp),
+            (ch('='), A::IntervalUp),
+            (ch('-'), A::IntervalDown),
+        ],
+        names: &["+", "-"],
+        modes: LIVE,
+        help: "refresh interval up / down",
+        hint: footer(5, "+/-", "interval"),
+    },
+    Binding {
+        keys: &[(ch('w'), A::ChartWindow)],
+        names: &["w"],
+        modes: BOTH,
+        help: "chart window 1m / 5m / 15m / 1h",
+        hint: footer(6, "w", "window"),
+    },
+    Binding {
+        keys: &[(ch('u'), A::UndoScan)],
+        names: &["u"],
+        modes: LIVE,
+        help: "scan the whole buffer pool for undo pages (asks first)",
+        hint: footer(7, "u", "undo scan"),
+    },
+    Binding {
+        keys: &[(ch('t'), A::PurgeThreadsUp), (ch('T'), A::PurgeThreadsDown)],
+        names: &["t", "T"],
+        modes: LIVE,
+        help: "innodb_purge_threads +1 / −1 (asks first)",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('P'), A::PurgeThreadsSet)],
+        names: &["P"],
+        modes: LIVE,
+        help: "innodb_purge_threads: type a value",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('l'), A::MaxPurgeLag)],
+        names: &["l"],
+        modes: LIVE,
+        help: "innodb_max_purge_lag: type a value",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('d'), A::MaxPurgeLagDelay)],
+        names: &["d"],
+        modes: LIVE,
+        help: "innodb_max_purge_lag_delay: type a value",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('b'), A::PurgeBatchSize)],
+        names: &["b"],
+        modes: LIVE,
+        help: "innodb_purge_batch_size: type a value",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('m'), A::EnableMonitors)],
+        names: &["m"],
+        modes: LIVE,
+        help: "enable the INNODB_METRICS counters the panels need",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('K'), A::KillBlocker)],
+        names: &["K"],
+        modes: LIVE,
+        help: "kill the session that blocks purge (asks first)",
+        hint: None,
+    },
+    Binding {
+        keys: &[(code(KeyCode::Char(' ')), A::PlayPause)],
+        names: &["space"],
+        modes: REPLAY,
+        help: "play / pause",
+        hint: timeline(0, "space", "play"),
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::Left), A::StepBack),
+            (code(KeyCode::Right), A::StepForward),
+        ],
+        names: &["←", "→"],
+        modes: REPLAY,
+        help: "one sample back / forward",
+        hint: timeline(1, "←→", "step"),
+    },
+    Binding {
+        keys: &[(ch('['), A::Slower), (ch(']'), A::Faster)],
+        names: &["[", "]"],
+        modes: REPLAY,
+        help: "slower / faster (0.25× … 1000×)",
+        hint: timeline(2, "[]", "speed"),
+    },
+    Binding {
+        keys: &[(ch('g'), A::GoTo)],
+        names: &["g"],
+        modes: REPLAY,
+        help: "go to a time (HH:MM:SS, +5m, -30s, RFC 3339)",
+        hint: timeline(3, "g", "go to"),
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::Home), A::First),
+            (code(KeyCode::End), A::Last),
+        ],
+        names: &["Home", "End"],
+        modes: REPLAY,
+        help: "first / last sample",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('n'), A::NextMoment), (ch('N'), A::PreviousMoment)],
+        names: &["n", "N"],
+        modes: REPLAY,
+        help: "next / previous notable moment (repeats count as one)",
+        hint: timeline(4, "n/N", "moment"),
+    },
+    Binding {
+        keys: &[(ctrl('z'), A::Suspend)],
+        names: &["Ctrl-Z"],
+        modes: BOTH,
+        help: "suspend (fg to resume)",
+        hint: None,
+    },
+];
+
+/// The rows that work in `mode`, in table order.
+pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
+    KEYMAP.iter().filter(move |b| b.works_in(mode))
+}
+
+/// What `ev` does in `mode`.
+pub fn action(mode: Mode, ev: &KeyEvent) -> Option<KeyAction> {
+    bindings(mode).find_map(|b| b.action(ev))
+}
+
+/// The name of the key for `action` in `mode` (for a panel's "press u"), if there is one.
+pub fn key_for(mode: Mode, action: KeyAction) -> Option<&'static str> {
+    bindings(mode)
+        .find(|b| b.keys.iter().any(|(_, a)| *a == action))
+        .and_then(|b| b.names.first().copied())
+}
+
+/// The row of a key that works in another mode but not in `mode` (to say why it does nothing).
+pub fn elsewhere(mode: Mode, ev: &KeyEvent) -> Option<&'static Binding> {
+    if action(mode, ev).is_some() {
+        return None;
+    }
+    KEYMAP
+        .iter()
+        .find(|b| !b.works_in(mode) && b.action(ev).is_some())
+}
+
+/// The hints of one bar, best first.
+pub fn hints(bar: Bar) -> Vec<(&'static Binding, Hint)> {
+    let mut out: Vec<_> = KEYMAP
+        .iter()
+        .filter_map(|b| b.hint.filter(|h| h.bar == bar).map(|h| (b, h)))
+        .collect();
+    out.sort_by_key(|(_, h)| h.rank);
+    out
+}
+
+/// Where a row works, in words.
+fn works_in_text(b: &Binding) -> &'static str {
+    match (b.works_in(Mode::Live), b.works_in(Mode::Replay)) {
+        (true, true) => "live, replay",
+        (true, false) => "live",
+        _ => "replay",
+    }
+}
+
+/// The keys for `--help`: the dashboard's, then what a replay does differently.
+pub fn help_text() -> String {
+    let w = KEYMAP
+        .iter()
+        .map(|b| b.label().chars().count())
+        .max()
+        .unwrap_or(0);
+    let row = |b: &Binding| {
+        let label = b.label();
+        let pad = w - label.chars().count();
+        format!("  {label}{}  {}\n", " ".repeat(pad), b.help)
+    };
+    let mut out = String::from("Keys of the dashboard:\n");
+    for b in bindings(Mode::Live) {
+        out.push_str(&row(b));
+    }
+    // Live-only rows whose actions a replay has no key for (focus it has, on other keys).
+    let in_replay =
+        |a: &KeyAction| bindings(Mode::Replay).any(|r| r.keys.iter().any(|(_, x)| x == a));
+    let refused: Vec<&str> = bindings(Mode::Live)
+        .filter(|b| !b.keys.iter().any(|(_, a)| in_replay(a)))
+        .flat_map(|b| b.names.iter().copied())
+        .collect();
+    out.push_str(&format!(
+        "Keys of a replay (`replay`, `--demo`): the same, without {} (a replay changes no \
+         server), and:\n",
+        refused.join(" ")
+    ));
+    for b in bindings(Mode::Replay).filter(|b| !b.works_in(Mode::Live)) {
+        out.push_str(&row(b));
+    }
+    out
+}
+
+/// The README's key table (tests/cli.rs checks the README holds exactly this).
+pub fn markdown_table() -> String {
+    let mut out = String::from("| key | does | works in |\n|---|---|---|\n");
+    for b in KEYMAP {
+        // Key names (`Enter`, `Ctrl-C`, `arrows`) plain, keys you type (`t`, `1-6`, `←`) as code.
+        let keys: Vec<String> = b
+            .names
+            .iter()
+            .flat_map(|n| n.split(' '))
+            .map(|k| {
+                if k.chars().count() > 1 && k.starts_with(|c: char| c.is_alphabetic()) {
+                    k.to_string()
+                } else {
+                    format!("`{k}`")
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            keys.join(" "),
+            b.help,
+            works_in_text(b)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No key means two things in one mode.
+    #[test]
+    fn a_key_does_one_thing_per_mode() {
+        for mode in Mode::ALL {
+            let rows: Vec<&Binding> = bindings(mode).collect();
+            for (i, a) in rows.iter().enumerate() {
+                for b in &rows[i + 1..] {
+                    for (ka, _) in a.keys {
+                        assert!(
+                            !b.keys.iter().any(|(kb, _)| kb == ka),
+                            "{ka:?} is in both `{}` and `{}` in {mode:?}",
+                            a.label(),
+                            b.label()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_row_works_somewhere_and_has_words() {
+        for b in KEYMAP {
+            assert!(!b.modes.is_empty() && !b.names.is_empty() && !b.help.is_empty());
+            assert!(!b.keys.is_empty(), "{}", b.label());
+        }
+    }
+}
