@@ -5,8 +5,8 @@
 //! purge-lag trap stays silent, in the dashboard's engine and in `--once`. Giving the cap a
 //! value then arms the delay and the trap on the same server, so the silence is not vacuous.
 //! The same run checks what the server says of itself: `innodb_purge_threads` is dynamic by
-//! its own `SYSTEM_VARIABLES.READ_ONLY`, `lwm = 0` is shown as off, and the redo rate is the
-//! LSN's advance.
+//! its own `SYSTEM_VARIABLES.READ_ONLY`, `lwm = 0` is shown as off, the redo rate is the
+//! LSN's advance, and M is the server's `Innodb_checkpoint_max_age`, which the formula matches.
 
 mod common;
 
@@ -17,7 +17,7 @@ use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt::derive::Deriver;
 use innodebt::figures::Figures;
 use innodebt::sample::SourceEvent;
-use innodebt::source::flavor::{Flavor, read_only_key};
+use innodebt::source::flavor::{Flavor, mariadb_points, read_only_key};
 use innodebt::source::live::{PollerConfig, Session};
 use innodebt::verdicts::{Assessment, VerdictEngine, VerdictKind};
 use mysql_async::Conn;
@@ -186,6 +186,16 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
     let dt = b.interval_s.expect("interval");
     let lsn_rate = (b.redo.lsn.expect("lsn") - a.redo.lsn.expect("lsn")) as f64 / dt;
     let written = b.redo.written_bytes_per_s.expect("redo rate");
+    // M is the server's Innodb_checkpoint_max_age, and log_t::set_capacity agrees at 16 MiB.
+    let formula = mariadb_points(16 << 20, 16384, (watch.flavor.major, watch.flavor.minor));
+    assert_eq!(b.redo.sync_point_bytes, Some(formula.sync_point));
+    assert!(
+        !b.warnings
+            .iter()
+            .any(|w| w.contains("Innodb_checkpoint_max_age")),
+        "{:?}",
+        b.warnings
+    );
     assert!(
         (written - lsn_rate).abs() < 1.0,
         "written {written} vs LSN delta {lsn_rate}"

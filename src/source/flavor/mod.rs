@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 pub use knobs::{DmlDelayRule, KnobSpec};
 pub use redo::{
-    RedoPoints, mariadb_points, mysql_57_points, mysql_80_points, mysql_80_points_with,
-    mysql_8030_points, mysql_8030_points_with,
+    RedoPoints, mariadb_points, mysql_57_max_checkpoint_age, mysql_57_points,
+    mysql_80_checkpoint_age_target, mysql_80_points, mysql_80_points_with, mysql_8030_points,
+    mysql_8030_points_with,
 };
 pub use sql::{
     METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, SESSION_SUMS, STATUS, VARIABLES, read_only_key,

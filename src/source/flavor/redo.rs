@@ -232,16 +232,39 @@ pub fn mysql_57_points(
     page: u64,
     thread_concurrency: u64,
 ) -> RedoPoints {
-    let mut cap = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
-    cap -= cap / 10;
-    let free = 4 * page * (10 + thread_concurrency) + 8 * page;
-    let mut margin = cap.saturating_sub(free);
-    margin -= margin / 10;
+    let margin = mysql_57_max_checkpoint_age(file_size, files, page, thread_concurrency);
     RedoPoints::plain(
         files.saturating_mul(file_size),
         margin - margin / 8,
         margin - margin / 16,
     )
+}
+
+/// `log_calc_max_ages`' margin = `max_checkpoint_age` (MySQL/Percona 5.x, MariaDB before
+/// 10.5.7): what XtraDB prints as `Max checkpoint age`; its `Checkpoint age target` is
+/// `max_checkpoint_age_async` = margin − margin/32.
+pub fn mysql_57_max_checkpoint_age(
+    file_size: u64,
+    files: u64,
+    page: u64,
+    thread_concurrency: u64,
+) -> u64 {
+    let mut cap = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
+    cap -= cap / 10;
+    let free = 4 * page * (10 + thread_concurrency) + 8 * page;
+    let mut margin = cap.saturating_sub(free);
+    margin -= margin / 10;
+    margin
+}
+
+/// MySQL 8.0.0–8.0.29 `log_calc_max_ages`: `max_checkpoint_age_async` = align_up(limit −
+/// limit/32), what Percona 8.0 prints as `Checkpoint age target`.
+pub fn mysql_80_checkpoint_age_target(file_size: u64, files: u64, page: u64) -> u64 {
+    let real = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
+    let safety = ((0.1 * real as f64) as u64).min(256 * 4 * page);
+    let writer = align_down(real - safety, LOG_BLOCK);
+    let limit = writer - align_down((writer as f64 * 0.05) as u64, LOG_BLOCK);
+    align_up(limit - limit / 32, LOG_BLOCK)
 }
 
 /// MySQL 8.0.0–8.0.29 with the defaults (16 KiB pages, `innodb_thread_concurrency` 0).
