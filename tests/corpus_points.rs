@@ -221,8 +221,11 @@ fn describe(fam: Family, l: Layout) -> String {
     }
 }
 
+/// Name/value pairs of a SHOW GLOBAL VARIABLES / STATUS dump.
+type Pairs = Vec<(String, String)>;
+
 /// The pt-summary capture's variables and status next to `file`, if the set has them.
-fn siblings(dir: &Path, file: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn siblings(dir: &Path, file: &str) -> (Pairs, Pairs) {
     let read = |name: String| {
         std::fs::read(dir.join(&name))
             .map(|b| textdump::parse_name_values(&String::from_utf8_lossy(&b)))
