@@ -475,7 +475,12 @@ impl Session {
         match self.ask(Statement::InnodbTrx, flavor.trx_sql(), t).await {
             Ok(rs) => {
                 sample.trx = rs.iter().map(trx_row).collect();
-                self.oldest.read(sample.trx.clone(), now, now.elapsed());
+                // No row: none open (but ours).
+                let open = flavor
+                    .trx_counted()
+                    .then(|| rs.first().and_then(|r| number(r, 5)).unwrap_or(0));
+                self.oldest
+                    .read(sample.trx.clone(), open, now, now.elapsed());
             }
             Err(e) => refused(sample, SourceKind::InnodbTrx, e)?,
         }

@@ -106,9 +106,19 @@ pub const MONITOR_GROUPS: &[&str] = &[
 /// copies every transaction before sorting): with 500 open, 0.60 ms for `COUNT(*)`, 0.66 ms
 /// for these columns, 0.85 ms with the statement text (`trx_query`; even `trx_query IS NOT
 /// NULL` costs as much) — so the text is left out, and the blocker's statement comes from
-/// its session, looked up by id ([`Flavor::session_sql`]). How often it is read:
-/// `source::oldest`. Our own session is left out.
+/// its session, looked up by id ([`Flavor::session_sql`]). The last column counts the open
+/// transactions (`COUNT(*) OVER ()`, +0.17 ms at 500), which sets how often this is read
+/// (`source::oldest`). Our own session is left out.
 const TRX_SQL: &str = "SELECT CAST(t.trx_id AS CHAR), t.trx_state, \
+     GREATEST(0, TIMESTAMPDIFF(SECOND, t.trx_started, NOW())), t.trx_isolation_level, \
+     t.trx_mysql_thread_id, COUNT(*) OVER () \
+     FROM information_schema.INNODB_TRX t \
+     WHERE t.trx_mysql_thread_id <> CONNECTION_ID() \
+     ORDER BY t.trx_started, t.trx_mysql_thread_id LIMIT 5";
+
+/// [`TRX_SQL`] for servers without window functions (MySQL < 8.0, MariaDB < 10.2): no count;
+/// its round trip sets the cadence instead.
+const TRX_SQL_UNCOUNTED: &str = "SELECT CAST(t.trx_id AS CHAR), t.trx_state, \
      GREATEST(0, TIMESTAMPDIFF(SECOND, t.trx_started, NOW())), t.trx_isolation_level, \
      t.trx_mysql_thread_id \
      FROM information_schema.INNODB_TRX t \
@@ -221,8 +231,23 @@ impl Flavor {
         })
     }
 
+    /// Whether [`Flavor::trx_sql`] counts the open transactions (its sixth column): where the
+    /// server has window functions (MariaDB ≥ 10.2, MySQL ≥ 8.0).
+    pub fn trx_counted(&self) -> bool {
+        if self.is_mariadb() {
+            (self.major, self.minor) >= (10, 2)
+        } else {
+            self.major >= 8
+        }
+    }
+
+    /// The oldest transactions, with the number open where the server can count them.
     pub fn trx_sql(&self) -> &'static str {
-        TRX_SQL
+        if self.trx_counted() {
+            TRX_SQL
+        } else {
+            TRX_SQL_UNCOUNTED
+        }
     }
 
     pub fn undo_scan_sql(&self) -> &'static str {
@@ -274,6 +299,18 @@ mod tests {
         assert!(
             !m.trx_sql().contains("trx_query"),
             "no statement text from INNODB_TRX"
+        );
+        assert!(m.trx_sql().contains("COUNT(*) OVER ()"));
+        assert!(o.trx_sql().contains("COUNT(*) OVER ()"));
+        let old = Flavor::detect("5.7.44", "MySQL Community Server - GPL", true);
+        assert!(
+            !old.trx_sql().contains("OVER"),
+            "no window functions before 8.0"
+        );
+        assert!(
+            !Flavor::detect("10.1.48-MariaDB", "", false)
+                .trx_sql()
+                .contains("OVER")
         );
         assert!(
             m.session_sql(42, true)
