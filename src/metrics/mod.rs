@@ -321,9 +321,7 @@ impl Context<'_> {
             .or_else(|| self.status_rate("Innodb_os_log_written"));
         let async_point = points.map(|p| p.async_point);
         let sync_point = points.map(|p| p.sync_point);
-        if let Some(w) = self.mariadb_m_mismatch(points) {
-            warnings.push(w);
-        }
+        warnings.extend(self.flavor.redo_formula_disagreement(self.info, self.cur));
         Redo {
             lsn: pair.map(|p| p.0),
             checkpoint_lsn: pair.map(|p| p.1),
@@ -342,30 +340,6 @@ impl Context<'_> {
             // Judged by the verdicts.
             severity: None,
         }
-    }
-
-    /// MariaDB's M comes from `Innodb_checkpoint_max_age`; the formula stays the cross-check,
-    /// and a disagreement is said, not hidden.
-    fn mariadb_m_mismatch(&self, used: Option<flavor::RedoPoints>) -> Option<String> {
-        let reported = self
-            .cur
-            .status("Innodb_checkpoint_max_age")
-            .filter(|m| *m > 0)?;
-        if self.flavor.redo != flavor::RedoModel::Mariadb {
-            return None;
-        }
-        let size = self.info.var_u64("innodb_log_file_size")?;
-        let page = self.info.var_u64("innodb_page_size").unwrap_or(16384);
-        let formula = flavor::mariadb_points(size, page, (self.flavor.major, self.flavor.minor));
-        (used.map(|p| p.sync_point) == Some(reported) && formula.sync_point != reported).then(
-            || {
-                format!(
-                    "Innodb_checkpoint_max_age {reported} differs from log_t::set_capacity's \
-                     {} for innodb_log_file_size {size}: showing the server's M",
-                    formula.sync_point
-                )
-            },
-        )
     }
 
     fn flush(&self) -> Flush {

@@ -107,6 +107,24 @@ impl Flavor {
         }
     }
 
+    /// MariaDB's M is its `Innodb_checkpoint_max_age`; the formula stays the cross-check, and
+    /// a disagreement is said, not hidden.
+    pub fn redo_formula_disagreement(&self, info: &ServerInfo, s: &Sample) -> Option<String> {
+        if self.redo != RedoModel::Mariadb {
+            return None;
+        }
+        let reported = s.status("Innodb_checkpoint_max_age").filter(|m| *m > 0)?;
+        let size = info.var_u64("innodb_log_file_size")?;
+        let page = info.var_u64("innodb_page_size").unwrap_or(16384);
+        let formula = mariadb_points(size, page, (self.major, self.minor)).sync_point;
+        (formula != reported).then(|| {
+            format!(
+                "Innodb_checkpoint_max_age {reported} differs from log_t::set_capacity's \
+                 {formula} for innodb_log_file_size {size}: showing the server's M"
+            )
+        })
+    }
+
     /// What the DBA changes to resize redo on this flavour.
     pub fn redo_size_variable(&self) -> &'static str {
         match self.redo {
@@ -448,6 +466,34 @@ mod tests {
         assert_eq!(p.async_point, 80_826_164 - 10_103_270);
         assert_eq!(p.sync_point, 80_826_164 - 5_051_635);
         assert_eq!(p.capacity, 96 * MIB);
+    }
+
+    /// MariaDB ≥ 10.5.7: M is the server's `Innodb_checkpoint_max_age` when it gives one, the
+    /// formula only where it does not; a disagreement becomes a warning.
+    #[test]
+    fn mariadb_m_is_the_servers_own() {
+        let info = ServerInfo::mariadb_10_11(&[
+            ("innodb_log_file_size", (64 * MIB).to_string()),
+            ("innodb_page_size", "16384".into()),
+        ]);
+        let f = info.flavor;
+        let mut s = Sample::new(chrono::Utc::now(), 0.0);
+        assert_eq!(
+            f.redo_points(&info, Some(&s)).map(|p| p.sync_point),
+            Some(53_640_439)
+        );
+        s.status
+            .insert("Innodb_checkpoint_max_age".into(), 53_640_439);
+        assert_eq!(f.redo_formula_disagreement(&info, &s), None);
+        s.status
+            .insert("Innodb_checkpoint_max_age".into(), 50_000_000);
+        let p = f.redo_points(&info, Some(&s)).expect("points");
+        assert_eq!(
+            (p.sync_point, p.async_point),
+            (50_000_000, 50_000_000 - 6_250_000)
+        );
+        let w = f.redo_formula_disagreement(&info, &s).expect("a warning");
+        assert!(w.contains("53640439") && w.contains("50000000"), "{w}");
     }
 
     /// MariaDB 10.2–10.5.6 `log0log.cc log_set_capacity`: the 5.7 arithmetic, with a real
