@@ -9,7 +9,12 @@ use crate::text::{is_invisible, sanitize, strip_controls};
 use crate::units::{bytes, duration, opt, rate};
 
 pub fn json(f: &Figures) -> String {
-    let json = serde_json::to_string_pretty(f).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    json_of(f)
+}
+
+/// Any report as pretty JSON, with terminal controls escaped like the figures'.
+pub fn json_of<T: serde::Serialize>(v: &T) -> String {
+    let json = serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
     escape_terminal_controls(json)
 }
 

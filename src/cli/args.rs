@@ -10,8 +10,9 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use super::values::{
-    Schedule, TimeSpec, parse_duration, parse_interval, parse_port, parse_rate, parse_schedule,
-    parse_secret, parse_size, parse_time_spec, parse_timeout,
+    CaptureRange, Schedule, TimeSpec, parse_capture_range, parse_duration, parse_interval,
+    parse_port, parse_rate, parse_schedule, parse_secret, parse_size, parse_time_spec,
+    parse_timeout, parse_what_if,
 };
 use crate::source::connect::{Secret, SslMode};
 
@@ -238,6 +239,30 @@ pub enum Command {
         /// Output format with --once.
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<OutputFormat>,
+        /// Re-judge the recording under another setting (repeatable): innodb_log_file_size,
+        /// innodb_redo_log_capacity, innodb_max_purge_lag, innodb_max_purge_lag_delay.
+        /// Prints the what-if summary over --from/--to (with --once: in the figures' JSON
+        /// as `what_if`).
+        #[arg(long = "what-if", value_name = "VAR=VALUE", value_parser = parse_what_if,
+              action = ArgAction::Append)]
+        what_if: Vec<(String, u64)>,
+    },
+    /// Rank what differs between an incident and a baseline: figures, variables, runtime
+    /// changes, verdict time. Each side is a capture (file or directory), optionally cut to a
+    /// time range: FILE@FROM..TO (14:00:00..14:10:00, +5m.., ..+10m, RFC 3339).
+    Compare {
+        /// The incident: FILE or FILE@FROM..TO.
+        #[arg(value_name = "INCIDENT", value_parser = parse_capture_range)]
+        incident: CaptureRange,
+        /// The normal day to compare against: FILE or FILE@FROM..TO.
+        #[arg(value_name = "BASELINE", value_parser = parse_capture_range)]
+        baseline: CaptureRange,
+        /// Output format.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<OutputFormat>,
+        /// Show at most this many ranked differences in text (JSON has them all).
+        #[arg(long, value_name = "N", default_value_t = 15)]
+        top: usize,
     },
     /// Convert data collected by other tools into a capture file.
     Import {

@@ -230,6 +230,71 @@ fn bytes_with_unit(t: &str) -> Result<u64, bool> {
     Ok(bytes)
 }
 
+/// `--what-if VAR=VALUE`: the variable's name (lower case) and its value — a number, or a
+/// size with K/M/G/T for the redo sizes (`4G`). Which variables have a model is the what-if
+/// model's to say.
+pub fn parse_what_if(s: &str) -> Result<(String, u64), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| {
+        format!("{s:?}: use VAR=VALUE, e.g. innodb_log_file_size=4G or innodb_max_purge_lag=100000")
+    })?;
+    let name = name.trim().to_ascii_lowercase().replace('-', "_");
+    if name.is_empty() {
+        return Err(format!("{s:?}: the variable name is missing (VAR=VALUE)"));
+    }
+    let value = value.trim();
+    let parsed = match value.parse::<u64>() {
+        Ok(v) => Ok(v),
+        Err(_) => parse_size(value),
+    };
+    parsed
+        .map(|v| (name.clone(), v))
+        .map_err(|e| format!("{name}: {e}"))
+}
+
+/// What `compare` takes for each side: a capture (file or directory), optionally cut to a
+/// time range: `FILE@FROM..TO`, either end may be left out (`FILE@14:00..`, `FILE@..+10m`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureRange {
+    pub path: std::path::PathBuf,
+    pub from: Option<TimeSpec>,
+    pub to: Option<TimeSpec>,
+}
+
+/// See [`CaptureRange`]. A path that exists as given is a path, even with an `@` in it.
+pub fn parse_capture_range(s: &str) -> Result<CaptureRange, String> {
+    let whole = || CaptureRange {
+        path: s.into(),
+        from: None,
+        to: None,
+    };
+    if std::path::Path::new(s).exists() {
+        return Ok(whole());
+    }
+    let Some((path, range)) = s.rsplit_once('@') else {
+        return Ok(whole());
+    };
+    let Some((from, to)) = range.split_once("..") else {
+        return Err(format!(
+            "{s:?}: after @ give a time range FROM..TO (14:00:00..14:10:00, +5m.., ..+10m)"
+        ));
+    };
+    let end = |t: &str| {
+        let t = t.trim();
+        (!t.is_empty())
+            .then(|| TimeSpec::from_str(t))
+            .transpose()
+            .map_err(|e| format!("{s:?}: {e}"))
+    };
+    if path.is_empty() {
+        return Err(format!("{s:?}: the capture file is missing before @"));
+    }
+    Ok(CaptureRange {
+        path: path.into(),
+        from: end(from)?,
+        to: end(to)?,
+    })
+}
+
 /// See [`TimeSpec`].
 pub fn parse_time_spec(s: &str) -> Result<TimeSpec, String> {
     TimeSpec::from_str(s)
@@ -238,6 +303,51 @@ pub fn parse_time_spec(s: &str) -> Result<TimeSpec, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_if_settings() {
+        assert_eq!(
+            parse_what_if("innodb_log_file_size=4G"),
+            Ok(("innodb_log_file_size".into(), 4 << 30))
+        );
+        assert_eq!(
+            parse_what_if("INNODB-MAX-PURGE-LAG=0"),
+            Ok(("innodb_max_purge_lag".into(), 0))
+        );
+        assert!(parse_what_if("innodb_log_file_size").is_err());
+        assert!(parse_what_if("=5").is_err());
+        let e = parse_what_if("innodb_max_purge_lag=lots").unwrap_err();
+        assert!(
+            e.starts_with("innodb_max_purge_lag: \"lots\" is not a size"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn capture_ranges() {
+        let r = parse_capture_range("day.idbt@14:00:00..14:10:00").unwrap();
+        assert_eq!(r.path, std::path::PathBuf::from("day.idbt"));
+        assert!(matches!(r.from, Some(TimeSpec::Clock(_))));
+        assert!(matches!(r.to, Some(TimeSpec::Clock(_))));
+        let r = parse_capture_range("day.idbt@+5m..").unwrap();
+        assert_eq!(r.from, Some(TimeSpec::Offset(Duration::from_secs(300))));
+        assert_eq!(r.to, None);
+        let r = parse_capture_range("d@2026-01-02T03:04:05.5Z..+10m").unwrap();
+        assert!(matches!(r.from, Some(TimeSpec::Instant(_))));
+        let r = parse_capture_range("plain.idbt").unwrap();
+        assert_eq!((r.from, r.to), (None, None));
+        assert!(
+            parse_capture_range("x.idbt@14:00")
+                .unwrap_err()
+                .contains("FROM..TO")
+        );
+        assert!(
+            parse_capture_range("x.idbt@soon..")
+                .unwrap_err()
+                .contains("not a time")
+        );
+        assert!(parse_capture_range("@1..2").is_err());
+    }
 
     #[test]
     fn durations() {

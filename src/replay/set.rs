@@ -21,6 +21,7 @@ use super::summary::{
 };
 use crate::capture::spill::Spill;
 use crate::capture::{CaptureIndex, End};
+use crate::cli::TimeSpec;
 use crate::derive::DERIVATION_VERSION;
 use crate::verdicts::{EnginePoints, RecoveryModel, Severity};
 use crate::view::moments::{Moment, MomentKind, peak_moment};
@@ -449,6 +450,18 @@ impl CaptureSet {
         let (f, k, r) = self.locate(pos)?;
         let state = self.state(f, k).ok()?;
         state.rows.get(usize::try_from(r).ok()?).map(|row| row.at)
+    }
+
+    /// A `--from/--to/--at` time (`HH:MM:SS` on the first sample's day, RFC 3339, or an
+    /// offset from the first sample) → the first sample at or after it.
+    pub fn index_of(&mut self, spec: TimeSpec) -> u64 {
+        let start = self.sample_time(0).unwrap_or_default();
+        let target = match spec {
+            TimeSpec::Offset(d) => start + chrono::Duration::from_std(d).unwrap_or_default(),
+            TimeSpec::Instant(t) => t.with_timezone(&Utc),
+            TimeSpec::Clock(clock) => start.date_naive().and_time(clock).and_utc(),
+        };
+        self.index_at(target)
     }
 
     /// The first sample at or after `t` (the last sample when `t` is after them all).

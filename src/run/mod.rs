@@ -3,6 +3,7 @@
 //! on stderr and an exit code; nothing below this module prints.
 
 mod assets;
+mod incident;
 mod live;
 mod record;
 mod replay;
@@ -47,6 +48,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             at,
             once,
             format,
+            what_if,
         }) => {
             // `replay FILE --once --format json` and `--once --format json replay FILE` agree.
             let mut cli = cli.clone();
@@ -54,8 +56,24 @@ pub async fn main(cli: Cli) -> ExitCode {
             if let Some(f) = format {
                 cli.options.format = *f;
             }
-            replay::main(&cli, path, *from, *to, *at).await
+            if what_if.is_empty() {
+                replay::main(&cli, path, *from, *to, *at).await
+            } else {
+                incident::what_if(&cli, path, *from, *to, *at, what_if)
+            }
         }
+        Some(Command::Compare {
+            incident,
+            baseline,
+            format,
+            top,
+        }) => incident::compare(
+            &cli,
+            incident,
+            baseline,
+            format.unwrap_or(cli.options.format),
+            *top,
+        ),
         Some(Command::Import {
             source:
                 ImportSource::PtStalk {

@@ -27,13 +27,7 @@ fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
 
 /// A `--from/--to/--at` time → a sample index.
 fn index_of(set: &mut CaptureSet, spec: TimeSpec) -> u64 {
-    let start = set.sample_time(0).unwrap_or_default();
-    let target = match spec {
-        TimeSpec::Offset(d) => start + chrono::Duration::from_std(d).unwrap_or_default(),
-        TimeSpec::Instant(t) => t.with_timezone(&chrono::Utc),
-        TimeSpec::Clock(clock) => start.date_naive().and_time(clock).and_utc(),
-    };
-    set.index_at(target)
+    set.index_of(spec)
 }
 
 pub(super) async fn main(

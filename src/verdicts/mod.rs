@@ -20,10 +20,13 @@
 //! active keeps its `since`.
 
 mod flush;
+mod layout;
 mod purge;
 pub mod recovery;
 pub mod sizing;
 mod state;
+pub mod whatif;
+pub mod zones;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -34,9 +37,9 @@ use crate::metrics::series::Series;
 use crate::source::flavor::Flavor;
 
 pub use flush::FlushJudgement;
+pub use layout::RedoLayout;
 pub use purge::PurgeJudgement;
 pub use recovery::{Calibration, CalibrationError, RecoveryModel, calibrate_from_error_log};
-pub use sizing::RedoLayout;
 pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
 
 /// The kinds the engine tracks, in the order ties of severity are shown.

@@ -19,52 +19,16 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::figures::{Figures, Sizing};
-use crate::sample::ServerInfo;
 use crate::source::flavor::Flavor;
 use crate::units::{bytes, duration};
 
+use super::layout::RedoLayout;
 use super::recovery::RecoveryModel;
 
 /// The advised async point is this much above the peak checkpoint age.
 pub const HEADROOM: f64 = 1.2;
 
 const MIB: u64 = 1024 * 1024;
-
-/// Server settings the redo formulas need besides the capacity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RedoLayout {
-    pub page_size: u64,
-    /// `innodb_log_files_in_group` (MySQL 5.7 / 8.0 < .30).
-    pub files_in_group: u64,
-    /// `innodb_thread_concurrency` (MySQL 5.7's margin).
-    pub thread_concurrency: u64,
-}
-
-impl Default for RedoLayout {
-    fn default() -> Self {
-        RedoLayout {
-            page_size: 16_384,
-            files_in_group: 2,
-            thread_concurrency: 0,
-        }
-    }
-}
-
-impl RedoLayout {
-    /// From the server's variables, with InnoDB's defaults where one is missing.
-    pub fn from_info(info: &ServerInfo) -> Self {
-        let d = RedoLayout::default();
-        RedoLayout {
-            page_size: info.var_u64("innodb_page_size").unwrap_or(d.page_size),
-            files_in_group: info
-                .var_u64("innodb_log_files_in_group")
-                .unwrap_or(d.files_in_group),
-            thread_concurrency: info
-                .var_u64("innodb_thread_concurrency")
-                .unwrap_or(d.thread_concurrency),
-        }
-    }
-}
 
 /// The highest checkpoint age seen since the engine started.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -170,6 +134,15 @@ pub(crate) fn advise(
             bytes(at_advised.async_point)
         ),
     };
+    let (peak_s, _) = model.seconds(peak_age, pages, page_reads);
+    let what_if = super::whatif::peak_line(
+        &size_setting(advised),
+        peak_age,
+        at_advised.async_point,
+        peak_s,
+        model,
+    );
+    advice.push_str(&format!(" What if: {what_if}."));
     if peak_pct.is_some_and(|p| p >= 98.0) {
         advice.push_str(
             " The flusher held checkpoint age at the async point, so the real need may be larger: \

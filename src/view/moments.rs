@@ -12,6 +12,7 @@ use super::DataView;
 use crate::figures::Figures;
 use crate::sample::SourceEvent;
 use crate::verdicts::VerdictKind;
+use crate::verdicts::zones::{Zone, zone_step};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MomentKind {
@@ -56,18 +57,6 @@ pub struct Moment {
 /// Purge counts as stopped after this many consecutive samples with no purge progress
 /// while history grows.
 const PURGE_STOP_SAMPLES: u32 = 3;
-
-/// Checkpoint age zones: a crossing counts once the new zone held this long (checkpoint
-/// age oscillates around the async point under steady load; every wobble is not a moment).
-const ZONE_HOLD_S: f64 = 10.0;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Serialize, Deserialize)]
-enum Zone {
-    #[default]
-    Below,
-    PastAsync,
-    PastSync,
-}
 
 /// What the scanner remembers of the previous figures.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -194,55 +183,34 @@ impl Scanner {
         ) else {
             return;
         };
-        let now = if age >= s {
-            Zone::PastSync
-        } else if age >= a {
-            Zone::PastAsync
-        } else {
-            Zone::Below
-        };
-        if now == self.s.zone {
-            self.s.pending = None;
+        let (now, here) = (Zone::of(age, a, s), self.here());
+        let Some(change) = zone_step(&mut self.s.zone, &mut self.s.pending, now, at, here) else {
             return;
-        }
-        // Going up is reported at once (that is the news); settling back down must hold.
-        let here = self.here();
-        let (zone, since, sample) = match self.s.pending {
-            Some((z, t, i)) if z == now => (z, t, i),
-            _ => {
-                self.s.pending = Some((now, at, here));
-                (now, at, here)
-            }
         };
-        let held = (at - since).num_milliseconds() as f64 / 1000.0 >= ZONE_HOLD_S;
-        if zone > self.s.zone || held {
-            let (kind, label) = match zone {
-                Zone::PastSync => (
-                    MomentKind::SyncCrossed,
-                    format!("checkpoint age crossed the {} point", r.sync_point_name),
-                ),
-                Zone::PastAsync if self.s.zone == Zone::Below => (
-                    MomentKind::AsyncCrossed,
-                    "checkpoint age crossed the async point".to_string(),
-                ),
-                Zone::PastAsync => (
-                    MomentKind::BackBelowAsync,
-                    format!("checkpoint age back below the {} point", r.sync_point_name),
-                ),
-                Zone::Below => (
-                    MomentKind::BackBelowAsync,
-                    "checkpoint age back below the async point".to_string(),
-                ),
-            };
-            self.out.push(Moment {
-                sample,
-                at: since,
-                kind,
-                label,
-            });
-            self.s.zone = zone;
-            self.s.pending = None;
-        }
+        let (kind, label) = match change.to {
+            Zone::PastSync => (
+                MomentKind::SyncCrossed,
+                format!("checkpoint age crossed the {} point", r.sync_point_name),
+            ),
+            Zone::PastAsync if change.from == Zone::Below => (
+                MomentKind::AsyncCrossed,
+                "checkpoint age crossed the async point".to_string(),
+            ),
+            Zone::PastAsync => (
+                MomentKind::BackBelowAsync,
+                format!("checkpoint age back below the {} point", r.sync_point_name),
+            ),
+            Zone::Below => (
+                MomentKind::BackBelowAsync,
+                "checkpoint age back below the async point".to_string(),
+            ),
+        };
+        self.out.push(Moment {
+            sample: change.sample,
+            at: change.since,
+            kind,
+            label,
+        });
     }
 
     fn figures(&mut self, f: &Figures) {

@@ -1,0 +1,166 @@
+//! After an incident: `compare` an incident window with a baseline window, and re-judge a
+//! recording under another setting (`replay --what-if`). Both read captures through the
+//! replay index ([`CaptureSet::figures`]): only the sections holding the window are read, so
+//! the cost follows the window, not the file.
+
+pub mod compare;
+pub mod stats;
+pub mod text;
+
+use crate::cli::TimeSpec;
+use crate::replay::CaptureSet;
+use crate::sample::ServerInfo;
+use crate::verdicts::RecoveryModel;
+use crate::verdicts::whatif::{Scenario, WhatIf, WhatIfReport};
+use crate::view::moments::MomentKind;
+use compare::Side;
+pub use compare::{Comparison, SideInfo};
+
+/// A window of a capture: sample indices `first..=last`.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl Window {
+    /// `--from`/`--to` (either may be missing) → samples.
+    pub fn of(set: &mut CaptureSet, from: Option<TimeSpec>, to: Option<TimeSpec>) -> Window {
+        let first = from.map(|t| set.index_of(t)).unwrap_or(0);
+        let last = to
+            .map(|t| set.index_of(t))
+            .unwrap_or(set.len().saturating_sub(1));
+        Window { first, last }
+    }
+}
+
+/// The server at sample `pos` of the set.
+fn server_at(set: &mut CaptureSet, pos: u64) -> Option<ServerInfo> {
+    set.view_at(pos, false).ok()?.0.info().cloned()
+}
+
+fn describe(i: &ServerInfo) -> String {
+    format!(
+        "{}{} {}",
+        i.var("hostname").unwrap_or(&i.label),
+        i.var("port")
+            .filter(|p| *p != "0")
+            .map(|p| format!(":{p}"))
+            .unwrap_or_default(),
+        i.flavor.display_name()
+    )
+}
+
+/// Reads one side: its figures through the index, its server, its runtime changes.
+fn read_side(
+    set: &mut CaptureSet,
+    w: Window,
+) -> Result<(Side, Option<ServerInfo>, SideInfo), String> {
+    if set.is_empty() {
+        return Err(format!("{}: no samples to compare", set.name()));
+    }
+    if w.first > w.last {
+        return Err(format!(
+            "{}: the range ends before it starts: give FROM..TO in time order",
+            set.name()
+        ));
+    }
+    let mut side = Side::default();
+    let name = set.name().to_string();
+    for f in set.figures(w.first, w.last) {
+        side.observe(&f.map_err(|e| format!("{name}: {e}"))?);
+    }
+    if side.samples == 0 {
+        return Err(format!(
+            "{}: no figures in that range (the capture holds no server description there)",
+            set.name()
+        ));
+    }
+    let server = server_at(set, w.last);
+    let (from, to) = (side.from, side.to);
+    let runtime = set
+        .moments()
+        .iter()
+        .filter(|m| m.kind == MomentKind::RuntimeChange)
+        .filter(|m| from.is_some_and(|f| m.at >= f) && to.is_some_and(|t| m.at <= t))
+        .map(|m| format!("{} {}", m.at.format("%H:%M:%S"), m.label))
+        .collect();
+    let info = SideInfo {
+        capture: set.name().to_string(),
+        from,
+        to,
+        samples: side.samples,
+        server: server.as_ref().map(describe),
+        setting_changes: side.setting_changes.clone(),
+        runtime_changes: runtime,
+    };
+    Ok((side, server, info))
+}
+
+/// Compares window `iw` of `incident` with window `bw` of `baseline`.
+pub fn compare(
+    incident: &mut CaptureSet,
+    iw: Window,
+    baseline: &mut CaptureSet,
+    bw: Window,
+) -> Result<Comparison, String> {
+    let (i_side, i_server, i_info) = read_side(incident, iw)?;
+    let (b_side, b_server, b_info) = read_side(baseline, bw)?;
+    let mut warnings = Vec::new();
+    if let Some(w) = compare::different_servers(i_server.as_ref(), b_server.as_ref()) {
+        warnings.push(w);
+    }
+    for (set, what) in [(&*incident, "incident"), (&*baseline, "baseline")] {
+        if let Some(n) = set.note() {
+            warnings.push(format!("{what} capture: {n}"));
+        }
+    }
+    let (figures, verdicts) = compare::figure_diffs(&i_side, &b_side);
+    let settings = compare::setting_diffs(i_server.as_ref(), b_server.as_ref());
+    let ranked = compare::rank(
+        &figures,
+        &settings,
+        &i_info.setting_changes,
+        &i_info.runtime_changes,
+        text::figure_line,
+    );
+    Ok(Comparison {
+        incident: i_info,
+        baseline: b_info,
+        warnings,
+        ranked,
+        figures,
+        verdicts,
+        settings,
+        scoring: compare::SCORING.to_string(),
+    })
+}
+
+/// Re-judges window `w` of `set` under `settings` (`VAR`, value), on the recorded server.
+pub fn what_if(
+    set: &mut CaptureSet,
+    w: Window,
+    settings: &[(String, u64)],
+    model: RecoveryModel,
+) -> Result<WhatIfReport, String> {
+    if set.is_empty() {
+        return Err(format!("{}: no samples to re-judge", set.name()));
+    }
+    let info = server_at(set, w.last)
+        .or_else(|| server_at(set, w.first))
+        .or_else(|| set.files().find_map(|f| f.header().server.clone()))
+        .ok_or_else(|| {
+            format!(
+                "{}: the capture holds no server description, so the flavour's formulas are \
+                 unknown",
+                set.name()
+            )
+        })?;
+    let scenario = Scenario::new(settings, &info)?;
+    let mut run = WhatIf::new(scenario, &info, model);
+    let name = set.name().to_string();
+    for f in set.figures(w.first, w.last) {
+        run.observe(&f.map_err(|e| format!("{name}: {e}"))?);
+    }
+    Ok(run.finish())
+}

@@ -1,0 +1,124 @@
+//! `innodebt compare` and `innodebt replay --what-if`: read the captures, print the report.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::cli::{CaptureRange, Cli, OutputFormat, TimeSpec};
+use crate::incident::{self, Window};
+use crate::output;
+use crate::replay::CaptureSet;
+
+/// Prints a report; a closed pipe (`| head`) ends the output quietly, not with a panic.
+fn emit(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
+    crate::replay::open_replay(path, super::recovery_model(cli))
+}
+
+pub(super) fn compare(
+    cli: &Cli,
+    incident: &CaptureRange,
+    baseline: &CaptureRange,
+    format: OutputFormat,
+    top: usize,
+) -> ExitCode {
+    let mut sides = Vec::new();
+    for r in [incident, baseline] {
+        match open(cli, &r.path) {
+            Ok(mut set) => {
+                let w = Window::of(&mut set, r.from, r.to);
+                sides.push((set, w));
+            }
+            Err(e) => return fail(EXIT_CONFIG, e),
+        }
+    }
+    let [(mut iset, iw), (mut bset, bw)]: [(CaptureSet, Window); 2] = match sides.try_into() {
+        Ok(s) => s,
+        Err(_) => return fail(EXIT_FAILURE, "two captures expected"),
+    };
+    match incident::compare(&mut iset, iw, &mut bset, bw) {
+        Ok(c) => {
+            match format {
+                OutputFormat::Json => emit(&format!("{}\n", output::json_of(&c))),
+                OutputFormat::Text => {
+                    for w in &c.warnings {
+                        eprintln!("innodebt: warning: {w}");
+                    }
+                    // Capture names and audit labels are data: no terminal controls from them.
+                    let text: String = incident::text::comparison(&c, top)
+                        .lines()
+                        .map(|l| crate::text::strip_controls(l) + "\n")
+                        .collect();
+                    emit(&text);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(EXIT_CONFIG, e),
+    }
+}
+
+/// `replay FILE --what-if VAR=VALUE`: the what-if over --from/--to; with --once, the figures
+/// of one moment with the what-if as `what_if`.
+pub(super) fn what_if(
+    cli: &Cli,
+    path: &Path,
+    from: Option<TimeSpec>,
+    to: Option<TimeSpec>,
+    at: Option<TimeSpec>,
+    settings: &[(String, u64)],
+) -> ExitCode {
+    let mut set = match open(cli, path) {
+        Ok(s) => s,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let w = Window::of(&mut set, from, to);
+    let report = match incident::what_if(&mut set, w, settings, super::recovery_model(cli)) {
+        Ok(r) => r,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let format = cli.options.format;
+    if !cli.options.once {
+        match format {
+            OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),
+            OutputFormat::Text => emit(&incident::text::what_if(&report)),
+        }
+        return ExitCode::SUCCESS;
+    }
+    let pos = at.map(|t| set.index_of(t)).unwrap_or(set.len() - 1);
+    let figures = match set.view_at(pos, false) {
+        Ok((view, _)) => view.latest,
+        Err(e) => return fail(EXIT_FAILURE, e),
+    };
+    let Some(f) = figures else {
+        return fail(
+            EXIT_FAILURE,
+            "no figures at that moment (the capture holds no server description before it)",
+        );
+    };
+    match format {
+        OutputFormat::Json => {
+            let mut v = serde_json::to_value(&f).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "what_if".into(),
+                    serde_json::to_value(&report).unwrap_or_default(),
+                );
+            }
+            emit(&format!("{}\n", output::json_of(&v)));
+        }
+        OutputFormat::Text => {
+            emit(&format!(
+                "{}{}",
+                output::text(&f),
+                incident::text::what_if(&report)
+            ));
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,248 @@
+//! What-if by hand: points from each flavour's own formula (the function cited), ages chosen
+//! around them, and the time past, crossings and recovery worked out in the comments.
+
+use std::collections::BTreeMap;
+
+use chrono::{TimeZone, Utc};
+
+use super::*;
+use crate::figures::{Dirty, History, Purge, Redo};
+
+const MIB: u64 = 1024 * 1024;
+
+fn info(version: &str, comment: &str, vars: &[(&str, &str)]) -> ServerInfo {
+    let variables: BTreeMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    ServerInfo {
+        label: "db:3306".into(),
+        version: version.into(),
+        version_comment: comment.into(),
+        flavor: Flavor::detect(
+            version,
+            comment,
+            variables.contains_key("innodb_redo_log_capacity"),
+        ),
+        variables,
+    }
+}
+
+fn mariadb() -> ServerInfo {
+    info(
+        "10.11.19-MariaDB",
+        "",
+        &[
+            ("innodb_log_file_size", "16777216"),
+            ("innodb_page_size", "16384"),
+        ],
+    )
+}
+
+/// One sample a second at `t`, with this checkpoint age against the recorded 16 MiB points.
+fn fig(t: i64, age: u64) -> Figures {
+    let rec = crate::source::flavor::mariadb_points(16 * MIB, 16384, (10, 11));
+    Figures {
+        sampled_at: Utc
+            .with_ymd_and_hms(2026, 1, 2, 3, 4, 5)
+            .single()
+            .expect("valid time")
+            + chrono::TimeDelta::seconds(t),
+        interval_s: Some(1.0),
+        redo: Redo {
+            checkpoint_age_bytes: Some(age),
+            capacity_bytes: Some(rec.capacity),
+            async_point_bytes: Some(rec.async_point),
+            sync_point_bytes: Some(rec.sync_point),
+            ..Redo::default()
+        },
+        dirty: Dirty::default(),
+        ..Figures::default()
+    }
+}
+
+fn run(info: &ServerInfo, settings: &[(&str, u64)], figs: &[Figures]) -> WhatIfReport {
+    let settings: Vec<(String, u64)> = settings.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let scenario = Scenario::new(&settings, info).expect("valid scenario");
+    let mut w = WhatIf::new(scenario, info, RecoveryModel::published_default());
+    figs.iter().for_each(|f| w.observe(f));
+    w.finish()
+}
+
+#[test]
+fn mariadb_64_mib_by_hand() {
+    // MariaDB log0log.cc log_t::set_capacity at 64 MiB: async 46,935,385, M 53,640,439 (the
+    // figures the server reported: Innodb_checkpoint_max_age and log_max_modified_age_async).
+    let ages: Vec<u64> = [40_000_000, 47_000_000, 50_000_000, 54_000_000, 54_000_000]
+        .into_iter()
+        .chain([45_000_000; 12])
+        .chain([48_000_000])
+        .collect();
+    let figs: Vec<Figures> = ages
+        .iter()
+        .enumerate()
+        .map(|(t, a)| fig(t as i64, *a))
+        .collect();
+    let r = run(&mariadb(), &[("innodb_log_file_size", 64 * MIB)], &figs);
+    let w = &r.redo.as_ref().expect("redo").what_if;
+    assert_eq!(w.async_point_bytes, Some(46_935_385));
+    assert_eq!(w.sync_point_bytes, Some(53_640_439));
+    // Past async: 47, 50, 54, 54 and the last 48 million: 5 samples of 1 s. Past M: 2.
+    assert_eq!(w.seconds_past_async, 5.0);
+    assert_eq!(w.seconds_past_sync, 2.0);
+    // Up at 47M (async), up at 54M (M); 45M holds 12 s ≥ 10 s → below; up again at 48M.
+    assert_eq!((w.async_crossings, w.sync_crossings), (2, 1));
+    // Worst moment: 54M cut at M (writes wait there) ÷ 10 GB / 20 min.
+    let want = 53_640_439.0 / (10e9 / 1200.0);
+    let got = w.recovery_at_worst_moment_s.expect("recovery");
+    assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+    assert_eq!(w.peak_checkpoint_age_bytes, Some(54_000_000));
+    // At the recorded 16 MiB every one of these ages is past M (11,2xx,xxx bytes of async).
+    let rec = &r.redo.as_ref().expect("redo").recorded;
+    assert_eq!(rec.seconds_past_sync, 18.0);
+    assert_eq!((rec.async_crossings, rec.sync_crossings), (1, 1));
+    assert!(r.summary[0].starts_with("with innodb_log_file_size = 64M: past async 5s"));
+}
+
+#[test]
+fn a_large_enough_log_is_never_reached() {
+    let figs: Vec<Figures> = (0..5).map(|t| fig(t, 12_000_000)).collect();
+    let r = run(&mariadb(), &[("innodb_log_file_size", 4096 * MIB)], &figs);
+    let w = &r.redo.as_ref().expect("redo").what_if;
+    assert_eq!((w.seconds_past_async, w.async_crossings), (0.0, 0));
+    assert!(
+        r.summary[0].starts_with("with innodb_log_file_size = 4G: async never reached"),
+        "{}",
+        r.summary[0]
+    );
+    assert!(r.summary[0].contains("worst recovery 1s (default rate)"));
+}
+
+#[test]
+fn mysql_8030_100_mib_by_hand() {
+    // MySQL log0files_capacity.cc (Log_files_capacity, 8.0.30+) at 100 MiB: async 81,281,088,
+    // sync 87,086,592 (src/source/flavor/redo.rs tests work them out).
+    let i = info(
+        "8.0.36",
+        "MySQL Community Server - GPL",
+        &[("innodb_redo_log_capacity", "8388608")],
+    );
+    let figs = [fig(0, 80_000_000), fig(1, 82_000_000), fig(2, 88_000_000)];
+    let r = run(&i, &[("innodb_redo_log_capacity", 100 * MIB)], &figs);
+    let w = &r.redo.as_ref().expect("redo").what_if;
+    assert_eq!(
+        (w.async_point_bytes, w.sync_point_bytes),
+        (Some(81_281_088), Some(87_086_592))
+    );
+    assert_eq!((w.seconds_past_async, w.seconds_past_sync), (2.0, 1.0));
+    assert_eq!((w.async_crossings, w.sync_crossings), (1, 1));
+}
+
+#[test]
+fn mysql_57_and_80_two_files_by_hand() {
+    // MySQL 5.7 log0log.cc log_calc_max_ages, 2 × 48 MiB, 16 KiB pages, concurrency 0:
+    // margin 80,826,164 → async 70,722,894, sync 75,774,529.
+    let i = info(
+        "5.7.44",
+        "MySQL Community Server (GPL)",
+        &[("innodb_log_files_in_group", "2")],
+    );
+    let figs = [fig(0, 70_722_893), fig(1, 70_722_894), fig(2, 75_774_529)];
+    let r = run(&i, &[("innodb_log_file_size", 48 * MIB)], &figs);
+    let w = &r.redo.as_ref().expect("redo").what_if;
+    assert_eq!(w.capacity_bytes, Some(96 * MIB));
+    assert_eq!(
+        (w.async_point_bytes, w.sync_point_bytes),
+        (Some(70_722_894), Some(75_774_529))
+    );
+    assert_eq!((w.seconds_past_async, w.seconds_past_sync), (2.0, 1.0));
+
+    // MySQL 8.0.0–8.0.29 log0chkp.cc log_calc_max_ages, 2 × 48 MiB: F = 86,063,616 →
+    // async 75,305,664, sync 80,684,640.
+    let i = info("8.0.28", "MySQL Community Server - GPL", &[]);
+    let figs = [fig(0, 75_305_663), fig(1, 75_305_664), fig(2, 80_684_640)];
+    let r = run(&i, &[("innodb_log_file_size", 48 * MIB)], &figs);
+    let w = &r.redo.as_ref().expect("redo").what_if;
+    assert_eq!(
+        (w.async_point_bytes, w.sync_point_bytes),
+        (Some(75_305_664), Some(80_684_640))
+    );
+    assert_eq!((w.seconds_past_async, w.seconds_past_sync), (2.0, 1.0));
+}
+
+fn purge_fig(t: i64, history: u64, blocked: bool) -> Figures {
+    Figures {
+        history: History {
+            length: Some(history),
+            ..History::default()
+        },
+        purge: Purge {
+            inflow_records_per_s: Some(500.0),
+            max_purge_lag: Some(0),
+            max_purge_lag_delay_us: Some(0),
+            blocked: Some(blocked),
+            ..Purge::default()
+        },
+        ..fig(t, 0)
+    }
+}
+
+#[test]
+fn purge_lag_delay_by_hand() {
+    // trx0purge.cc trx_purge_dml_delay: ratio = 2000 / 1000 = 2 → (2 − 0.5) × 10,000 =
+    // 15,000 µs, capped at innodb_max_purge_lag_delay = 2,000 µs. 500 rows/s × 1 s × 2 ms =
+    // 1 s waited per sample; history 900 is under the lag: no delay.
+    let mysql = info("5.7.44", "MySQL Community Server (GPL)", &[]);
+    let figs = [
+        purge_fig(0, 900, false),
+        purge_fig(1, 2000, false),
+        purge_fig(2, 2000, true),
+    ];
+    let settings = [
+        ("innodb_max_purge_lag", 1000),
+        ("innodb_max_purge_lag_delay", 2000),
+    ];
+    let r = run(&mysql, &settings, &figs);
+    let p = r.purge.as_ref().expect("purge");
+    // MySQL delays even while a read view blocks purge.
+    assert_eq!(p.what_if.seconds_delayed, 2.0);
+    assert_eq!(p.what_if.peak_delay_us, 2000);
+    assert!((p.what_if.writes_waited_s - 2.0).abs() < 1e-9);
+    // Recorded: lag 0 (off) → nothing.
+    assert_eq!(p.recorded.seconds_delayed, 0.0);
+    assert!(r.redo.is_none());
+
+    // MariaDB (measured on 10.11, MDEV-29401): armed, not applied while a view blocks purge.
+    let r = run(&mariadb(), &settings, &figs);
+    let p = r.purge.as_ref().expect("purge");
+    assert_eq!(p.what_if.seconds_delayed, 1.0);
+    assert_eq!(p.what_if.seconds_armed_not_applied, 1.0);
+    assert!((p.what_if.writes_waited_s - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn bad_settings_say_what_is_wrong() {
+    let err = |settings: &[(&str, u64)], info: &ServerInfo| {
+        let s: Vec<(String, u64)> = settings.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        Scenario::new(&s, info).expect_err("refused")
+    };
+    let m = mariadb();
+    let e = err(&[("innodb_bogus", 1)], &m);
+    assert!(e.contains("unknown variable \"innodb_bogus\""), "{e}");
+    assert!(e.contains("innodb_log_file_size"), "{e}");
+    let e = err(&[("innodb_io_capacity", 2000)], &m);
+    assert!(e.contains("no model for innodb_io_capacity"), "{e}");
+    let e = err(&[("innodb_purge_threads", 8)], &m);
+    assert!(e.contains("no model for innodb_purge_threads"), "{e}");
+    let e = err(&[("innodb_redo_log_capacity", 4096 * MIB)], &m);
+    assert!(
+        e.contains("MariaDB 10.11.19 sizes redo with innodb_log_file_size"),
+        "{e}"
+    );
+    let e = err(&[("innodb_log_file_size", MIB)], &m);
+    assert!(e.contains("accepts 4.0 MiB"), "{e}");
+    let e = err(&[("innodb_max_purge_lag_delay", 20_000_000)], &m);
+    assert!(e.contains("0 to 10000000"), "{e}");
+    let e = err(&[], &m);
+    assert!(e.contains("VAR=VALUE"), "{e}");
+}
