@@ -16,8 +16,10 @@
 //!   purge). Writes counted are the recorded updates + deletes (`Handler_update`,
 //!   `Handler_delete`); inserts pay the delay too but are not counted, so the total writes
 //!   would have waited is a lower bound.
-//! - `innodb_io_capacity` and `innodb_purge_threads` have no model: they change how fast
-//!   pages are flushed and undo is purged, and a capture records only the outcome.
+//! - `innodb_io_capacity` has no model: it changes how fast pages are flushed, and a capture
+//!   records only the outcome. `innodb_purge_threads` has one only where it gates the DML
+//!   delay (MySQL ≥ 8.0.14: no delay while history ≤ threads × batch size); its effect on
+//!   how fast purge runs is not modelled.
 //!
 //! Time is summed per sample over the interval since the previous one, at most
 //! [`MAX_STEP_S`] (a gap in the recording is not time spent anywhere).
@@ -182,27 +184,29 @@ impl RedoTrack {
     }
 }
 
+/// The purge settings one side is judged with.
+#[derive(Debug, Clone, Copy)]
+struct PurgeKnobs {
+    lag: Option<u64>,
+    cap: Option<u64>,
+    threads: Option<u64>,
+}
+
 #[derive(Debug, Clone, Default)]
 struct PurgeTrack {
     out: PurgeOutcome,
 }
 
 impl PurgeTrack {
-    fn observe(
-        &mut self,
-        flavor: Flavor,
-        f: &Figures,
-        lag: Option<u64>,
-        cap: Option<u64>,
-        dt: f64,
-    ) {
+    fn observe(&mut self, flavor: Flavor, f: &Figures, knobs: PurgeKnobs, dt: f64) {
+        let PurgeKnobs { lag, cap, threads } = knobs;
         let o = &mut self.out;
         o.max_purge_lag = lag;
         o.max_purge_lag_delay_us = cap;
         let (Some(h), Some(lag)) = (f.history.length, lag) else {
             return;
         };
-        let delay = flavor.dml_delay_us(h, lag, cap.unwrap_or(0));
+        let delay = flavor.dml_delay_us(h, lag, cap.unwrap_or(0), threads, f.purge.batch_size);
         if delay == 0 {
             return;
         }
@@ -291,12 +295,19 @@ impl WhatIf {
                 _ => self.recorded_redo.samples += 1,
             }
         }
-        if self.scenario.max_purge_lag.is_some() || self.scenario.max_purge_lag_delay.is_some() {
-            let (lag, cap) = (f.purge.max_purge_lag, f.purge.max_purge_lag_delay_us);
-            self.recorded_purge.observe(self.flavor, f, lag, cap, dt);
-            let lag = self.scenario.max_purge_lag.or(lag);
-            let cap = self.scenario.max_purge_lag_delay.or(cap);
-            self.what_if_purge.observe(self.flavor, f, lag, cap, dt);
+        if self.scenario.changes_purge() {
+            let recorded = PurgeKnobs {
+                lag: f.purge.max_purge_lag,
+                cap: f.purge.max_purge_lag_delay_us,
+                threads: f.purge.threads,
+            };
+            self.recorded_purge.observe(self.flavor, f, recorded, dt);
+            let what_if = PurgeKnobs {
+                lag: self.scenario.max_purge_lag.or(recorded.lag),
+                cap: self.scenario.max_purge_lag_delay.or(recorded.cap),
+                threads: self.scenario.purge_threads.or(recorded.threads),
+            };
+            self.what_if_purge.observe(self.flavor, f, what_if, dt);
         }
     }
 
@@ -309,9 +320,7 @@ impl WhatIf {
             recorded: self.recorded_redo.finish(&self.model, page_reads),
             what_if: self.what_if_redo.finish(&self.model, page_reads),
         });
-        let purge = (self.scenario.max_purge_lag.is_some()
-            || self.scenario.max_purge_lag_delay.is_some())
-        .then_some(Compared {
+        let purge = self.scenario.changes_purge().then_some(Compared {
             recorded: self.recorded_purge.out,
             what_if: self.what_if_purge.out,
         });

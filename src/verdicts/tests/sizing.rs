@@ -51,11 +51,11 @@ fn sizing_mysql_80_two_files() {
     assert_eq!(s.advised_async_point_bytes, 123_446_784);
     assert_eq!(s.setting, "innodb_log_file_size = 84M (× 2 files = 168M)");
     assert!(s.advice.contains("grow to"), "{}", s.advice);
-    // The what-if model at the advised size: 100,000,000 is 80 % of the 125,511,484 async
+    // The what-if model at the advised size: 100,000,000 is 81 % of the 123,446,784 async
     // point; a crash at the peak: 100 MB ÷ (10 GB / 20 min) = 12 s.
     assert!(
         s.advice.contains(
-            "What if: with 160M: async never reached (peak at 80 % of its async point); \
+            "What if: with 168M: async never reached (peak at 81 % of its async point); \
              worst recovery 12s (default rate)."
         ),
         "{}",

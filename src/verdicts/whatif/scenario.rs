@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::sample::ServerInfo;
-use crate::source::flavor::RedoModel;
+use crate::source::flavor::{DmlDelayRule, RedoModel};
 use crate::units::bytes;
 use crate::verdicts::layout::RedoLayout;
 
@@ -16,11 +16,12 @@ pub enum Knob {
     RedoLogCapacity,
     MaxPurgeLag,
     MaxPurgeLagDelay,
+    PurgeThreads,
 }
 
 /// The variables `--what-if` knows, and why some have no model.
 const KNOWN: &str = "innodb_log_file_size, innodb_redo_log_capacity, innodb_max_purge_lag, \
-                     innodb_max_purge_lag_delay";
+                     innodb_max_purge_lag_delay, innodb_purge_threads (MySQL ≥ 8.0.14)";
 
 impl Knob {
     pub fn name(self) -> &'static str {
@@ -29,6 +30,7 @@ impl Knob {
             Knob::RedoLogCapacity => "innodb_redo_log_capacity",
             Knob::MaxPurgeLag => "innodb_max_purge_lag",
             Knob::MaxPurgeLagDelay => "innodb_max_purge_lag_delay",
+            Knob::PurgeThreads => "innodb_purge_threads",
         }
     }
 
@@ -44,7 +46,8 @@ impl Knob {
                  which changes the checkpoint age and dirty pages the workload reaches, and a \
                  capture records only the outcome of flushing. Models exist for {KNOWN}"
             )),
-            "innodb_purge_threads" | "innodb_purge_batch_size" => Err(format!(
+            "innodb_purge_threads" => Ok(Knob::PurgeThreads),
+            "innodb_purge_batch_size" => Err(format!(
                 "--what-if has no model for {}: it changes how fast purge removes history, and \
                  a capture does not measure purge throughput per thread. Models exist for {KNOWN}",
                 name.trim()
@@ -72,6 +75,7 @@ pub struct Scenario {
     pub redo_capacity: Option<u64>,
     pub max_purge_lag: Option<u64>,
     pub max_purge_lag_delay: Option<u64>,
+    pub purge_threads: Option<u64>,
     /// `4G`, `innodb_max_purge_lag = 100000`: how the result names the scenario.
     pub label: String,
 }
@@ -89,6 +93,7 @@ impl Scenario {
             redo_capacity: None,
             max_purge_lag: None,
             max_purge_lag_delay: None,
+            purge_threads: None,
             label: String::new(),
         };
         let mut labels = Vec::new();
@@ -131,6 +136,24 @@ impl Scenario {
                     s.redo_capacity = Some(capacity);
                     labels.push(format!("{} = {}", knob.name(), size_setting(value)));
                 }
+                Knob::PurgeThreads => {
+                    if flavor.dml_delay_rule() != DmlDelayRule::Mysql8014 {
+                        return Err(format!(
+                            "--what-if has no model for innodb_purge_threads on {}: there it \
+                             changes only how fast purge runs, and a capture does not measure \
+                             purge throughput per thread (on MySQL ≥ 8.0.14 it gates the DML \
+                             delay, which is modelled). Models exist for {KNOWN}",
+                            flavor.display_name()
+                        ));
+                    }
+                    if !(1..=32).contains(&value) {
+                        return Err(format!(
+                            "--what-if innodb_purge_threads={value}: the server accepts 1 to 32"
+                        ));
+                    }
+                    s.purge_threads = Some(value);
+                    labels.push(format!("innodb_purge_threads = {value}"));
+                }
                 Knob::MaxPurgeLag | Knob::MaxPurgeLagDelay => {
                     let max = if knob == Knob::MaxPurgeLag {
                         MAX_PURGE_LAG_MAX
@@ -162,6 +185,13 @@ impl Scenario {
 }
 
 impl Scenario {
+    /// Whether the scenario changes anything the DML delay depends on.
+    pub fn changes_purge(&self) -> bool {
+        self.max_purge_lag.is_some()
+            || self.max_purge_lag_delay.is_some()
+            || self.purge_threads.is_some()
+    }
+
     pub(super) fn label_redo(&self) -> Option<String> {
         self.settings
             .iter()
@@ -173,7 +203,12 @@ impl Scenario {
         let parts: Vec<String> = self
             .settings
             .iter()
-            .filter(|x| matches!(x.knob, Knob::MaxPurgeLag | Knob::MaxPurgeLagDelay))
+            .filter(|x| {
+                matches!(
+                    x.knob,
+                    Knob::MaxPurgeLag | Knob::MaxPurgeLagDelay | Knob::PurgeThreads
+                )
+            })
             .map(|x| format!("{} = {}", x.knob.name(), x.value))
             .collect();
         parts.join(", ")

@@ -120,19 +120,21 @@ fn a_large_enough_log_is_never_reached() {
 
 #[test]
 fn mysql_8030_100_mib_by_hand() {
-    // MySQL log0files_capacity.cc (Log_files_capacity, 8.0.30+) at 100 MiB: async 81,281,088,
-    // sync 87,086,592 (src/source/flavor/redo.rs tests work them out).
+    // MySQL ≥ 8.0.30 at 100 MiB, where the server acts (log0files_capacity.cc
+    // soft_logical_capacity_for_hard; log0chkp.cc log_concurrency_margin): the page cleaner
+    // at counter async 81,281,024 − margin 5,474,908 → 75,805,696 (to 512); writes wait at
+    // the free-check limit soft − margin = 87,417,344 (worked out in the redo.rs tests).
     let i = info(
         "8.0.36",
         "MySQL Community Server - GPL",
         &[("innodb_redo_log_capacity", "8388608")],
     );
-    let figs = [fig(0, 80_000_000), fig(1, 82_000_000), fig(2, 88_000_000)];
+    let figs = [fig(0, 75_805_695), fig(1, 75_805_696), fig(2, 87_417_344)];
     let r = run(&i, &[("innodb_redo_log_capacity", 100 * MIB)], &figs);
     let w = &r.redo.as_ref().expect("redo").what_if;
     assert_eq!(
         (w.async_point_bytes, w.sync_point_bytes),
-        (Some(81_281_088), Some(87_086_592))
+        (Some(75_805_696), Some(87_417_344))
     );
     assert_eq!((w.seconds_past_async, w.seconds_past_sync), (2.0, 1.0));
     assert_eq!((w.async_crossings, w.sync_crossings), (1, 1));
@@ -157,15 +159,16 @@ fn mysql_57_and_80_two_files_by_hand() {
     );
     assert_eq!((w.seconds_past_async, w.seconds_past_sync), (2.0, 1.0));
 
-    // MySQL 8.0.0–8.0.29 log0chkp.cc log_calc_max_ages, 2 × 48 MiB: F = 86,063,616 →
-    // async 75,305,664, sync 80,684,640.
+    // MySQL 8.0.0–8.0.29, 2 × 48 MiB, where the server acts (log0chkp.cc log_calc_max_ages
+    // and log_calc_concurrency_margin): counter async 75,305,984 − margin 5,487,580 →
+    // 69,818,368 (to 512); writes wait at the free-check limit, 80,576,000.
     let i = info("8.0.28", "MySQL Community Server - GPL", &[]);
-    let figs = [fig(0, 75_305_663), fig(1, 75_305_664), fig(2, 80_684_640)];
+    let figs = [fig(0, 69_818_367), fig(1, 69_818_368), fig(2, 80_576_000)];
     let r = run(&i, &[("innodb_log_file_size", 48 * MIB)], &figs);
     let w = &r.redo.as_ref().expect("redo").what_if;
     assert_eq!(
         (w.async_point_bytes, w.sync_point_bytes),
-        (Some(75_305_664), Some(80_684_640))
+        (Some(69_818_368), Some(80_576_000))
     );
     assert_eq!((w.seconds_past_async, w.seconds_past_sync), (2.0, 1.0));
 }
@@ -221,6 +224,35 @@ fn purge_lag_delay_by_hand() {
 }
 
 #[test]
+fn purge_threads_gate_the_delay_on_mysql_8014() {
+    // MySQL ≥ 8.0.14 trx0purge.cc trx_purge_dml_delay: no delay while history ≤
+    // innodb_purge_threads × innodb_purge_batch_size. History 2,000, batch 300: with 4
+    // threads the gate is 1,200 (delayed: (2 − 0.9995) × 10,000 = 10,005 µs, capped at 2,000);
+    // with 8 it is 2,400 (no delay).
+    let mysql84 = info("8.4.3", "MySQL Community Server - GPL", &[]);
+    let figs: Vec<Figures> = (0..3)
+        .map(|t| {
+            let mut f = purge_fig(t, 2000, false);
+            f.purge.max_purge_lag = Some(1000);
+            f.purge.max_purge_lag_delay_us = Some(2000);
+            f.purge.threads = Some(4);
+            f.purge.batch_size = Some(300);
+            f
+        })
+        .collect();
+    let r = run(&mysql84, &[("innodb_purge_threads", 8)], &figs);
+    let p = r.purge.as_ref().expect("purge");
+    assert_eq!(p.recorded.seconds_delayed, 3.0);
+    assert_eq!(p.recorded.peak_delay_us, 2000);
+    assert_eq!(p.what_if.seconds_delayed, 0.0);
+    assert!(
+        r.summary[0].contains("writes never delayed"),
+        "{}",
+        r.summary[0]
+    );
+}
+
+#[test]
 fn bad_settings_say_what_is_wrong() {
     let err = |settings: &[(&str, u64)], info: &ServerInfo| {
         let s: Vec<(String, u64)> = settings.iter().map(|(k, v)| (k.to_string(), *v)).collect();
@@ -233,7 +265,13 @@ fn bad_settings_say_what_is_wrong() {
     let e = err(&[("innodb_io_capacity", 2000)], &m);
     assert!(e.contains("no model for innodb_io_capacity"), "{e}");
     let e = err(&[("innodb_purge_threads", 8)], &m);
-    assert!(e.contains("no model for innodb_purge_threads"), "{e}");
+    assert!(
+        e.contains("no model for innodb_purge_threads on MariaDB 10.11.19"),
+        "{e}"
+    );
+    let mysql84 = info("8.4.3", "MySQL Community Server - GPL", &[]);
+    let e = err(&[("innodb_purge_threads", 33)], &mysql84);
+    assert!(e.contains("1 to 32"), "{e}");
     let e = err(&[("innodb_redo_log_capacity", 4096 * MIB)], &m);
     assert!(
         e.contains("MariaDB 10.11.19 sizes redo with innodb_log_file_size"),
