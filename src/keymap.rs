@@ -62,6 +62,7 @@ pub enum KeyAction {
     Last,
     NextMoment,
     PreviousMoment,
+    AddNote,
 }
 
 impl KeyAction {
@@ -375,8 +376,22 @@ pub const KEYMAP: &[Binding] = &[
         keys: &[(ch('n'), A::NextMoment), (ch('N'), A::PreviousMoment)],
         names: &["n", "N"],
         modes: REPLAY,
-        help: "next / previous notable moment (repeats count as one)",
+        help: "next / previous notable moment or note (repeats count as one)",
         hint: timeline(4, "n/N", "moment"),
+    },
+    Binding {
+        keys: &[(ch('a'), A::AddNote)],
+        names: &["a"],
+        modes: LIVE,
+        help: "add a note at this moment (into the recording, if one runs)",
+        hint: footer(9, "a", "note"),
+    },
+    Binding {
+        keys: &[(ch('a'), A::AddNote)],
+        names: &["a"],
+        modes: REPLAY,
+        help: "add a note at this moment (into the replayed file)",
+        hint: timeline(5, "a", "note"),
     },
     Binding {
         keys: &[(ctrl('z'), A::Suspend)],

@@ -12,8 +12,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::app::notes::NoteInto;
 use crate::app::{App, Command, Msg};
-use crate::capture::CaptureSender;
+use crate::capture::{CaptureSender, Note};
 use crate::control::{self, AuditLog};
 use crate::sample::SourceEvent;
 use crate::source::connect::ConnectOptions;
@@ -54,6 +55,8 @@ pub struct Wiring {
     pub messages: Option<mpsc::Receiver<Msg>>,
     /// A copy of every source event for the recorder, when recording.
     pub recorder: Option<CaptureSender>,
+    /// The recording's file name, for messages.
+    pub recording: Option<String>,
 }
 
 pub async fn run(mut app: App, theme: Theme, mut wiring: Wiring) -> anyhow::Result<()> {
@@ -157,6 +160,7 @@ async fn event_loop(
                         let _ = tx.send(Msg::Facts { knob, then, result }).await;
                     });
                 }
+                Command::SaveNote { note, into } => save_note(wiring, &side_tx, note, into),
                 Command::Execute(plan) => {
                     let Some(c) = &wiring.control else {
                         continue;
@@ -184,6 +188,37 @@ async fn event_loop(
         }
     }
     Ok(())
+}
+
+/// Stores a bookmark without waiting: the recording's writer takes it through its channel;
+/// a finished file is written on a blocking thread. The result comes back as a message.
+fn save_note(wiring: &Wiring, side: &mpsc::Sender<Msg>, note: Note, into: NoteInto) {
+    let reply = |note, result| {
+        let _ = side.try_send(Msg::NoteSaved { note, result });
+    };
+    match into {
+        NoteInto::Recording => {
+            let result = match &wiring.recorder {
+                Some(rec) if rec.send_note(note.clone()) => Ok(wiring
+                    .recording
+                    .clone()
+                    .unwrap_or_else(|| "the recording".into())),
+                Some(_) => Err("the recording's writer is behind or failed: not saved".into()),
+                None => Err("not recording".into()),
+            };
+            reply(note, result);
+        }
+        NoteInto::File(path) => {
+            let tx = side.clone();
+            tokio::task::spawn_blocking(move || {
+                let result = crate::capture::notes::append_note(&path, &note)
+                    .map(|()| path.display().to_string())
+                    .map_err(|e| e.to_string());
+                let _ = tx.blocking_send(Msg::NoteSaved { note, result });
+            });
+        }
+        NoteInto::Session(why) => reply(note, Err(why)),
+    }
 }
 
 /// Receives from an optional channel; pends forever when there is none or it closed.

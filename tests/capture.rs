@@ -861,3 +861,80 @@ fn the_shipped_demo_capture_reads_completely() {
     );
     assert!(samples > 0);
 }
+
+fn nt(s: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap()
+}
+
+fn nsample(s: i64) -> SourceEvent {
+    SourceEvent::Sample(Box::new(innodebt::sample::Sample::new(nt(s), s as f64)))
+}
+
+/// A file with notes written live (mid-file, and after a section boundary), then one
+/// added to the finished file: every reader path finds all three, the events are the
+/// same as without notes, and the file still ends cleanly.
+#[test]
+fn notes_round_trip_live_and_added_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("n.idbt");
+    let opts = WriterOptions {
+        frame_records: 4,
+        ..Default::default()
+    };
+    let mut w =
+        innodebt::replay::create_writer(&path, &Header::new(nt(0), None, false), opts).unwrap();
+    let plain_path = dir.path().join("plain.idbt");
+    let mut plain = innodebt::replay::create_writer(
+        &plain_path,
+        &Header::new(nt(0), None, false),
+        WriterOptions {
+            frame_records: 4,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for s in 0..20 {
+        w.append(&nsample(s)).unwrap();
+        plain.append(&nsample(s)).unwrap();
+        if s == 5 {
+            w.add_note(&innodebt::capture::Note::new(nt(5), "deploy 4.2 started"))
+                .unwrap();
+        }
+        if s == 7 {
+            // Right at a section's end: no section is open.
+            w.add_note(&innodebt::capture::Note::new(nt(7), "  second\n  note "))
+                .unwrap();
+        }
+    }
+    w.finish().unwrap();
+    plain.finish().unwrap();
+    innodebt::capture::notes::append_note(
+        &path,
+        &innodebt::capture::Note::new(nt(19), "replay: looked here"),
+    )
+    .unwrap();
+    let want = vec![
+        innodebt::capture::Note::new(nt(5), "deploy 4.2 started"),
+        innodebt::capture::Note::new(nt(7), "second note"),
+        innodebt::capture::Note::new(nt(19), "replay: looked here"),
+    ];
+    let cap = open(&path).unwrap();
+    assert!(cap.end.is_complete(), "{:?}", cap.end);
+    assert_eq!(cap.notes, want);
+    assert_eq!(cap.events, open(&plain_path).unwrap().events);
+    // The index walks the summaries back from the end: it finds them too.
+    let index = CaptureIndex::open(&path).unwrap();
+    assert!(index.end().is_complete(), "{:?}", index.end());
+    assert_eq!(index.notes(), &want[..]);
+    assert!(index.frames().len() >= 5);
+    // A file without its end mark (still being written) is refused.
+    let open_path = dir.path().join("open.idbt");
+    let mut w = CaptureWriter::create(&open_path, &Header::new(nt(0), None, false)).unwrap();
+    w.append(&nsample(0)).unwrap();
+    let e = innodebt::capture::notes::append_note(
+        &open_path,
+        &innodebt::capture::Note::new(nt(0), "x"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("has no end mark"), "{e}");
+}

@@ -131,6 +131,10 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
         A::PurgeBatchSize => change_key(app, Knob::PurgeBatchSize, FactsThen::Prompt),
         A::EnableMonitors => monitors_key(app),
         A::KillBlocker => kill_key(app),
+        A::AddNote => {
+            super::notes::start(app);
+            Vec::new()
+        }
         A::FocusLeft => move_focus(app, -1, 0),
         A::FocusRight => move_focus(app, 1, 0),
         A::FocusUp => move_focus(app, 0, -1),
@@ -228,6 +232,10 @@ fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
                 }
             }
             Vec::new()
+        }
+        InputPurpose::Note { at } => {
+            let at = *at;
+            super::notes::submit(app, input, at)
         }
         InputPurpose::Goto => {
             let parsed = match app.replay.as_mut() {
@@ -366,6 +374,14 @@ fn change_interval(app: &mut App, up: bool) -> Vec<Command> {
     vec![Command::SetPollInterval(d)]
 }
 
+/// Characters a prompt takes: a value is short, a note a line.
+fn input_limit(input: &Input) -> usize {
+    match input.purpose {
+        InputPurpose::Note { .. } => 120,
+        _ => 64,
+    }
+}
+
 fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     let Some(overlay) = app.overlay.take() else {
         return Vec::new();
@@ -384,7 +400,7 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 app.overlay = Some(Overlay::Input(input));
                 Vec::new()
             }
-            KeyCode::Char(c) if !c.is_control() && input.text.chars().count() < 64 => {
+            KeyCode::Char(c) if !c.is_control() && input.text.chars().count() < input_limit(&input) => {
                 input.text.push(c);
                 input.error = None;
                 app.overlay = Some(Overlay::Input(input));

@@ -2,6 +2,7 @@
 //! messages). Side effects leave as [`Command`]s and come back as messages.
 
 pub mod keys;
+pub mod notes;
 pub mod replay;
 
 /// The view and the moments live below the app (a capture's writer uses them too).
@@ -134,6 +135,8 @@ pub enum InputPurpose {
     Goto,
     /// A new value for a knob, checked against these facts.
     Knob(Knob, Box<KnobFacts>),
+    /// A bookmark at this moment.
+    Note { at: DateTime<Utc> },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +175,11 @@ pub enum Command {
     },
     /// Run a confirmed plan on its own connection, audit it, report back.
     Execute(Box<ChangePlan>),
+    /// Store a bookmark (the recording's writer, or a finished file), report back.
+    SaveNote {
+        note: crate::capture::Note,
+        into: notes::NoteInto,
+    },
 }
 
 #[derive(Debug)]
@@ -193,6 +201,11 @@ pub enum Msg {
         outcome: Box<ChangeOutcome>,
         /// The change ran but could not be written to the audit log.
         audit_error: Option<String>,
+    },
+    /// A bookmark was stored (where), or could not be (why).
+    NoteSaved {
+        note: crate::capture::Note,
+        result: Result<String, String>,
     },
 }
 
@@ -241,6 +254,8 @@ pub struct App {
     pub busy: Option<String>,
     /// Capture seconds owed to playback (wall time × speed not yet spent on samples).
     play_debt_s: f64,
+    /// Bookmarks added live this session (a replay's are on its recording).
+    pub notes: Vec<crate::capture::Note>,
 }
 
 impl App {
@@ -262,6 +277,7 @@ impl App {
             last_wall: None,
             busy: None,
             play_debt_s: 0.0,
+            notes: Vec::new(),
         }
     }
 
@@ -400,6 +416,10 @@ impl App {
                     title: outcome.title(&plan),
                     lines,
                 });
+                Vec::new()
+            }
+            Msg::NoteSaved { note, result } => {
+                notes::saved(self, &note, result);
                 Vec::new()
             }
         }

@@ -7,10 +7,11 @@
 use chrono::{DateTime, Utc};
 
 use super::view::DataView;
+use crate::capture::Note;
 use crate::replay::{CaptureSet, Cursor};
 use crate::sample::SourceEvent;
 use crate::verdicts::RecoveryModel;
-use crate::view::moments::{self, Group, Moment};
+use crate::view::moments::{self, Group, Moment, MomentKind};
 
 pub const MIN_SPEED: f64 = 0.25;
 pub const MAX_SPEED: f64 = 1000.0;
@@ -26,12 +27,33 @@ pub struct Recording {
     pub end_note: Option<String>,
     /// The file (or directory) name for the header.
     pub name: String,
-    /// Notable moments folded into timeline marks.
+    /// Notable moments folded into timeline marks, bookmarks each a mark of its own.
     pub groups: Vec<Group>,
+    /// The bookmarks as moments (on the sample at or after each), in time order.
+    pub bookmarks: Vec<Moment>,
 }
 
 impl Recording {
-    pub fn new(mut set: CaptureSet) -> Self {
+    pub fn new(set: CaptureSet) -> Self {
+        let mut r = Recording {
+            end_note: set.note(),
+            name: set.name().to_string(),
+            groups: Vec::new(),
+            bookmarks: Vec::new(),
+            set,
+        };
+        r.regroup();
+        r
+    }
+
+    /// Shows a new bookmark on the timeline and among the moments `n`/`N` reach.
+    pub fn add_bookmark(&mut self, note: Note) {
+        self.set.add_bookmark(note);
+        self.regroup();
+    }
+
+    fn regroup(&mut self) {
+        let set = &mut self.set;
         let span = match (
             set.sample_time(0),
             set.sample_time(set.len().saturating_sub(1)),
@@ -39,13 +61,20 @@ impl Recording {
             (Some(a), Some(b)) => (b - a).num_seconds(),
             _ => 0,
         };
-        let groups = moments::group(set.moments(), moments::group_gap_s(span));
-        Recording {
-            end_note: set.note(),
-            name: set.name().to_string(),
-            groups,
-            set,
-        }
+        self.bookmarks = set
+            .bookmarks()
+            .into_iter()
+            .map(|n| Moment {
+                sample: set.index_at(n.at),
+                at: n.at,
+                kind: MomentKind::Note,
+                label: format!("note: {}", n.text),
+            })
+            .collect();
+        let mut all: Vec<Moment> = set.moments().to_vec();
+        all.extend(self.bookmarks.iter().cloned());
+        all.sort_by_key(|m| (m.at, m.sample));
+        self.groups = moments::group(&all, moments::group_gap_s(span));
     }
 
     /// Events held in memory as a recording (tests, conversions): written to a private
@@ -217,8 +246,16 @@ impl Replay {
         }
     }
 
-    /// The moment at the current position, for the status line.
+    /// The moment at the current position, for the status line (a bookmark first).
     pub fn moment_here(&self) -> Option<&Moment> {
+        if let Some(b) = self
+            .recording
+            .bookmarks
+            .iter()
+            .find(|m| m.sample == self.pos)
+        {
+            return Some(b);
+        }
         let all = self.recording.moments();
         let i = all.partition_point(|m| m.sample < self.pos);
         all[i..].iter().take_while(|m| m.sample == self.pos).last()

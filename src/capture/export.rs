@@ -1,11 +1,14 @@
-//! CSV export of the derived figures: the events go through the same [`Deriver`] as the
-//! dashboard, and each sample's [`Figures`] become one flat row (RFC 3339 time, an empty cell
-//! for anything unknown) for a spreadsheet or a plotting script.
+//! Export of the derived figures: the events go through the same [`Deriver`] as the
+//! dashboard, and each sample's [`Figures`] become one flat CSV row (RFC 3339 time, an empty
+//! cell for anything unknown) for a spreadsheet or a plotting script, or one JSON line (the
+//! `--once --format json` object). Bookmarks ride on the sample at or after their time: the
+//! CSV's last column `notes` (several joined with ` | `), the JSON's `notes` array.
 
 use std::io::{self, Write};
 
 use chrono::SecondsFormat;
 
+use super::format::Note;
 use crate::derive::Deriver;
 use crate::figures::Figures;
 use crate::sample::SourceEvent;
@@ -109,9 +112,32 @@ const COLUMNS: &[(&str, Cell)] = &[
     }),
 ];
 
-/// The header row's names, in column order.
+/// The header row's names, in column order (the figures', then `notes`).
 pub fn csv_columns() -> Vec<&'static str> {
-    COLUMNS.iter().map(|(n, _)| *n).collect()
+    let mut names: Vec<&str> = COLUMNS.iter().map(|(n, _)| *n).collect();
+    names.push("notes");
+    names
+}
+
+/// Hands each row the notes it carries: those at or before its time not given yet; the last
+/// row also takes any left (a note after the last sample).
+struct NotesByRow<'a> {
+    notes: &'a [Note],
+    next: usize,
+}
+
+impl<'a> NotesByRow<'a> {
+    fn new(notes: &'a [Note]) -> Self {
+        NotesByRow { notes, next: 0 }
+    }
+
+    fn take(&mut self, f: &Figures, last: bool) -> &'a [Note] {
+        let from = self.next;
+        while self.next < self.notes.len() && (last || self.notes[self.next].at <= f.sampled_at) {
+            self.next += 1;
+        }
+        &self.notes[from..self.next]
+    }
 }
 
 /// RFC 4180 quoting when the text needs it.
@@ -129,11 +155,13 @@ fn header<W: Write>(out: &mut W) -> io::Result<()> {
     out.write_all(line.as_bytes())
 }
 
-fn row<W: Write>(out: &mut W, figures: &Figures) -> io::Result<()> {
-    let cells: Vec<String> = COLUMNS
+fn row<W: Write>(out: &mut W, figures: &Figures, notes: &[Note]) -> io::Result<()> {
+    let mut cells: Vec<String> = COLUMNS
         .iter()
         .map(|(_, cell)| quote(&cell(figures)))
         .collect();
+    let texts: Vec<&str> = notes.iter().map(|n| n.text.as_str()).collect();
+    cells.push(quote(&texts.join(" | ")));
     let mut line = cells.join(",");
     line.push('\n');
     out.write_all(line.as_bytes())
@@ -151,7 +179,7 @@ where
     let mut rows = 0;
     for event in events {
         if let Some(figures) = deriver.push(event) {
-            row(&mut out, &figures)?;
+            row(&mut out, &figures, &[])?;
             rows += 1;
         }
     }
@@ -159,19 +187,59 @@ where
     Ok(rows)
 }
 
-/// Like [`export_csv`] for figures already derived (a replay's window of a capture).
-pub fn export_csv_figures<I, W>(figures: I, mut out: W) -> io::Result<u64>
+/// Like [`export_csv`] for figures already derived (a replay's window of a capture), with
+/// the bookmarks of that window (in time order).
+pub fn export_csv_figures<I, W>(figures: I, notes: &[Note], mut out: W) -> io::Result<u64>
 where
     I: IntoIterator<Item = io::Result<Figures>>,
     W: Write,
 {
     header(&mut out)?;
+    let rows = each_with_notes(figures, notes, |f, n| row(&mut out, f, n))?;
+    out.flush()?;
+    Ok(rows)
+}
+
+/// JSON Lines: one `--once --format json` object per sample, with `notes` (`[{at, text}]`)
+/// on the samples that carry any.
+pub fn export_json_figures<I, W>(figures: I, notes: &[Note], mut out: W) -> io::Result<u64>
+where
+    I: IntoIterator<Item = io::Result<Figures>>,
+    W: Write,
+{
+    let rows = each_with_notes(figures, notes, |f, n| {
+        let mut v = serde_json::to_value(f).map_err(io::Error::other)?;
+        if let (Some(obj), false) = (v.as_object_mut(), n.is_empty()) {
+            obj.insert(
+                "notes".into(),
+                serde_json::to_value(n).map_err(io::Error::other)?,
+            );
+        }
+        serde_json::to_writer(&mut out, &v).map_err(io::Error::other)?;
+        out.write_all(b"\n")
+    })?;
+    out.flush()?;
+    Ok(rows)
+}
+
+/// Calls `each` for every figures row with its notes; returns the rows.
+fn each_with_notes<I>(
+    figures: I,
+    notes: &[Note],
+    mut each: impl FnMut(&Figures, &[Note]) -> io::Result<()>,
+) -> io::Result<u64>
+where
+    I: IntoIterator<Item = io::Result<Figures>>,
+{
+    let mut by_row = NotesByRow::new(notes);
     let mut rows = 0;
-    for f in figures {
-        row(&mut out, &f?)?;
+    let mut it = figures.into_iter().peekable();
+    while let Some(f) = it.next() {
+        let f = f?;
+        let last = it.peek().is_none();
+        each(&f, by_row.take(&f, last))?;
         rows += 1;
     }
-    out.flush()?;
     Ok(rows)
 }
 
@@ -188,5 +256,53 @@ mod tests {
         assert_eq!(num(None, 2), "");
         assert_eq!(quote("running but idle"), "running but idle");
         assert_eq!(quote("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+
+    #[test]
+    fn notes_ride_on_the_sample_at_or_after_them() {
+        let t = |s: i64| chrono::DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap();
+        let rows: Vec<io::Result<Figures>> = (0..3)
+            .map(|s| {
+                Ok(Figures {
+                    sampled_at: t(s * 10),
+                    ..Figures::default()
+                })
+            })
+            .collect();
+        let notes = [
+            Note::new(t(0), "at the first"),
+            Note::new(t(5), "between, \"quoted\""),
+            Note::new(t(10), "on the second"),
+            Note::new(t(99), "after the last"),
+        ];
+        let mut csv = Vec::new();
+        let clone = |r: &[io::Result<Figures>]| -> Vec<io::Result<Figures>> {
+            r.iter().map(|f| Ok(f.as_ref().unwrap().clone())).collect()
+        };
+        assert_eq!(
+            export_csv_figures(clone(&rows), &notes, &mut csv).unwrap(),
+            3
+        );
+        let text = String::from_utf8(csv).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].ends_with(",notes"));
+        assert!(lines[1].ends_with(",at the first"), "{}", lines[1]);
+        assert!(
+            lines[2].ends_with(",\"between, \"\"quoted\"\" | on the second\""),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[3].ends_with(",after the last"), "{}", lines[3]);
+        let mut json = Vec::new();
+        export_json_figures(clone(&rows), &notes, &mut json).unwrap();
+        let values: Vec<serde_json::Value> = String::from_utf8(json)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(values.len(), 3);
+        assert_eq!(values[1]["notes"][0]["text"], "between, \"quoted\"");
+        assert_eq!(values[1]["notes"][1]["text"], "on the second");
+        assert!(values[0]["redo"].is_object());
     }
 }

@@ -14,6 +14,7 @@
 //! state   := skippable frame { "IDBC" u32 frame_no  u32 crc32(body)  body }        (version 2)
 //! summary := skippable frame { "IDBS" u32 frame_no  u32 crc32(json)  json(SectionSummary)  u32 frame_len }
 //! trailer := skippable frame { "IDBZ" u64 records  u64 dropped  i64 finished_at_µs  u32 crc32 }
+//! note    := skippable frame { "IDBN" u32 0  u32 crc32(json)  json(Note) }        (between sections)
 //! skippable frame := u32 0x184D2A5D  u32 size  [size bytes]          (all integers little-endian)
 //! zstd-frame decompresses to  record*
 //! record  := u32 len  u32 crc32(payload)  payload = json(SourceEvent)
@@ -41,6 +42,12 @@
 //!   walks the summaries from the end to index a week in milliseconds, and rebuilds the screen
 //!   at any moment from one state, a few sections of rows and one decoded section. The
 //!   optional *initial* state carries derivation over from the previous file of a rotation.
+//! - **Notes travel without a new version.** A bookmark (`a` in the dashboard) is a *note*
+//!   frame between sections: the live writer ends the open section to write one at once, and
+//!   a finished file takes one just before its trailer (the trailer is written again after
+//!   it). Every reader of format 2 steps over tagged frames it does not know (the scan's
+//!   "extension" rule), so an older innodebt replays such a file as before, only without its
+//!   notes; this one lists them.
 //! - **Self-checking.** Every record, marker, state and summary carries a CRC-32; the header
 //!   carries the format version and the trailer (written by a clean `finish`) the count of
 //!   events the writer had to drop. No trailer means the writer did not finish.
@@ -63,6 +70,9 @@ pub const TRAILER_TAG: &[u8; 4] = b"IDBZ";
 pub const STATE_TAG: &[u8; 4] = b"IDBC";
 pub const SUMMARY_TAG: &[u8; 4] = b"IDBS";
 pub const INITIAL_TAG: &[u8; 4] = b"IDBI";
+pub const NOTE_TAG: &[u8; 4] = b"IDBN";
+/// A note longer than this is cut (a bookmark is a line, not a document).
+pub const MAX_NOTE_CHARS: usize = 500;
 /// Records per zstd frame (10 minutes at 1 s).
 pub const FRAME_RECORDS: u32 = 600;
 /// The writer never puts more records in a section; a section holding more is damage or
@@ -147,6 +157,38 @@ pub struct Marker {
     /// Index (from 0) of the section's first record in the whole file.
     pub first_record: u64,
     pub first_at: DateTime<Utc>,
+}
+
+/// A bookmark: a DBA's words at a moment ("deploy 4.2 started").
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Note {
+    pub at: DateTime<Utc>,
+    pub text: String,
+}
+
+impl Note {
+    /// A note with its text trimmed, one line, at most [`MAX_NOTE_CHARS`].
+    pub fn new(at: DateTime<Utc>, text: &str) -> Note {
+        let line: String = text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(MAX_NOTE_CHARS)
+            .collect();
+        Note { at, text: line }
+    }
+}
+
+/// A note frame's bytes.
+pub fn encode_note(note: &Note) -> Result<Vec<u8>, serde_json::Error> {
+    Ok(encode_tagged(NOTE_TAG, 0, &serde_json::to_vec(note)?))
+}
+
+/// A note frame's payload back, if it is one, its CRC holds and its JSON reads.
+pub fn decode_note(p: &[u8]) -> Option<Note> {
+    let (_, body) = decode_tagged(p, NOTE_TAG)?;
+    serde_json::from_slice(body).ok()
 }
 
 /// The time an event happened (what seeking by time uses).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::format::{self, HEADER_FIXED, Header, MAX_HEADER_LEN, SKIPPABLE_HEAD, Trailer};
+use super::format::{self, HEADER_FIXED, Header, MAX_HEADER_LEN, Note, SKIPPABLE_HEAD, Trailer};
 use super::reader::{FrameEnd, FrameEvents, decode_frame, read_header};
 use super::scan::{self, End, FrameInfo, Gap};
 use super::source::{Source, Window};
@@ -26,6 +26,7 @@ pub struct CaptureIndex {
     trailer: Option<Trailer>,
     end: End,
     initial_at: Option<(u64, u64)>,
+    notes: Vec<Note>,
 }
 
 impl CaptureIndex {
@@ -75,20 +76,24 @@ impl CaptureIndex {
             None
         };
         let s = match chained {
-            Some((chain, stop, tail_from)) => {
-                let before = scan::forward(&mut w, body, Some(stop), &name);
-                let after = scan::forward(&mut w, tail_from, None, &name);
+            Some(chain) => {
+                let before = scan::forward(&mut w, body, Some(chain.stop), &name);
+                let after = scan::forward(&mut w, chain.tail_from, None, &name);
                 let mut frames = before.frames;
-                frames.extend(chain);
+                frames.extend(chain.frames);
                 frames.extend(after.frames);
                 let mut gaps = before.gaps;
                 gaps.extend(after.gaps);
+                let mut notes = before.notes;
+                notes.extend(chain.notes);
+                notes.extend(after.notes);
                 scan::Scan {
                     frames,
                     gaps,
                     trailer: after.trailer,
                     end: after.end,
                     initial_at: before.initial_at,
+                    notes,
                 }
             }
             None => scan::forward(&mut w, body, None, &name),
@@ -104,6 +109,7 @@ impl CaptureIndex {
             trailer: s.trailer,
             end: s.end,
             initial_at: s.initial_at,
+            notes: s.notes,
         })
     }
 
@@ -126,6 +132,16 @@ impl CaptureIndex {
 
     pub fn trailer(&self) -> Option<&Trailer> {
         self.trailer.as_ref()
+    }
+
+    /// The bookmarks in the file, in file order.
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// Whether the capture is a file on disk (the built-in demo is in memory).
+    pub fn is_file(&self) -> bool {
+        matches!(self.src, Source::File(_))
     }
 
     /// Damaged stretches between sections that the scan stepped over.

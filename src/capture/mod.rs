@@ -8,10 +8,12 @@
 //!
 //! [`SourceEvent`]: crate::sample::SourceEvent
 
+mod channel;
 pub mod digest;
 pub mod export;
 pub mod format;
 mod index;
+pub mod notes;
 pub mod ptstalk;
 pub mod reader;
 mod scan;
@@ -21,17 +23,18 @@ pub mod writer;
 
 use std::path::Path;
 
-pub use export::{export_csv, export_csv_figures};
+pub use channel::{
+    CaptureSender, WriterHandle, spawn_writer, spawn_writer_hooked, spawn_writer_with,
+};
+pub use export::{export_csv, export_csv_figures, export_json_figures};
+pub use format::Note;
 pub use format::{FORMAT_VERSION, Header, Trailer};
 pub use index::CaptureIndex;
 pub use ptstalk::{ImportError, import_dir};
 pub use reader::{Capture, FrameEvents, open};
 pub use scan::{End, FrameInfo, Gap};
 pub use source::Source;
-pub use writer::{
-    CaptureSender, CaptureWriter, SectionHook, WriteSummary, WriterHandle, WriterOptions,
-    spawn_writer, spawn_writer_hooked, spawn_writer_with,
-};
+pub use writer::{CaptureWriter, SectionHook, WriteSummary, WriterOptions};
 
 /// What can go wrong with a capture file. Every message names the file, where in it, what is
 /// wrong and what to do.
@@ -96,6 +99,10 @@ pub enum CaptureError {
         index: usize,
         count: usize,
     },
+    #[error(
+        "{path} has no end mark: it is still being written (or its writer was stopped); a note cannot be added to it — notes go into a recording while it runs, or into a finished file"
+    )]
+    Unfinished { path: String },
     #[error(
         "{path}: the writer thread stopped unexpectedly ({what}); the file holds what was written before"
     )]

@@ -33,6 +33,8 @@ pub struct Capture {
     pub end: End,
     /// Present when the writer finished cleanly; holds the dropped-event count.
     pub trailer: Option<Trailer>,
+    /// Bookmarks, in file order.
+    pub notes: Vec<super::format::Note>,
 }
 
 /// Reads a whole capture. A cut or damaged file gives every event before the problem and an
@@ -134,6 +136,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
         events,
         end,
         trailer: scan.trailer,
+        notes: scan.notes,
     })
 }
 

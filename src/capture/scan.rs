@@ -8,8 +8,8 @@
 use chrono::{DateTime, Utc};
 
 use super::format::{
-    self, FrameLayout, INITIAL_TAG, LayoutError, MARKER_LEN, MARKER_TAG, MAX_SKIPPABLE,
-    SKIPPABLE_HEAD, SKIPPABLE_MAGIC, STATE_TAG, SUMMARY_TAG, TRAILER_TAG, Trailer,
+    self, FrameLayout, INITIAL_TAG, LayoutError, MARKER_LEN, MARKER_TAG, MAX_SKIPPABLE, NOTE_TAG,
+    Note, SKIPPABLE_HEAD, SKIPPABLE_MAGIC, STATE_TAG, SUMMARY_TAG, TRAILER_TAG, Trailer,
 };
 use std::sync::Arc;
 
@@ -72,6 +72,8 @@ pub struct Scan {
     pub end: End,
     /// The initial-state frame (offset, length) of a file continuing a rotation.
     pub initial_at: Option<(u64, u64)>,
+    /// Bookmarks found between sections, in file order.
+    pub notes: Vec<Note>,
 }
 
 enum Skippable {
@@ -199,6 +201,7 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
     let mut gaps: Vec<Gap> = Vec::new();
     let mut trailer = None;
     let mut initial_at = None;
+    let mut notes = Vec::new();
     let mut pos = from;
     let len = w.end();
     let end = loop {
@@ -277,10 +280,22 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
             pos = next;
             continue;
         }
+        if let Some(note) = format::decode_note(&payload) {
+            notes.push(note);
+            pos = next;
+            continue;
+        }
         let Some(marker) = format::decode_marker(&payload) else {
-            let ours = [MARKER_TAG, TRAILER_TAG, STATE_TAG, SUMMARY_TAG, INITIAL_TAG]
-                .iter()
-                .any(|t| payload.starts_with(*t));
+            let ours = [
+                MARKER_TAG,
+                TRAILER_TAG,
+                STATE_TAG,
+                SUMMARY_TAG,
+                INITIAL_TAG,
+                NOTE_TAG,
+            ]
+            .iter()
+            .any(|t| payload.starts_with(*t));
             if ours {
                 // Ours but its checksum fails.
                 match resync(
@@ -392,6 +407,7 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                 reason: format!("{name}: reading failed at byte {pos}: {e}"),
             },
             initial_at,
+            notes,
         };
     }
     Scan {
@@ -400,6 +416,20 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
         trailer,
         end,
         initial_at,
+        notes,
+    }
+}
+
+/// The notes among the skippable frames in `from..to` (what lies between two sections).
+fn notes_between(w: &mut Window, mut from: u64, to: u64, out: &mut Vec<Note>) {
+    while from < to {
+        let Skippable::Frame { payload, next } = skippable_at(w, from) else {
+            return;
+        };
+        if let Some(n) = format::decode_note(&payload) {
+            out.push(n);
+        }
+        from = next;
     }
 }
 
@@ -447,23 +477,53 @@ fn last_summary(w: &mut Window, body: u64, end: u64) -> Option<(u64, u64, Found)
     }
 }
 
-/// Sections found by walking the summaries back from the end: in file order, with where the
-/// walk stopped (the first chained section's marker: what lies before it, an initial state
-/// or sections whose summaries are damaged, is the caller's to scan) and where the last
-/// summary ends. A broken link stops the walk; the caller
-/// scans what lies before and after.
-pub fn backward(w: &mut Window, body: u64) -> Option<(Vec<FrameInfo>, u64, u64)> {
+/// What walking the summaries back from the end found.
+pub struct Chain {
+    /// The sections, in file order.
+    pub frames: Vec<FrameInfo>,
+    /// The first chained section's marker: what lies before it (an initial state, sections
+    /// whose summaries are damaged) is the caller's to scan.
+    pub stop: u64,
+    /// Where the last summary ends: what follows is the caller's to scan.
+    pub tail_from: u64,
+    /// Bookmarks between the chained sections.
+    pub notes: Vec<Note>,
+}
+
+/// Sections found by walking the summaries back from the end. A broken link stops the walk;
+/// the caller scans what lies before and after.
+pub fn backward(w: &mut Window, body: u64) -> Option<Chain> {
     let (at, flen, last) = last_summary(w, body, w.end())?;
     // Summaries are small and far apart: read just around each.
     let chunk = std::mem::replace(&mut w.chunk, Window::HOP);
-    let found = walk_back(w, at, last);
+    let found = walk_back(w, at, flen, last);
+    // A section's summary is normally followed by the next marker; anything between is a
+    // note (or an extension of a later version).
+    let mut notes = Vec::new();
+    for pair in found.windows(2) {
+        let ((_, summary_end), (next, _)) = (&pair[0], &pair[1]);
+        if *summary_end < next.offset {
+            notes_between(w, *summary_end, next.offset, &mut notes);
+        }
+    }
     w.chunk = chunk;
-    let stop = found.first().map(|f| f.offset)?;
-    Some((found, stop, at + flen))
+    let stop = found.first().map(|f| f.0.offset)?;
+    Some(Chain {
+        frames: found.into_iter().map(|(f, _)| f).collect(),
+        stop,
+        tail_from: at + flen,
+        notes,
+    })
 }
 
-/// The chain of summaries from the one at `at` back, in file order.
-fn walk_back(w: &mut Window, mut at: u64, (mut s, mut json): Found) -> Vec<FrameInfo> {
+/// The chain of summaries from the one at `at` (`flen` bytes) back, in file order, each
+/// section with where its summary ends.
+fn walk_back(
+    w: &mut Window,
+    mut at: u64,
+    mut flen: u64,
+    (mut s, mut json): Found,
+) -> Vec<(FrameInfo, u64)> {
     let mut found = Vec::new();
     loop {
         let marker = w
@@ -478,22 +538,26 @@ fn walk_back(w: &mut Window, mut at: u64, (mut s, mut json): Found) -> Vec<Frame
             break;
         }
         let prev = s.prev_summary_at;
-        found.push(FrameInfo {
-            frame_no: m.frame_no,
-            offset: s.marker_at,
-            data_offset: data,
-            end,
-            first_record: m.first_record,
-            first_at: m.first_at,
-            complete: true,
-            damage: None,
-            state_at: s.state_at,
-            summary: Some(json),
-        });
+        found.push((
+            FrameInfo {
+                frame_no: m.frame_no,
+                offset: s.marker_at,
+                data_offset: data,
+                end,
+                first_record: m.first_record,
+                first_at: m.first_at,
+                complete: true,
+                damage: None,
+                state_at: s.state_at,
+                summary: Some(json),
+            },
+            at + flen,
+        ));
         match prev {
             Some(p) if p < at => match summary_at(w, p) {
-                Some(((ps, pj), _)) => {
+                Some(((ps, pj), plen)) => {
                     at = p;
+                    flen = plen;
                     s = ps;
                     json = pj;
                 }

@@ -1,7 +1,5 @@
-//! Writing captures: [`CaptureWriter`] appends events to a file (see `format` for the bytes),
-//! and [`spawn_writer`] runs one on its own thread behind a bounded channel so the poller
-//! never waits on the disk: when the channel is full the event is dropped and counted, and
-//! the count ends up in the file's trailer and in the [`WriteSummary`].
+//! Writing captures: [`CaptureWriter`] appends events (and bookmarks) to a file (see `format`
+//! for the bytes); `channel` runs one on its own thread behind a bounded channel.
 //!
 //! A [`SectionHook`] (innodebt's is `replay::Summarizer`, attached by `replay::create_writer`
 //! and `replay::spawn_writer`) sees every event as a reader will decode it and, after each
@@ -14,16 +12,12 @@ use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
 use super::format::{
-    self, FRAME_RECORDS, Header, MAX_RECORD_LEN, MAX_SECTION_RECORDS, Marker, RECORD_PREFIX,
+    self, FRAME_RECORDS, Header, MAX_RECORD_LEN, MAX_SECTION_RECORDS, Marker, Note, RECORD_PREFIX,
     SECTION_BYTES, Trailer, event_time,
 };
 use super::{CaptureError, digest, shown};
@@ -395,6 +389,33 @@ impl CaptureWriter {
         Ok(())
     }
 
+    /// Writes a bookmark now: the open section ends (with its state and summary) so the note
+    /// frame can follow it, and the file is synced — a note survives a crash right after.
+    pub fn add_note(&mut self, note: &Note) -> Result<(), CaptureError> {
+        if let Some(first) = &self.failed {
+            return Err(CaptureError::Failed {
+                path: shown(&self.path),
+                first: first.clone(),
+            });
+        }
+        let bytes = format::encode_note(note).map_err(|e| CaptureError::Encode {
+            path: shown(&self.path),
+            record: self.records,
+            what: format!("note: {e}"),
+        })?;
+        self.end_frame()?;
+        let at = self.bytes();
+        let Sink::Idle(out) = &mut self.sink else {
+            return Err(CaptureError::Failed {
+                path: shown(&self.path),
+                first: "the file was already finished".to_string(),
+            });
+        };
+        let written = out.write_all(&bytes);
+        written.map_err(|e| self.io_error("writing a note", at, e))?;
+        self.sync()
+    }
+
     /// Forces everything written so far to the disk.
     pub fn sync(&mut self) -> Result<(), CaptureError> {
         let at = self.bytes();
@@ -476,139 +497,4 @@ pub fn scrub(event: &SourceEvent, keep_queries: bool) -> Cow<'_, SourceEvent> {
         st.transactions.iter_mut().for_each(|t| fix(&mut t.query));
     }
     Cow::Owned(SourceEvent::Sample(sample))
-}
-
-#[derive(Debug, Default)]
-struct Shared {
-    dropped: AtomicU64,
-    failed: AtomicBool,
-}
-
-/// The poller's end of the writer channel. `send` never blocks.
-#[derive(Debug, Clone)]
-pub struct CaptureSender {
-    tx: SyncSender<SourceEvent>,
-    shared: Arc<Shared>,
-}
-
-impl CaptureSender {
-    /// Hands the event to the writer thread; `false` when it had to be dropped (the channel
-    /// is full because the disk is slow, or the writer failed) — it is counted either way.
-    pub fn send(&self, event: SourceEvent) -> bool {
-        match self.tx.try_send(event) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.shared.dropped.fetch_add(1, Ordering::Relaxed);
-                false
-            }
-        }
-    }
-
-    /// Events dropped so far.
-    pub fn dropped(&self) -> u64 {
-        self.shared.dropped.load(Ordering::Relaxed)
-    }
-
-    /// The writer thread stopped on an error: nothing more reaches the file.
-    pub fn writer_failed(&self) -> bool {
-        self.shared.failed.load(Ordering::Relaxed)
-    }
-}
-
-/// The writer thread. Drop every [`CaptureSender`] to shut it down: it drains what is
-/// queued, writes the trailer and syncs; then [`WriterHandle::join`] returns the summary.
-pub struct WriterHandle {
-    path: PathBuf,
-    join: JoinHandle<Result<WriteSummary, CaptureError>>,
-}
-
-impl WriterHandle {
-    /// Waits for the thread (blocking: from async code, call it in `spawn_blocking`).
-    pub fn join(self) -> Result<WriteSummary, CaptureError> {
-        match self.join.join() {
-            Ok(r) => r,
-            Err(panic) => Err(CaptureError::WriterThread {
-                path: shown(&self.path),
-                what: panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "panicked".to_string()),
-            }),
-        }
-    }
-
-    pub fn is_finished(&self) -> bool {
-        self.join.is_finished()
-    }
-}
-
-/// Creates the file now (so "exists" or "permission denied" reach the user at once) and
-/// starts the writer thread behind a channel of `capacity` events.
-pub fn spawn_writer(
-    path: impl AsRef<Path>,
-    header: &Header,
-    capacity: usize,
-) -> Result<(CaptureSender, WriterHandle), CaptureError> {
-    spawn_writer_with(path, header, capacity, WriterOptions::default())
-}
-
-pub fn spawn_writer_with(
-    path: impl AsRef<Path>,
-    header: &Header,
-    capacity: usize,
-    opts: WriterOptions,
-) -> Result<(CaptureSender, WriterHandle), CaptureError> {
-    spawn_writer_hooked(path, header, capacity, opts, None)
-}
-
-/// [`spawn_writer_with`] with a [`SectionHook`].
-pub fn spawn_writer_hooked(
-    path: impl AsRef<Path>,
-    header: &Header,
-    capacity: usize,
-    opts: WriterOptions,
-    hook: Option<Box<dyn SectionHook>>,
-) -> Result<(CaptureSender, WriterHandle), CaptureError> {
-    let writer = CaptureWriter::create_hooked(path.as_ref(), header, opts, hook, false)?;
-    let (tx, rx) = sync_channel(capacity.max(1));
-    let shared = Arc::new(Shared::default());
-    let thread_shared = Arc::clone(&shared);
-    let join = std::thread::Builder::new()
-        .name("capture-writer".to_string())
-        .spawn(move || writer_loop(writer, rx, thread_shared))
-        .map_err(|e| CaptureError::Io {
-            path: shown(path.as_ref()),
-            action: "starting the writer thread",
-            at_byte: 0,
-            source: e,
-        })?;
-    Ok((
-        CaptureSender { tx, shared },
-        WriterHandle {
-            path: path.as_ref().to_path_buf(),
-            join,
-        },
-    ))
-}
-
-fn writer_loop(
-    mut writer: CaptureWriter,
-    rx: Receiver<SourceEvent>,
-    shared: Arc<Shared>,
-) -> Result<WriteSummary, CaptureError> {
-    while let Ok(event) = rx.recv() {
-        match writer.append(&event) {
-            Ok(()) => {}
-            // One odd event (counted as dropped) must not end the recording.
-            Err(CaptureError::Encode { .. }) => {}
-            Err(e) => {
-                shared.failed.store(true, Ordering::Relaxed);
-                // Returning drops the receiver: every later send fails (and counts) at once.
-                return Err(e);
-            }
-        }
-    }
-    writer.note_dropped(shared.dropped.load(Ordering::Relaxed));
-    writer.finish()
 }

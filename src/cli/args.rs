@@ -415,6 +415,8 @@ pub enum ExportFormat {
     Csv,
     /// OpenMetrics text with timestamps (for `promtool tsdb create-blocks-from openmetrics`).
     Openmetrics,
+    /// JSON Lines: one `--once --format json` object per sample, bookmarks in `notes`.
+    Json,
 }
 
 /// The command as `--help`, the man pages and the completions show it: the arguments, then

@@ -20,7 +20,7 @@ use super::summary::{
     Summarizer,
 };
 use crate::capture::spill::Spill;
-use crate::capture::{CaptureIndex, End};
+use crate::capture::{CaptureIndex, End, Note};
 use crate::cli::TimeSpec;
 use crate::derive::DERIVATION_VERSION;
 use crate::verdicts::{EnginePoints, RecoveryModel, Severity};
@@ -87,6 +87,8 @@ pub struct CaptureSet {
     severity: Vec<(u64, Option<Severity>)>,
     notes: Vec<String>,
     peak: Option<(u64, DateTime<Utc>, u64)>,
+    /// Bookmarks added during this replay (those in the files are in their indexes).
+    added: Vec<Note>,
 }
 
 impl CaptureSet {
@@ -102,6 +104,7 @@ impl CaptureSet {
             severity: Vec::new(),
             notes: Vec::new(),
             peak: None,
+            added: Vec::new(),
         }
     }
 
@@ -462,6 +465,38 @@ impl CaptureSet {
             TimeSpec::Clock(clock) => start.date_naive().and_time(clock).and_utc(),
         };
         self.index_at(target)
+    }
+
+    /// Every bookmark, the files' and those added during this replay, in time order.
+    pub fn bookmarks(&self) -> Vec<Note> {
+        let mut all: Vec<Note> = self
+            .files
+            .iter()
+            .flat_map(|f| f.index.notes().iter().cloned())
+            .chain(self.added.iter().cloned())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Shows a bookmark from now on (storing it in a file is the caller's: see
+    /// [`file_for`](Self::file_for)).
+    pub fn add_bookmark(&mut self, note: Note) {
+        self.added.push(note);
+    }
+
+    /// The file on disk a bookmark at `t` belongs in: the last one starting at or before
+    /// it (`None` for the built-in demo, which is in memory).
+    pub fn file_for(&self, t: DateTime<Utc>) -> Option<&Path> {
+        let starts = |f: &SetFile| f.index.frames().first().map(|fr| fr.first_at);
+        let file = self
+            .files
+            .iter()
+            .rev()
+            .find(|f| starts(f).is_some_and(|s| s <= t))
+            .or(self.files.first())?;
+        file.index.is_file().then(|| file.index.path())
     }
 
     /// The first sample at or after `t` (the last sample when `t` is after them all).

@@ -60,6 +60,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         }
     };
     let wiring = tui::Wiring {
+        recording: app.recording.clone(),
         control: Some(tui::Control { opts, audit }),
         messages: None,
         events: polling.events,

@@ -91,6 +91,7 @@ async fn show(cli: &Cli, mut recording: Recording, first: u64, last: u64) -> Exi
         messages: None,
         poller: None,
         recorder: None,
+        recording: None,
     };
     match tui::run(app, theme, wiring).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -171,10 +172,12 @@ pub(super) fn export(
     }
     let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
     let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
+    let notes = notes_in(&mut set, first, last);
     let mut write = |out: &mut dyn std::io::Write| {
         let figures = set.figures(first, last);
         match format {
-            ExportFormat::Csv => capture::export_csv_figures(figures, out),
+            ExportFormat::Csv => capture::export_csv_figures(figures, &notes, out),
+            ExportFormat::Json => capture::export_json_figures(figures, &notes, out),
             ExportFormat::Openmetrics => crate::openmetrics::export_figures(figures, out),
         }
     };
@@ -200,6 +203,19 @@ pub(super) fn export(
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, e),
     }
+}
+
+/// The bookmarks an export of samples `first..=last` carries (a note rides on the sample at
+/// or after it): after the sample before the first, up to the last — or to the end when the
+/// last is the capture's.
+fn notes_in(set: &mut crate::replay::CaptureSet, first: u64, last: u64) -> Vec<capture::Note> {
+    let after = first.checked_sub(1).and_then(|p| set.sample_time(p));
+    let more = last.checked_add(1).is_some_and(|n| n < set.len());
+    let until = if more { set.sample_time(last) } else { None };
+    set.bookmarks()
+        .into_iter()
+        .filter(|n| after.is_none_or(|a| n.at > a) && until.is_none_or(|u| n.at <= u))
+        .collect()
 }
 
 pub(super) fn calibrate(error_log: &Path) -> ExitCode {

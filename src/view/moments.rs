@@ -28,6 +28,9 @@ pub enum MomentKind {
     Reconnected,
     RuntimeChange,
     Verdict,
+    /// A bookmark a DBA added (`a`): never stored among the scanned moments, merged in by
+    /// the replay from the capture's notes.
+    Note,
 }
 
 impl MomentKind {
@@ -41,6 +44,7 @@ impl MomentKind {
             MomentKind::Disconnected | MomentKind::Reconnected => 'D',
             MomentKind::RuntimeChange => 'C',
             MomentKind::Verdict => 'V',
+            MomentKind::Note => '*',
         }
     }
 }
@@ -337,7 +341,9 @@ pub fn group(moments: &[Moment], gap_s: i64) -> Vec<Group> {
     let mut done: Vec<Group> = Vec::new();
     for m in moments {
         let mark = m.kind.mark();
-        match open.iter_mut().position(|g| g.mark == mark) {
+        // Each bookmark is a mark of its own: its words are the point.
+        let joins = |g: &Group| g.mark == mark && m.kind != MomentKind::Note;
+        match open.iter_mut().position(|g| joins(g)) {
             Some(i) if (m.at - open[i].last_at).num_seconds() <= gap_s => {
                 let g = &mut open[i];
                 g.count += 1;
