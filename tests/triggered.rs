@@ -380,7 +380,7 @@ async fn serve_captures_incidents_per_target() {
             "--incident-dir",
             &incidents_arg,
             "--before",
-            "3s",
+            "8s",
             "--after",
             "2s",
             "--cooldown",
@@ -394,7 +394,8 @@ async fn serve_captures_incidents_per_target() {
         "{}",
         serve.log()
     );
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // Samples (1 s apart) from before the blocker, inside the --before window.
+    tokio::time::sleep(Duration::from_secs(5)).await;
     let opened = Utc::now();
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let thread = snapshot.thread_id();
