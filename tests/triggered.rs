@@ -1,7 +1,8 @@
 //! Triggered capture against a real (private) MariaDB under write load: `record DIR --trigger`
 //! writes one file per incident holding the `--before` window (samples from before the
-//! blocker existed), the incident and the `--after` window; a second trigger inside the
-//! cooldown makes no second file; `--exec` sees the incident in its environment and its
+//! blocker existed), the incident (a bookmark at its start) and the `--after` window; a
+//! second trigger inside the cooldown makes no second file, one after it (no cooldown) its
+//! own; `--exec` sees the incident in its environment and its
 //! failure is reported without holding polling up. Bad trigger input is a clear message.
 
 mod common;
@@ -70,6 +71,19 @@ impl Recorder {
             assert!(
                 start.elapsed() < limit,
                 "no {what:?} after {limit:?}; the recorder said:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits until `n` lines contain `what`.
+    fn wait_count(&self, what: &str, n: usize, limit: Duration) {
+        let start = Instant::now();
+        while self.text().matches(what).count() < n {
+            assert!(
+                start.elapsed() < limit,
+                "fewer than {n} {what:?} after {limit:?}:\n{}",
                 self.text()
             );
             std::thread::sleep(Duration::from_millis(100));
@@ -203,6 +217,15 @@ async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
         (tail.sampled_at - committed).num_milliseconds()
     );
     let cap = capture::open(&files[0]).unwrap();
+    assert_eq!(cap.notes.len(), 1, "the incident's start is a bookmark");
+    assert!(
+        cap.notes[0]
+            .text
+            .starts_with("incident: blocked_by_read_view — ")
+            && cap.notes[0].text.contains(&thread.to_string()),
+        "{:?}",
+        cap.notes
+    );
     assert!(
         cap.header
             .notes
@@ -235,7 +258,7 @@ async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failing_slow_exec_is_reported_and_never_holds_polling_up() {
+async fn a_failing_slow_exec_never_holds_polling_up_and_each_incident_has_its_file() {
     let server = PrivateServer::start(ServerConfig::default());
     let dir = tempfile::tempdir().expect("tempdir");
     let rec = Recorder::start(
@@ -265,9 +288,19 @@ async fn a_failing_slow_exec_is_reported_and_never_holds_polling_up() {
     );
     snapshot.commit().await;
     rec.wait_for("incident file done", Duration::from_secs(30));
-    rec.stop();
+    // No cooldown: the next blocker is an incident of its own, in a file of its own.
+    let again = BlockingSnapshot::open(server.opts()).await;
+    rec.wait_count("incident: blocker_age>=1s", 2, Duration::from_secs(30));
+    again.commit().await;
+    rec.wait_count("incident file done", 2, Duration::from_secs(30));
+    let said = rec.stop();
+    assert_eq!(
+        said.matches("incident: blocker_age>=1s").count(),
+        2,
+        "{said}"
+    );
     let files = incident_files(dir.path());
-    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files.len(), 2, "{files:?}\n{said}");
     let name = files[0].file_name().unwrap().to_string_lossy().to_string();
     assert!(name.ends_with("-blocker_ageGE1s.idbt"), "{name}");
     // Polling went on at its interval while the command slept 3 s.

@@ -14,7 +14,7 @@ use std::thread::JoinHandle;
 use chrono::{DateTime, Utc};
 
 use super::{Incident, Step, Trigger, Watch, WatchConfig};
-use crate::capture::{CaptureSender, Header, WriterHandle};
+use crate::capture::{CaptureSender, Header, Note, WriterHandle};
 use crate::figures::Figures;
 use crate::sample::SourceEvent;
 
@@ -163,6 +163,14 @@ impl Incidents {
         for ev in backlog {
             sender.send(ev);
         }
+        // A bookmark at the moment it turned on: `n` in the replay goes straight there.
+        sender.send_note(Note::new(
+            incident.started_at,
+            &format!(
+                "incident: {} — {}",
+                incident.cause.trigger, incident.cause.message
+            ),
+        ));
         (self.report)(format!(
             "incident: {} ({}) — writing {}",
             incident.cause.trigger,
