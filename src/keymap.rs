@@ -383,14 +383,14 @@ pub const KEYMAP: &[Binding] = &[
         keys: &[(ch('a'), A::AddNote)],
         names: &["a"],
         modes: LIVE,
-        help: "add a note at this moment (into the recording, if one runs)",
+        help: "add a note here (kept in the recording, if one runs)",
         hint: footer(9, "a", "note"),
     },
     Binding {
         keys: &[(ch('a'), A::AddNote)],
         names: &["a"],
         modes: REPLAY,
-        help: "add a note at this moment (into the replayed file)",
+        help: "add a note here (kept in the replayed file)",
         hint: timeline(5, "a", "note"),
     },
     Binding {

@@ -39,9 +39,18 @@ fn export(file: &Path, format: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `q`, then waits for the shell to answer: the program has exited (its file is finished).
 fn quit(tmux: &Tmux, shown: &str) {
+    // Right after an Esc, a q would read as Alt-q.
+    std::thread::sleep(Duration::from_millis(400));
     tmux.keys(&["q"]);
     tmux.wait_for("the shell back", LONG, |s| !s.contains(shown));
+    tmux.type_text("clear; echo exited-$((40+2))");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the shell to answer", LONG, |s| s.contains("exited-42"));
+    tmux.type_text("clear");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("a clear screen", LONG, |s| !s.contains("exited-42"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -400,7 +400,9 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 app.overlay = Some(Overlay::Input(input));
                 Vec::new()
             }
-            KeyCode::Char(c) if !c.is_control() && input.text.chars().count() < input_limit(&input) => {
+            KeyCode::Char(c)
+                if !c.is_control() && input.text.chars().count() < input_limit(&input) =>
+            {
                 input.text.push(c);
                 input.error = None;
                 app.overlay = Some(Overlay::Input(input));
