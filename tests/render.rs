@@ -903,6 +903,39 @@ fn replay_screen_with_timeline() {
     }
 }
 
+/// `replay --what-if innodb_log_file_size=20M`: the what-if's points as a second pair of
+/// lines on the checkpoint-age chart, labelled "what if", and its summary in the panel.
+#[test]
+fn replay_with_a_what_if_draws_its_lines() {
+    use innodebt::app::{Recording, Replay};
+    let mut rec = Recording::from_events(
+        &demo_events(),
+        "mariadb-10.11-blocker.idbt",
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("the demo opens for replay");
+    let last = rec.len() - 1;
+    let report = innodebt::incident::what_if(
+        &mut rec.set,
+        innodebt::incident::Window { first: 0, last },
+        &[("innodb_log_file_size".to_string(), 20 * 1024 * 1024)],
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("what-if on the demo");
+    let mut replay = Replay::new(rec, 0, last);
+    replay.what_if = Some(report);
+    let mut app = App::replaying(replay, Duration::from_secs(1));
+    app.seek(60);
+    let (w, h) = (200, 60);
+    let text = plain(&screen(&app, &Theme::default(), w, h));
+    assert!(text.contains("what if: async"), "{text}");
+    assert!(
+        text.contains("what if innodb_log_file_size = 20M:"),
+        "{text}"
+    );
+    snapshot!(format!("render_replay_what_if_{w}x{h}"), text);
+}
+
 /// `?` in a replay (and `--demo`, which is one) lists the replay's keys from the keymap and
 /// none that a replay refuses.
 #[test]

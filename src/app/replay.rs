@@ -11,6 +11,7 @@ use crate::capture::Note;
 use crate::replay::{CaptureSet, Cursor};
 use crate::sample::SourceEvent;
 use crate::verdicts::RecoveryModel;
+use crate::verdicts::whatif::WhatIfReport;
 use crate::view::moments::{self, Group, Moment, MomentKind};
 
 pub const MIN_SPEED: f64 = 0.25;
@@ -130,6 +131,9 @@ pub struct Replay {
     pub(crate) cursor: Option<Cursor>,
     /// Why the last seek could not be shown, if it could not.
     pub error: Option<String>,
+    /// `--what-if`: the recording re-judged under another setting, drawn as a second set of
+    /// lines on the checkpoint-age chart with its summary in the panel.
+    pub what_if: Option<WhatIfReport>,
 }
 
 impl Replay {
@@ -152,6 +156,7 @@ impl Replay {
             pos_t: None,
             cursor: None,
             error: None,
+            what_if: None,
         }
     }
 

@@ -63,15 +63,17 @@ pub(super) fn compare(
     }
 }
 
-/// `replay FILE --what-if VAR=VALUE`: the what-if over --from/--to; with --once, the figures
-/// of one moment with the what-if as `what_if`.
-pub(super) fn what_if(
+/// `replay FILE --what-if VAR=VALUE`: the dashboard with the what-if on the checkpoint-age
+/// chart; with `--format`, its summary over --from/--to; with --once, the figures of one
+/// moment with the what-if as `what_if`.
+pub(super) async fn what_if(
     cli: &Cli,
     path: &Path,
     from: Option<TimeSpec>,
     to: Option<TimeSpec>,
     at: Option<TimeSpec>,
     settings: &[(String, u64)],
+    summary_only: bool,
 ) -> ExitCode {
     let mut set = match open(cli, path) {
         Ok(s) => s,
@@ -83,6 +85,11 @@ pub(super) fn what_if(
         Err(e) => return fail(EXIT_CONFIG, e),
     };
     let format = cli.options.format;
+    if !cli.options.once && !summary_only {
+        // The dashboard, with the what-if drawn on the checkpoint-age chart.
+        let last = to.map(|t| set.index_of(t)).unwrap_or(u64::MAX);
+        return super::replay::show_what_if(cli, set, w.first, last, report).await;
+    }
     if !cli.options.once {
         match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),

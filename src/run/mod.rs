@@ -59,7 +59,8 @@ pub async fn main(cli: Cli) -> ExitCode {
             if what_if.is_empty() {
                 replay::main(&cli, path, *from, *to, *at).await
             } else {
-                incident::what_if(&cli, path, *from, *to, *at, what_if)
+                let summary_only = format.is_some();
+                incident::what_if(&cli, path, *from, *to, *at, what_if, summary_only).await
             }
         }
         Some(Command::Compare {

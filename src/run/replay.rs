@@ -74,14 +74,36 @@ async fn replay_set(
     show(cli, Recording::new(set), first, last).await
 }
 
+/// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
+pub(super) async fn show_what_if(
+    cli: &Cli,
+    set: CaptureSet,
+    first: u64,
+    last: u64,
+    report: crate::verdicts::whatif::WhatIfReport,
+) -> ExitCode {
+    show_with(cli, Recording::new(set), first, last, Some(report)).await
+}
+
 /// The dashboard over a recording.
-async fn show(cli: &Cli, mut recording: Recording, first: u64, last: u64) -> ExitCode {
+async fn show(cli: &Cli, recording: Recording, first: u64, last: u64) -> ExitCode {
+    show_with(cli, recording, first, last, None).await
+}
+
+async fn show_with(
+    cli: &Cli,
+    mut recording: Recording,
+    first: u64,
+    last: u64,
+    what_if: Option<crate::verdicts::whatif::WhatIfReport>,
+) -> ExitCode {
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
     };
     let interval = recording_interval(&mut recording);
-    let replay = Replay::new(recording, first, last);
+    let mut replay = Replay::new(recording, first, last);
+    replay.what_if = what_if;
     let app = App::replaying(replay, interval);
     // No live source: the app is fed by its own transport.
     let (_tx, rx) = mpsc::channel(1);

@@ -113,6 +113,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ),
         ]));
     }
+    // `replay --what-if`: its summary first among the extra rows (it is why the DBA opened
+    // this replay).
+    let what_if = app
+        .replay
+        .as_ref()
+        .and_then(|r| r.what_if.as_ref())
+        .and_then(|w| Some((w.redo.as_ref()?, w.summary.first()?)));
+    if let Some((_, line)) = what_if {
+        items.push(Item::new(vec![
+            Span::styled("what if ", theme.style(ThemeItem::AsyncLine)),
+            Span::styled(sanitize(line.trim_start_matches("with "), 200), text),
+        ]));
+    }
     if let Some(sz) = &f.sizing {
         items.push(Item::new(vec![
             Span::styled("peak ", dim),
@@ -238,13 +251,35 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             soft: false,
         });
     }
+    // The what-if points as a second pair of lines (dim: a hypothesis, not the server).
+    let mut y_max = cap.map(|c| c as f64);
+    if let Some((redo, _)) = what_if {
+        let w = &redo.what_if;
+        for (p, name) in [
+            (w.async_point_bytes, "async".to_string()),
+            (w.sync_point_bytes, sync_short.clone()),
+        ] {
+            if let Some(p) = p {
+                thresholds.push(Threshold {
+                    value: p as f64,
+                    style: dim,
+                    label: format!("what if: {name} {}", bytes_or_na(Some(p))),
+                    soft: false,
+                });
+            }
+        }
+        y_max = match (y_max, w.capacity_bytes) {
+            (Some(a), Some(b)) => Some(a.max(b as f64)),
+            (a, b) => a.or(b.map(|b| b as f64)),
+        };
+    }
     TimeChart {
         plots: &[Plot {
             series: &view.charts.checkpoint_age,
             style: theme.style(ThemeItem::SeriesCheckpointAge),
         }],
         thresholds: &thresholds,
-        y_max: cap.map(|c| c as f64),
+        y_max,
         unit: Unit::Bytes,
     }
     .render(frame, chart_area, app, theme);
