@@ -2,8 +2,8 @@
 //! writes one file per incident holding the `--before` window (samples from before the
 //! blocker existed), the incident (a bookmark at its start) and the `--after` window; a
 //! second trigger inside the cooldown makes no second file, one after it (no cooldown) its
-//! own; `--exec` sees the incident in its environment and its
-//! failure is reported without holding polling up. Bad trigger input is a clear message.
+//! own, and `--max-disk` then deletes the older; `--exec` sees the incident in its
+//! environment and its failure is reported without holding polling up. Bad trigger input is a clear message.
 
 mod common;
 
@@ -273,6 +273,8 @@ async fn a_failing_slow_exec_never_holds_polling_up_and_each_incident_has_its_fi
             "2s",
             "--cooldown",
             "0s",
+            "--max-disk",
+            "1K",
             "--exec",
             "sleep 3; echo pager unreachable >&2; exit 3",
         ],
@@ -299,8 +301,13 @@ async fn a_failing_slow_exec_never_holds_polling_up_and_each_incident_has_its_fi
         2,
         "{said}"
     );
+    // --max-disk 1K: the first file went when the second was done; the newest always stays.
+    assert!(
+        said.contains("--max-disk: deleted the oldest incident file"),
+        "{said}"
+    );
     let files = incident_files(dir.path());
-    assert_eq!(files.len(), 2, "{files:?}\n{said}");
+    assert_eq!(files.len(), 1, "{files:?}\n{said}");
     let name = files[0].file_name().unwrap().to_string_lossy().to_string();
     assert!(name.ends_with("-blocker_ageGE1s.idbt"), "{name}");
     // Polling went on at its interval while the command slept 3 s.

@@ -377,19 +377,21 @@ fn create_dir_private(dir: &Path) -> Result<(), String> {
 }
 
 /// Deletes the oldest incident files under `dir` (and its target subdirectories) while they
-/// take more than `max` bytes; files in `keep` (being written) stay. Returns what went.
+/// take more than `max` bytes; files in `keep` (being written) stay, and so does the newest
+/// (the incident just captured is never the one to go). Returns what went.
 pub fn enforce_max_disk(dir: &Path, max: u64, keep: &HashSet<PathBuf>) -> Vec<(PathBuf, u64)> {
     let mut files = Vec::new();
     collect(dir, 0, &mut files);
     // Oldest first: by modification time, then name.
     files.sort_by(|a, b| (a.2, &a.0).cmp(&(b.2, &b.0)));
+    let newest = files.last().map(|f| f.0.clone());
     let mut total: u64 = files.iter().map(|f| f.1).sum();
     let mut gone = Vec::new();
     for (path, bytes, _) in files {
         if total <= max {
             break;
         }
-        if keep.contains(&path) {
+        if keep.contains(&path) || newest.as_ref() == Some(&path) {
             continue;
         }
         if std::fs::remove_file(&path).is_ok() {
@@ -446,5 +448,10 @@ mod tests {
         assert_eq!(gone, vec![(paths[1].clone(), 1000)]);
         assert!(paths[0].exists() && paths[2].exists());
         assert!(enforce_max_disk(dir.path(), 2000, &keep).is_empty());
+        // Past the limit with nothing else to delete: the newest stays.
+        let none: HashSet<PathBuf> = HashSet::new();
+        let gone = enforce_max_disk(dir.path(), 1, &none);
+        assert_eq!(gone, vec![(paths[0].clone(), 1000)]);
+        assert!(paths[2].exists());
     }
 }
