@@ -24,6 +24,8 @@ pub fn bytes(v: u64) -> String {
 
 /// Compact count: 1234 → 1.2k, 89000 → 89.0k, 1.5M.
 pub fn count(v: f64) -> String {
+    // -0.0 (a negated zero) reads as 0, not "-0".
+    let v = if v == 0.0 { 0.0 } else { v };
     let a = v.abs();
     if a >= 1e9 {
         format!("{:.1}G", v / 1e9)
@@ -58,14 +60,20 @@ pub fn bytes_or_na(v: Option<u64>) -> String {
     opt(v, bytes)
 }
 
-/// A rate per second: `1.2k/s`.
+/// A rate per second: `1.2k/s`. A rate of events cannot fall below zero: a negative one is
+/// not known (`n/a`), never shown (a fall is [`signed_rate`]).
 pub fn rate(v: Option<f64>) -> String {
-    opt(v.filter(|v| v.is_finite()), |r| format!("{}/s", count(r)))
+    opt(v.filter(|v| v.is_finite() && *v >= 0.0), |r| {
+        format!("{}/s", count(r))
+    })
 }
 
 /// A percentage with one decimal: `42.5%`.
 pub fn pct(v: Option<f64>) -> String {
-    opt(v.filter(|v| v.is_finite()), |p| format!("{p:.1}%"))
+    opt(v.filter(|v| v.is_finite()), |p| {
+        let p = if p == 0.0 { 0.0 } else { p };
+        format!("{p:.1}%")
+    })
 }
 
 /// A signed per-second change: `+1.5k/s`, `-20/s`.

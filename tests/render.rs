@@ -2,12 +2,16 @@
 //! through `App::update` with a fixed clock, drawn on `TestBackend`.
 //!
 //! - `render_<scenario>_<w>x<h>`: the plain text of the screen (layout), dark theme.
-//! - `render_style_<theme>_<w>x<h>`: the buffer's `Debug` (styles included) for the
-//!   pressure scenario, every built-in theme and monochrome.
+//! - `render_style_<theme>_<w>x<h>`: every row's characters over its style codes, with a
+//!   legend of the codes (`common/snapshot.rs`), for the pressure scenario, every built-in
+//!   theme and monochrome.
 //! - A property test: any size from 1×1 to 300×100 and hostile data never panic.
 //!
 //! To add a scenario from a capture: turn it into `Vec<SourceEvent>` and call
 //! [`app_from_events`], then [`screen`] / [`plain`].
+
+#[path = "common/snapshot.rs"]
+mod snapshot;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -28,6 +32,7 @@ use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
+use snapshot::{plain, styled};
 
 /// Snapshots live in the top-level `snapshots/` directory, named `render_*`.
 macro_rules! snapshot {
@@ -541,28 +546,6 @@ pub fn screen(app: &App, theme: &Theme, w: u16, h: u16) -> Buffer {
     term.backend().buffer().clone()
 }
 
-/// The screen as text, one line per row (trailing blanks trimmed), wide characters once.
-pub fn plain(buf: &Buffer) -> String {
-    let w = buf.area.width as usize;
-    let mut out = String::new();
-    for row in buf.content.chunks(w.max(1)) {
-        let mut line = String::new();
-        let mut skip = 0usize;
-        for cell in row {
-            if skip > 0 {
-                skip -= 1;
-                continue;
-            }
-            let sym = cell.symbol();
-            line.push_str(sym);
-            skip = ratatui::text::Span::raw(sym).width().saturating_sub(1);
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 fn themes() -> Vec<Theme> {
     let mut t: Vec<Theme> = builtin_names()
         .iter()
@@ -596,7 +579,7 @@ fn styles_of_every_theme() {
         for (w, h) in SIZES {
             snapshot!(
                 format!("render_style_{}_{w}x{h}", theme.name()),
-                format!("{:?}", screen(&app, &theme, w, h))
+                styled(&screen(&app, &theme, w, h))
             );
         }
     }
@@ -804,7 +787,81 @@ proptest! {
         let buf = screen(&app, &theme, w, h);
         // No escape character ever reaches the screen.
         let esc = '\u{1b}';
-        prop_assert!(!plain(&buf).contains(esc), "escape character on screen");
+        let text = plain(&buf);
+        prop_assert!(!text.contains(esc), "escape character on screen");
+        // NaN, ±inf and huge values never show as `NaN`, `inf` or a negative rate (from the
+        // supported 80×24 up: narrower popups break words such as `information_schema`).
+        if w >= 80 && h >= 24 {
+            let bad = broken_numbers(&text);
+            prop_assert!(bad.is_empty(), "{bad:?} on screen:\n{text}");
+        }
+    }
+}
+
+/// Every weird value (NaN, ±inf, ±1e300, -0.0) with every hostile string, every popup, at
+/// 80×24 and 200×60: no `NaN`, `inf` or negative rate on screen.
+#[test]
+fn weird_numbers_never_reach_the_screen() {
+    let strings: Vec<String> = HOSTILE
+        .iter()
+        .map(|s| s.to_string())
+        .chain([long_hostile()])
+        .collect();
+    for s in &strings {
+        for variant in 0u8..30 {
+            let app = hostile_app(s, variant);
+            for (w, h) in SIZES {
+                let text = plain(&screen(&app, &Theme::default(), w, h));
+                let bad = broken_numbers(&text);
+                assert!(
+                    bad.is_empty(),
+                    "variant {variant}, {w}x{h}: {bad:?}\n{text}"
+                );
+            }
+        }
+    }
+}
+
+/// Words on screen that are a broken number: `NaN`, `inf`/`-inf`/`infinity` (with or without a
+/// unit), or a negative rate (`-5/s`) — except a growth, which may fall.
+fn broken_numbers(text: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || "│┃|()[]{},;:=".contains(c))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            let lower = w.to_lowercase();
+            let core = lower.trim_start_matches(['+', '-', '~', '≈', '>', '<']);
+            let word_is = |stem: &str| {
+                core.strip_prefix(stem)
+                    .is_some_and(|rest| !rest.starts_with(char::is_alphabetic))
+            };
+            let negative_rate = lower.starts_with('-')
+                && lower[1..].starts_with(|c: char| c.is_ascii_digit())
+                && (lower.contains("/s") || words.get(i + 1).is_some_and(|n| n.starts_with("/s")))
+                && !(i > 0 && words[i - 1].eq_ignore_ascii_case("growth"));
+            if word_is("nan") || word_is("inf") || word_is("infinity") || negative_rate {
+                bad.push(format!("{w:?} in {line:?}"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_broken_number_check_sees_broken_numbers() {
+    assert!(broken_numbers("growth +7.0/s  inflow 3/s  info").is_empty());
+    assert!(broken_numbers("growth -7.0/s").is_empty());
+    for shown in [
+        "rate NaN/s",
+        "inf MiB",
+        "age -inf",
+        "purged -3/s",
+        "x Infinity%",
+    ] {
+        assert_eq!(broken_numbers(shown).len(), 1, "{shown}");
     }
 }
 
@@ -863,7 +920,7 @@ fn recorded_mariadb_sequence_every_theme() {
         for theme in themes() {
             snapshot!(
                 format!("render_recorded_style_{}_{w}x{h}", theme.name()),
-                format!("{:?}", screen(&app, &theme, w, h))
+                styled(&screen(&app, &theme, w, h))
             );
         }
     }

@@ -8,6 +8,7 @@
 //!   [`idle_sessions`], and [`BlockingSnapshot::open`] (a read view holding purge back).
 //! - [`proxy`]: a TCP proxy that can stall, to make a server slow or unreachable.
 //! - [`tmux`]: the real TUI in a tmux pane.
+//! - [`snapshot`]: screens as reviewable text (characters, style codes and their legend).
 //! - [`gate`]: what a test needs from the machine; in CI a missing piece fails.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
 //!
@@ -21,6 +22,7 @@ pub mod load;
 pub mod proxy;
 pub mod serve;
 pub mod server;
+pub mod snapshot;
 pub mod tmux;
 
 // Not every test uses both; the glob keeps `common::PrivateServer` and friends short.
