@@ -77,7 +77,14 @@ impl CaptureIndex {
         };
         let s = match chained {
             Some(chain) => {
+                // Only what lies before the chain (an initial state, damaged sections): read
+                // no further ahead than that.
+                let ahead =
+                    usize::try_from(chain.stop.saturating_sub(body)).unwrap_or(Window::CHUNK);
+                let chunk =
+                    std::mem::replace(&mut w.chunk, ahead.clamp(Window::HOP, Window::CHUNK));
                 let before = scan::forward(&mut w, body, Some(chain.stop), &name);
+                w.chunk = chunk;
                 let after = scan::forward(&mut w, chain.tail_from, None, &name);
                 let mut frames = before.frames;
                 frames.extend(chain.frames);
@@ -260,6 +267,11 @@ impl CaptureIndex {
         self.tagged(at, format::STATE_TAG, "state")
             .map(Some)
             .map_err(|e| format!("{}: section {}: {e}", shown(&self.path), f.frame_no))
+    }
+
+    /// Whether the file continues a rotation (holds an initial state).
+    pub fn has_initial(&self) -> bool {
+        self.initial_at.is_some()
     }
 
     /// The body of the initial state of a file that continues a rotation, if it has one.

@@ -448,11 +448,14 @@ fn summary_at(w: &mut Window, at: u64) -> Option<(Found, u64)> {
 
 /// The last intact summary frame ending at or before `end` (searched backwards by its tag).
 fn last_summary(w: &mut Window, body: u64, end: u64) -> Option<(u64, u64, Found)> {
-    const BACK: u64 = 1 << 20;
+    // It is usually within the last few kilobytes (only the trailer follows): look there
+    // first, then further back in growing steps, so opening a small file reads little of it.
+    let mut back: u64 = 64 << 10;
     let head = SKIPPABLE_HEAD as u64;
     let mut hi = end;
     loop {
-        let lo = hi.saturating_sub(BACK).max(body);
+        let lo = hi.saturating_sub(back).max(body);
+        back = (back * 2).min(1 << 20);
         let chunk = w.bytes(lo, (hi - lo) as usize).to_vec();
         let mut i = chunk.len();
         while let Some(p) = chunk[..i].windows(4).rposition(|t| t == SUMMARY_TAG) {

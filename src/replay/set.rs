@@ -20,7 +20,7 @@ use super::summary::{
     Summarizer,
 };
 use crate::capture::spill::Spill;
-use crate::capture::{CaptureIndex, End, Note};
+use crate::capture::{CaptureIndex, End, FrameInfo, Note};
 use crate::cli::TimeSpec;
 use crate::derive::DERIVATION_VERSION;
 use crate::verdicts::{EnginePoints, RecoveryModel, Severity};
@@ -28,6 +28,9 @@ use crate::view::moments::{Moment, MomentKind, peak_moment};
 
 /// Section states kept decoded (rows for charts and the engine, the checkpoint).
 const STATE_CACHE: usize = 24;
+/// Initial states of rotated files kept decoded (each holds the verdict engine's series,
+/// hundreds of kilobytes: a week of hourly files must not hold 168 of them).
+const INITIAL_CACHE: usize = 4;
 
 /// Where a section's end state is.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +59,8 @@ pub(crate) struct SetFile {
     pub base: u64,
     /// Index of its first sample in its derivation chain (0 unless rotated).
     chain_base: u64,
-    pub initial: Arc<Initial>,
+    /// Whether it starts from the initial state it stores (else from a fresh derivation).
+    carried: bool,
     pub sections: Vec<Section>,
 }
 
@@ -83,6 +87,7 @@ pub struct CaptureSet {
     pub(crate) recovery: RecoveryModel,
     spill: Spill,
     cache: VecDeque<((usize, usize), Arc<StoredState>)>,
+    initials: VecDeque<(usize, Arc<Initial>)>,
     moments: Vec<Moment>,
     severity: Vec<(u64, Option<Severity>)>,
     notes: Vec<String>,
@@ -100,6 +105,7 @@ impl CaptureSet {
             recovery,
             spill: Spill::default(),
             cache: VecDeque::new(),
+            initials: VecDeque::new(),
             moments: Vec::new(),
             severity: Vec::new(),
             notes: Vec::new(),
@@ -171,26 +177,30 @@ impl CaptureSet {
 
     /// Adds the next file: reads its summaries, derives what it lacks.
     pub fn add(&mut self, index: CaptureIndex) -> Result<(), String> {
-        let initial = match index.read_initial_body().and_then(|b| {
-            b.map(|b| {
-                summary::decode_initial(&b)
-                    .map_err(|e| format!("{}: initial state: {e}", index.path().display()))
-            })
-            .transpose()
-        }) {
-            Ok(Some(i)) if i.checkpoint.trusted() => i,
-            Ok(Some(_)) => {
-                self.notes.push(format!(
-                    "{}: continues a recording made by another innodebt version; replayed from its own start",
-                    index.path().display()
-                ));
-                fresh_initial()
-            }
-            Ok(None) => fresh_initial(),
-            Err(e) => {
-                self.notes.push(format!("{e}; replayed from its own start"));
-                fresh_initial()
-            }
+        let f = self.files.len();
+        // A rotated file whose first section was summarised by this build carries a state
+        // made by this build too (one writer wrote both): where its chain starts is in that
+        // summary, and the state itself is read when a replay first needs it.
+        let first_sample = index
+            .frames()
+            .first()
+            .filter(|_| index.has_initial())
+            .and_then(trusted_summary)
+            .map(|s| s.first_sample);
+        let (chain_base, carried) = match first_sample {
+            Some(first) => (first, true),
+            None => match decode_initial(&index) {
+                Ok(Some(i)) => {
+                    let first = i.first_sample;
+                    self.initials.push_back((f, Arc::new(i)));
+                    (first, true)
+                }
+                Ok(None) => (0, false),
+                Err(note) => {
+                    self.note_once(note);
+                    (0, false)
+                }
+            },
         };
         if let End::Truncated { reason, .. } = index.end() {
             self.notes.push(reason.clone());
@@ -228,11 +238,10 @@ impl CaptureSet {
         self.files.push(SetFile {
             index,
             base,
-            chain_base: initial.first_sample,
-            initial: Arc::new(initial),
+            chain_base,
+            carried,
             sections: Vec::with_capacity(frames),
         });
-        let f = self.files.len() - 1;
         for k in 0..frames {
             self.add_section(f, k)?;
         }
@@ -244,15 +253,37 @@ impl CaptureSet {
         Ok(())
     }
 
+    /// The derivation file `f` starts from: fresh, or the state a rotation carried over.
+    fn initial(&mut self, f: usize) -> Arc<Initial> {
+        if !self.files[f].carried {
+            return Arc::new(fresh_initial());
+        }
+        if let Some(i) = self.initials.iter().position(|(key, _)| *key == f)
+            && let Some((_, hit)) = self.initials.remove(i)
+        {
+            self.initials.push_back((f, Arc::clone(&hit)));
+            return hit;
+        }
+        let initial = Arc::new(match decode_initial(&self.files[f].index) {
+            Ok(Some(i)) => i,
+            Ok(None) => fresh_initial(),
+            Err(note) => {
+                self.note_once(note);
+                fresh_initial()
+            }
+        });
+        self.initials.push_back((f, Arc::clone(&initial)));
+        if self.initials.len() > INITIAL_CACHE {
+            self.initials.pop_front();
+        }
+        initial
+    }
+
     fn add_section(&mut self, f: usize, k: usize) -> Result<(), String> {
         let file = &self.files[f];
         let frame = &file.index.frames()[k];
-        let trusted = frame
-            .summary
-            .as_ref()
-            .and_then(|json| serde_json::from_slice::<SectionSummary>(json).ok())
-            .filter(|s| s.derivation == DERIVATION_VERSION)
-            .filter(|_| frame.state_at.is_some() && frame.damage.is_none());
+        let trusted =
+            trusted_summary(frame).filter(|_| frame.state_at.is_some() && frame.damage.is_none());
         let (summary, state) = match trusted {
             Some(s) => (s, StateLoc::Stored),
             None => {
@@ -395,7 +426,7 @@ impl CaptureSet {
         k: usize,
     ) -> Result<(Checkpoint, EnginePoints), String> {
         if k == 0 {
-            let i = &self.files[f].initial;
+            let i = self.initial(f);
             return Ok((i.checkpoint.clone(), i.engine.clone()));
         }
         let checkpoint = self.state(f, k - 1)?.checkpoint()?;
@@ -423,7 +454,7 @@ impl CaptureSet {
                 }
             }
         }
-        let initial = Arc::clone(&self.files[f].initial);
+        let initial = self.initial(f);
         for (s, g) in got.iter_mut().enumerate() {
             let from = &initial.engine[s];
             let missing = need[s].saturating_sub(g.len());
@@ -523,6 +554,39 @@ impl CaptureSet {
         };
         first + within
     }
+}
+
+/// A file's initial state, decoded: `Ok(None)` when it has none, `Err` a note saying why it
+/// cannot be continued from (the file is then replayed from its own start).
+fn decode_initial(index: &CaptureIndex) -> Result<Option<Initial>, String> {
+    let body = index
+        .read_initial_body()
+        .map_err(|e| format!("{e}; replayed from its own start"))?;
+    let Some(body) = body else {
+        return Ok(None);
+    };
+    let initial = summary::decode_initial(&body).map_err(|e| {
+        format!(
+            "{}: initial state: {e}; replayed from its own start",
+            index.path().display()
+        )
+    })?;
+    if !initial.checkpoint.trusted() {
+        return Err(format!(
+            "{}: continues a recording made by another innodebt version; replayed from its own start",
+            index.path().display()
+        ));
+    }
+    Ok(Some(initial))
+}
+
+/// A section's summary, when this build can trust it.
+fn trusted_summary(frame: &FrameInfo) -> Option<SectionSummary> {
+    frame
+        .summary
+        .as_ref()
+        .and_then(|json| serde_json::from_slice::<SectionSummary>(json).ok())
+        .filter(|s| s.derivation == DERIVATION_VERSION)
 }
 
 fn fresh_initial() -> Initial {
