@@ -1,0 +1,183 @@
+//! The poller's queries: one statement with a timeout, its errors sorted into lost
+//! connection, timeout and refused source, and rows read into the sample.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Row, Value};
+use tokio::time::timeout;
+
+use crate::sample::{Sample, SourceKind, TrxRow, Unavailable};
+use crate::source::flavor::{Flavor, STATUS};
+
+/// Why a query failed: the server said no (connection fine), or the connection is gone.
+#[derive(Debug)]
+pub(super) enum QueryError {
+    Server {
+        code: u16,
+        message: String,
+    },
+    Lost(String),
+    /// No answer within `--query-timeout`: the connection is given up too (the reply may
+    /// still come), and the latency guard holds the source back.
+    TimedOut(String),
+}
+
+impl QueryError {
+    /// The message when this error ends the session; `None` when only the source refused.
+    pub(super) fn lost(self) -> Result<(u16, String), String> {
+        match self {
+            QueryError::Server { code, message } => Ok((code, message)),
+            QueryError::Lost(m) | QueryError::TimedOut(m) => Err(m),
+        }
+    }
+}
+
+/// Server errors that end the session rather than refuse one query: the connection was
+/// killed (1927 ER_CONNECTION_KILLED, 1317 ER_QUERY_INTERRUPTED on a killed connection) or the
+/// server is shutting down (1053 ER_SERVER_SHUTDOWN). Treating them as "this source refused"
+/// would poll a dead connection once more before noticing.
+pub(super) const SESSION_ENDING_CODES: [u16; 3] = [1927, 1317, 1053];
+
+pub(super) fn classify(e: mysql_async::Error) -> QueryError {
+    match e {
+        mysql_async::Error::Server(s) if SESSION_ENDING_CODES.contains(&s.code) => {
+            QueryError::Lost(format!("error {}: {}", s.code, s.message))
+        }
+        mysql_async::Error::Server(s) => QueryError::Server {
+            code: s.code,
+            message: s.message,
+        },
+        // mysql_async words an I/O error twice ("Input/output error: Input/output error:
+        // Broken pipe"): say what it means once, with the OS's reason.
+        mysql_async::Error::Io(mysql_async::IoError::Io(e)) => QueryError::Lost(format!(
+            "connection lost (server gone or network broken): {e}"
+        )),
+        other => QueryError::Lost(format!("connection lost: {other}")),
+    }
+}
+
+pub(super) async fn rows(
+    conn: &mut Conn,
+    sql: &str,
+    limit: Duration,
+) -> Result<Vec<Row>, QueryError> {
+    match timeout(limit, conn.query::<Row, _>(sql)).await {
+        Ok(r) => r.map_err(classify),
+        Err(_) => Err(QueryError::TimedOut(format!(
+            "query timed out after {:.1}s (--query-timeout): the server or the network stopped \
+             answering; it will be asked again only after a pause, then at a slower pace",
+            limit.as_secs_f64()
+        ))),
+    }
+}
+
+/// A result value as text (numbers and strings alike; `NULL` is `None`).
+pub(crate) fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::NULL => None,
+        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::UInt(u) => Some(u.to_string()),
+        Value::Float(f) => Some(f.to_string()),
+        Value::Double(d) => Some(d.to_string()),
+        other => Some(other.as_sql(true)),
+    }
+}
+
+/// A column as text, whatever type the server sent.
+pub(super) fn text(row: &Row, idx: usize) -> Option<String> {
+    row.as_ref(idx).and_then(value_text)
+}
+
+pub(super) fn number(row: &Row, idx: usize) -> Option<u64> {
+    text(row, idx).and_then(|t| t.trim().parse::<u64>().ok())
+}
+
+/// "Access denied; you need (at least one of) the PROCESS privilege(s)" → `PROCESS`.
+pub(super) fn missing_privilege(code: u16, message: &str) -> Option<String> {
+    if code != 1227 && code != 1142 && code != 1044 {
+        return None;
+    }
+    let after = message.split("the ").nth(1)?;
+    let name = after.split(" privilege").next()?.trim();
+    (!name.is_empty() && name.len() < 64).then(|| name.to_string())
+}
+
+/// A refused source goes into the sample; a lost connection or a timeout is passed on.
+pub(super) fn refused(
+    sample: &mut Sample,
+    source: SourceKind,
+    e: QueryError,
+) -> Result<(), QueryError> {
+    match e {
+        QueryError::Server { code, message } => {
+            sample.unavailable.push(Unavailable {
+                source,
+                privilege: missing_privilege(code, &message),
+                error: format!("error {code}: {message}"),
+            });
+            Ok(())
+        }
+        lost => Err(lost),
+    }
+}
+
+/// Status rows into the sample, only the names the figures use (MariaDB's per-tick
+/// statement returns every `Innodb_%` counter; the server may change their case).
+pub(super) fn read_status(rs: &[Row], sample: &mut Sample) {
+    for r in rs {
+        if let (Some(name), Some(v)) = (text(r, 0), number(r, 1))
+            && STATUS.iter().any(|s| s.eq_ignore_ascii_case(&name))
+        {
+            sample.status.insert(name, v);
+        }
+    }
+}
+
+/// One INNODB_TRX row (the flavour's `trx_sql` column order); the session's user, host,
+/// command and statement come from [`Sessions`].
+pub(super) fn trx_row(r: &Row) -> TrxRow {
+    TrxRow {
+        trx_id: text(r, 0).unwrap_or_default(),
+        state: text(r, 1).unwrap_or_default(),
+        age_s: number(r, 2).unwrap_or(0),
+        isolation: text(r, 3),
+        thread_id: number(r, 4).filter(|id| *id > 0),
+        ..TrxRow::default()
+    }
+}
+
+pub(super) async fn read_variables(
+    conn: &mut Conn,
+    flavor_sql: &str,
+    limit: Duration,
+) -> Result<BTreeMap<String, String>, QueryError> {
+    Ok(variables_from(&rows(conn, flavor_sql, limit).await?))
+}
+
+/// The server's own `READ_ONLY` for the probed variables (MariaDB), as `<name>.read_only`.
+/// Best effort: without an answer the flavour's version table decides.
+pub(super) async fn read_only_answers(
+    conn: &mut Conn,
+    flavor: &Flavor,
+    limit: Duration,
+) -> BTreeMap<String, String> {
+    let Some(sql) = flavor.read_only_sql() else {
+        return BTreeMap::new();
+    };
+    match rows(conn, &sql, limit).await {
+        Ok(rs) => variables_from(&rs)
+            .into_iter()
+            .map(|(k, v)| (crate::source::flavor::read_only_key(&k), v))
+            .collect(),
+        Err(_) => BTreeMap::new(),
+    }
+}
+
+pub(super) fn variables_from(rs: &[Row]) -> BTreeMap<String, String> {
+    rs.iter()
+        .filter_map(|r| Some((text(r, 0)?.to_ascii_lowercase(), text(r, 1)?)))
+        .collect()
+}
