@@ -619,6 +619,18 @@ fn help_lists_the_keys_of_the_keymap() {
     }
 }
 
+/// `--help` after a subcommand points at `innodebt help SUBCOMMAND`, which shows it.
+#[test]
+fn a_subcommands_help_is_help_subcommand() {
+    for flag in ["--help", "-?"] {
+        let msg = parse_err(&["replay", "x.idbt", flag]).to_string();
+        assert!(msg.contains("innodebt help replay"), "{flag}: {msg}");
+    }
+    let help = parse_err(&["help", "replay"]);
+    assert_eq!(help.kind(), ErrorKind::DisplayHelp);
+    assert!(help.to_string().contains("--at"), "{help}");
+}
+
 /// The README's key table is the keymap's, verbatim.
 #[test]
 fn readme_key_table_is_the_keymap() {

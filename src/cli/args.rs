@@ -513,6 +513,16 @@ fn explain_misplaced_option(err: clap::Error) -> clap::Error {
     if !is_top_level {
         return err;
     }
+    if name == "--help" || name == "-?" {
+        // `innodebt --help` shows the top level; a subcommand's help is `help SUBCOMMAND`.
+        return cmd.error(
+            ErrorKind::UnknownArgument,
+            format!(
+                "'{name}' after a subcommand: for a subcommand's help run \
+                 `innodebt help SUBCOMMAND`, e.g. `innodebt help replay`"
+            ),
+        );
+    }
     cmd.error(
         ErrorKind::UnknownArgument,
         format!(
