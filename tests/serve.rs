@@ -97,16 +97,18 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
         let want = json[path[0]][path[1]].as_f64().expect("figure in JSON");
         let around: Vec<f64> = points(&prom, &format!("{series}{{job=\"innodebt\"}}"), t + 2.5, 5)
             .into_iter()
-            .filter(|(ts, _)| *ts >= t - 1.5 && *ts <= t + 2.5)
+            .filter(|(ts, _)| *ts >= t - 2.5 && *ts <= t + 2.5)
             .map(|(_, v)| v)
             .collect();
         assert!(!around.is_empty(), "{series}: no scrape around {t}");
         let (lo, hi) = around
             .iter()
             .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        // Between the values one tick either side (checkpoints move in steps: 10% slack).
+        // Between the values a tick or two either side. Under write load checkpoint age moves
+        // in steps of several hundred kB between two polls a fraction of a second apart, so
+        // allow 25 %: a wrong figure (another unit, another source) is off by far more.
         assert!(
-            want >= lo * 0.9 && want <= hi * 1.1,
+            want >= lo * 0.75 && want <= hi * 1.25,
             "{series}: --once said {want}, Prometheus had {around:?} around that moment"
         );
         assert!(want > 0.0, "{series} should have moved under load: {want}");
