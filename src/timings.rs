@@ -1,7 +1,8 @@
 //! A benchmark hook: with `INNODEBT_TIMINGS=FILE` the dashboard appends to FILE when its first
 //! frame reached the terminal and how long each key took to reach the screen, measured inside
-//! the real binary (`benches/replay.rs` reads them). Unset — always, outside benchmarks — it
-//! costs nothing.
+//! the real binary (`benches/replay.rs` reads them), with the CPU time the process used
+//! meanwhile (on a loaded machine the wall time also holds waiting for a core). Unset —
+//! always, outside benchmarks — it costs nothing.
 
 use std::fs::File;
 use std::io::Write;
@@ -11,6 +12,20 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 const ENV: &str = "INNODEBT_TIMINGS";
 
 static START: OnceLock<(Instant, SystemTime)> = OnceLock::new();
+
+/// CPU time of the whole process so far, in milliseconds.
+fn cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer; the clock id is a constant the kernel knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
 
 /// Call first thing in `main`: what "since start" counts from.
 pub fn mark_start() {
@@ -25,8 +40,8 @@ fn unix_ns(t: SystemTime) -> u128 {
 pub struct Timings {
     file: Option<File>,
     drawn_once: bool,
-    /// The oldest key not yet shown on screen.
-    key_at: Option<Instant>,
+    /// The oldest key not yet shown on screen, and the process's CPU time then.
+    key_at: Option<(Instant, f64)>,
 }
 
 impl Timings {
@@ -46,7 +61,8 @@ impl Timings {
 
     pub fn key(&mut self) {
         if self.file.is_some() {
-            self.key_at.get_or_insert_with(Instant::now);
+            self.key_at
+                .get_or_insert_with(|| (Instant::now(), cpu_ms()));
         }
     }
 
@@ -60,13 +76,18 @@ impl Timings {
             self.drawn_once = true;
             let (t0, wall0) = START.get_or_init(|| (now, SystemTime::now()));
             format!(
-                "first_frame since_start_ms={:.3} start_unix_ns={} frame_unix_ns={}\n",
+                "first_frame since_start_ms={:.3} cpu_ms={:.3} start_unix_ns={} frame_unix_ns={}\n",
                 (now - *t0).as_secs_f64() * 1e3,
+                cpu_ms(),
                 unix_ns(*wall0),
                 unix_ns(SystemTime::now())
             )
-        } else if let Some(k) = self.key_at.take() {
-            format!("key_to_frame_ms={:.3}\n", (now - k).as_secs_f64() * 1e3)
+        } else if let Some((k, cpu)) = self.key_at.take() {
+            format!(
+                "key_to_frame_ms={:.3} cpu_ms={:.3}\n",
+                (now - k).as_secs_f64() * 1e3,
+                cpu_ms() - cpu
+            )
         } else {
             return;
         };
