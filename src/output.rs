@@ -81,7 +81,7 @@ pub fn text(f: &Figures) -> String {
     let s = &f.flush.by_source_pages_per_s;
     let _ = writeln!(
         o,
-        "flush     total {} pages · adaptive {} · lru {} · sync {} · background {} · neighbor {}",
+        "flush     total {} pages · adaptive {} · lru {} · sync {} · background {} (of which neighbors {})",
         rate(f.flush.total_pages_per_s),
         rate(s.adaptive),
         rate(s.lru),
@@ -98,11 +98,16 @@ pub fn text(f: &Figures) -> String {
     let p = &f.purge;
     let _ = writeln!(
         o,
-        "purge     {} records · {} undo pages · inflow {} · state {} · threads {} · max_purge_lag {} · delay cap {} µs · DML delay now {} µs{}",
+        "purge     {} records · {} undo pages · inflow {} · state {} · behind {} · open rw trx {} · threads {} · max_purge_lag {} · delay cap {} µs · DML delay now {} µs{}",
         rate(p.records_per_s),
         rate(p.undo_pages_per_s),
         rate(p.inflow_records_per_s),
         p.state.as_deref().unwrap_or("n/a"),
+        opt(p.lag_trx, |l| match p.pace {
+            Some(pace) if pace < 0.1 => format!("{l} trx (not moving)"),
+            _ => format!("{l} trx"),
+        }),
+        opt(p.open_rw_trx, |n| n.to_string()),
         opt(p.threads, |t| t.to_string()),
         opt(p.max_purge_lag, |t| t.to_string()),
         opt(p.max_purge_lag_delay_us, |t| t.to_string()),

@@ -196,6 +196,13 @@ pub struct Sample {
     pub metrics: BTreeMap<String, MetricValue>,
     #[serde(default)]
     pub trx: Vec<TrxRow>,
+    /// Open transactions, and those of them that modified rows (each holds an undo log in a
+    /// rollback segment), counted by the INNODB_TRX statement where the server has window
+    /// functions; carried between reads like `trx`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trx_open: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trx_rw: Option<u64>,
     /// Parsed SHOW ENGINE INNODB STATUS, only on the ticks it was taken.
     #[serde(default)]
     pub innodb_status: Option<InnodbStatus>,
@@ -217,6 +224,8 @@ impl Sample {
             status: BTreeMap::new(),
             metrics: BTreeMap::new(),
             trx: Vec::new(),
+            trx_open: None,
+            trx_rw: None,
             innodb_status: None,
             undo_scan: None,
             unavailable: Vec::new(),

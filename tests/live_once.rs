@@ -221,3 +221,140 @@ fn bad_credentials_fail_clearly_without_the_password() {
     assert!(!stderr.contains("Wrong-Pass-99"));
     assert!(out.stdout.is_empty());
 }
+
+/// The incident, for real: a REPEATABLE READ snapshot blocks purge under write load.
+/// One `--once` (two samples a second apart) must name it — never answer "healthy" — from
+/// what one look proves: purge's position stood still behind it while the trx id counter moved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_during_an_incident_names_the_blocker_not_healthy() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::start(server.opts(), 3);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let snapshot = BlockingSnapshot::open(server.opts()).await;
+    let blocker_id = snapshot.thread_id();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+
+    let v = once(&server, &[]);
+    let kinds: Vec<&str> = v["verdicts"]
+        .as_array()
+        .expect("verdicts")
+        .iter()
+        .filter_map(|k| k["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds.first(),
+        Some(&"blocked_by_read_view"),
+        "{}",
+        v["verdicts"]
+    );
+    assert!(!kinds.contains(&"healthy"), "{kinds:?}");
+    assert_eq!(v["verdicts"][0]["thread_id"].as_u64(), Some(blocker_id));
+    assert_eq!(v["purge"]["blocked"], true);
+    assert_eq!(v["purge"]["pace"].as_f64(), Some(0.0), "{}", v["purge"]);
+    let lag = u(&v, &["purge", "lag_trx"]).expect("purge lag in transactions");
+    assert!(lag >= 100, "purge should stand well behind: {lag}");
+    let message = v["verdicts"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("thread {blocker_id}")),
+        "{message}"
+    );
+
+    snapshot.commit().await;
+    // Once the view is gone purge catches up: the lag falls to a few transaction numbers and
+    // no blocker is named.
+    let mut after = None;
+    for _ in 0..15 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let v = once(&server, &[]);
+        if v["blocker"].is_null() && u(&v, &["purge", "lag_trx"]).is_some_and(|l| l < lag) {
+            after = Some(v);
+            break;
+        }
+    }
+    load.stop().await;
+    let after = after.expect("purge should catch up after the commit");
+    assert!(
+        after["verdicts"]
+            .as_array()
+            .is_some_and(|vs| vs.iter().all(|v| v["kind"] != "blocked_by_read_view")),
+        "{}",
+        after["verdicts"]
+    );
+}
+
+/// An idle server, one look: purge has caught up (SEIS), so `--once` may and does say healthy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_on_an_idle_server_is_healthy_because_purge_has_caught_up() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let v = once(&server, &[]);
+    assert_eq!(v["verdicts"][0]["kind"], "healthy", "{}", v["verdicts"]);
+    assert!(
+        u(&v, &["purge", "lag_trx"]).is_some_and(|l| l < 1_000),
+        "{}",
+        v["purge"]
+    );
+    assert_eq!(u(&v, &["purge", "open_rw_trx"]), Some(0));
+}
+
+/// MariaDB ≥ 10.6.16 frees no history while a read-write transaction is open, even one
+/// without a read view that purge passes (`trx0purge.cc free_history_rseg`): history grows
+/// one per commit while purge keeps pace. `--once` names that transaction — not a read view,
+/// not a slow purge — and after its commit history falls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_names_an_open_writer_holding_history_while_purge_keeps_pace() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::start(server.opts(), 3);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let writer = BlockingSnapshot::open_writer(server.opts()).await;
+    let writer_id = writer.thread_id();
+    let started = std::time::Instant::now();
+    while server.status_u64("Innodb_history_list_length").await < 12_000 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "history should pile up behind the open writer"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
+    let v = once(&server, &[]);
+    eprintln!("purge {}", v["purge"]);
+    let first = &v["verdicts"][0];
+    assert_eq!(
+        first["kind"], "history_held_by_open_writes",
+        "{}",
+        v["verdicts"]
+    );
+    assert_eq!(first["thread_id"].as_u64(), Some(writer_id));
+    assert_eq!(v["purge"]["blocked"], false, "{}", v["purge"]);
+    assert!(
+        v["purge"]["pace"].as_f64().is_some_and(|p| p >= 0.9),
+        "purge keeps pace: {}",
+        v["purge"]
+    );
+    assert!(u(&v, &["purge", "open_rw_trx"]).is_some_and(|n| n >= 1));
+    assert_eq!(
+        v["purge"]["oldest_rw"]["thread_id"].as_u64(),
+        Some(writer_id),
+        "{}",
+        v["purge"]
+    );
+
+    writer.commit().await;
+    let started = std::time::Instant::now();
+    while server.status_u64("Innodb_history_list_length").await >= 1_000 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "history should fall once the writer commits"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let after = once(&server, &[]);
+    load.stop().await;
+    assert!(
+        after["verdicts"].as_array().is_some_and(|vs| vs
+            .iter()
+            .all(|v| v["kind"] != "history_held_by_open_writes")),
+        "{}",
+        after["verdicts"]
+    );
+}

@@ -354,7 +354,7 @@ pub struct ServeArgs {
 #[command(next_help_heading = "Triggered capture")]
 pub struct TriggerArgs {
     /// Capture incidents: verdict kinds (blocked_by_read_view, purge_lag_trap,
-    /// purge_too_slow, flush_pressure) or thresholds (checkpoint_age_pct>80,
+    /// purge_too_slow, history_held_by_open_writes, flush_pressure) or thresholds (checkpoint_age_pct>80,
     /// history>1000000, blocker_age>300s), comma-separated.
     #[arg(long, value_name = "KIND[,KIND…]")]
     pub trigger: Option<String>,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::figures::Figures;
 use crate::metrics::Measurer;
 use crate::sample::{Sample, ServerInfo, SourceEvent};
-use crate::verdicts::{EngineConfig, RecoveryModel, RedoLayout, VerdictEngine};
+use crate::verdicts::{EngineConfig, Hysteresis, RecoveryModel, RedoLayout, VerdictEngine};
 pub use state::{DERIVATION_VERSION, DeriverState};
 
 /// Feeds source events through measuring and the verdict engine.
@@ -19,6 +19,8 @@ pub use state::{DERIVATION_VERSION, DeriverState};
 pub struct Deriver {
     measurer: Measurer,
     recovery: RecoveryModel,
+    /// The verdicts' enter/leave rules: the engine's default, or none for a one-shot look.
+    hysteresis: Hysteresis,
     /// Keyed by the redo layout and the last known capacity: either changing restarts it.
     engine: Option<((RedoLayout, Option<u64>), VerdictEngine)>,
     /// Redo capacity of the previous figures, to notice a resize.
@@ -65,10 +67,18 @@ impl Deriver {
         Deriver {
             measurer: Measurer::new(),
             recovery,
+            hysteresis: Hysteresis::default(),
             engine: None,
             last_capacity: None,
             redo_resized: None,
         }
+    }
+
+    /// For one look (`--once`): a verdict holds as soon as one sample shows it. Hysteresis
+    /// keeps a dashboard from flapping; a one-shot answer has nothing to flap.
+    pub fn one_shot(mut self) -> Self {
+        self.hysteresis = Hysteresis::one_shot();
+        self
     }
 
     /// The latest redo resize seen, if any.
@@ -130,6 +140,7 @@ impl Deriver {
             let cfg = EngineConfig {
                 recovery: self.recovery.clone(),
                 layout,
+                hysteresis: self.hysteresis,
                 ..EngineConfig::default()
             };
             self.engine = Some((key, VerdictEngine::new(cfg)));

@@ -7,13 +7,13 @@ use serde::{Deserialize, Serialize};
 use super::{Deriver, RedoResize};
 use crate::metrics::{Measurer, MeasurerState};
 use crate::verdicts::{
-    ENGINE_SERIES, EnginePoints, EngineState, RecoveryModel, RedoLayout, VerdictEngine,
+    ENGINE_SERIES, EnginePoints, EngineState, Hysteresis, RecoveryModel, RedoLayout, VerdictEngine,
 };
 
 /// Bump when what derivation computes or remembers changes: checkpoints stored by another
 /// version are then not trusted, and a replay derives those files from their start instead.
 /// `tests/replay_window.rs` pins a fingerprint of the demo's states to this number.
-pub const DERIVATION_VERSION: u32 = 4;
+pub const DERIVATION_VERSION: u32 = 5;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeriverState {
@@ -65,6 +65,7 @@ impl Deriver {
         Ok(Deriver {
             measurer: Measurer::restore(state.measurer),
             recovery,
+            hysteresis: Hysteresis::default(),
             engine,
             last_capacity: state.last_capacity,
             redo_resized: state.redo_resized,

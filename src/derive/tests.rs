@@ -102,7 +102,14 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
     let seis = f
         .refused(SourceKind::InnodbStatus)
         .expect("SEIS refusal stands");
-    assert_eq!(seis.figures, vec![FigureId::PurgeState]);
+    assert_eq!(
+        seis.figures,
+        vec![
+            FigureId::PurgeState,
+            FigureId::PurgeLagTrx,
+            FigureId::PurgePace
+        ]
+    );
     assert!(
         f.warnings
             .iter()
@@ -142,7 +149,7 @@ fn growing_history_with_an_unseen_blocker_is_not_blamed_on_purge() {
     for t in 0..30 {
         let mut s = usage_sample(f64::from(t), t == 0);
         s.status
-            .insert("Innodb_history_list_length".into(), 1_000 + 200 * t as u64);
+            .insert("Innodb_history_list_length".into(), 1_000 + 400 * t as u64);
         last = d.push_sample(&s);
     }
     let f = last.expect("figures");

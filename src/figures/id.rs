@@ -63,6 +63,11 @@ figure_ids! {
     MaxPurgeLag => "purge.max_purge_lag",
     MaxPurgeLagDelay => "purge.max_purge_lag_delay_us",
     PurgeBlocked => "purge.blocked",
+    PurgeLagTrx => "purge.lag_trx",
+    PurgePace => "purge.pace",
+    OpenTrx => "purge.open_trx",
+    OpenRwTrx => "purge.open_rw_trx",
+    OldestRw => "purge.oldest_rw",
     Blocker => "blocker",
     DirtyPages => "dirty.pages",
     DirtyDataPages => "dirty.data_pages",
@@ -147,9 +152,18 @@ impl FigureId {
                 UndoResidentPct,
                 CheckpointAgeSeverity,
             ],
-            SourceKind::InnodbTrx => &[Blocker, HistoryHeldBack, PurgeBlocked],
+            SourceKind::InnodbTrx => &[
+                Blocker,
+                HistoryHeldBack,
+                PurgeBlocked,
+                OpenTrx,
+                OpenRwTrx,
+                OldestRw,
+            ],
             SourceKind::InnodbStatus => &[
                 PurgeState,
+                PurgeLagTrx,
+                PurgePace,
                 RedoLsn,
                 RedoCheckpointLsn,
                 CheckpointAge,
@@ -244,7 +258,14 @@ mod tests {
                 .iter()
                 .map(|f| f.path())
                 .collect::<Vec<_>>(),
-            ["blocker", "history.held_back", "purge.blocked"]
+            [
+                "blocker",
+                "history.held_back",
+                "purge.blocked",
+                "purge.open_trx",
+                "purge.open_rw_trx",
+                "purge.oldest_rw"
+            ]
         );
     }
 }

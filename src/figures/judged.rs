@@ -6,11 +6,14 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// How bad a figure or a verdict is: the one scale panels and verdicts share. Orders
-/// `ok < warning < critical`, so `max` picks the worst.
+/// `ok < unknown < warning < critical`, so `max` picks the worst — and a server that cannot
+/// be judged sorts above a healthy one. `unknown` is only ever a verdict's: a figure whose
+/// severity is unknown is `null`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Ok,
+    Unknown,
     Warning,
     Critical,
 }
@@ -19,6 +22,7 @@ impl Severity {
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Ok => "ok",
+            Severity::Unknown => "unknown",
             Severity::Warning => "warning",
             Severity::Critical => "critical",
         }
@@ -35,9 +39,16 @@ pub enum VerdictKind {
     PurgeLagTrap,
     /// No blocker, yet history grows: purge removes less than the writes add.
     PurgeTooSlow,
+    /// Purge has caught up, yet history stays high: open write transactions keep their
+    /// rollback segments in use, so the undo logs purge has processed cannot be freed
+    /// (MariaDB `trx0purge.cc trx_purge_truncate_history`).
+    HistoryHeldByOpenWrites,
     /// Checkpoint age past the async/sync point, or dirty pages past their maximum.
     FlushPressure,
-    /// None of the above.
+    /// Not enough data to say "healthy": still watching, no fresh data, or a figure a rule
+    /// needs is unreadable. [`Verdict::missing`] says which.
+    Unknown,
+    /// None of the above, and every rule had the data to say so.
     Healthy,
 }
 
@@ -47,7 +58,9 @@ impl VerdictKind {
             VerdictKind::BlockedByReadView => "blocked_by_read_view",
             VerdictKind::PurgeLagTrap => "purge_lag_trap",
             VerdictKind::PurgeTooSlow => "purge_too_slow",
+            VerdictKind::HistoryHeldByOpenWrites => "history_held_by_open_writes",
             VerdictKind::FlushPressure => "flush_pressure",
+            VerdictKind::Unknown => "unknown",
             VerdictKind::Healthy => "healthy",
         }
     }
@@ -65,6 +78,25 @@ pub struct Verdict {
     /// The session to act on (commit / kill with `K`), for read-view verdicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_id: Option<u64>,
+    /// The condition no longer holds on this sample; the verdict stays for the hysteresis's
+    /// leave time and its message says so (it never describes an older sample as now).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clearing: bool,
+    /// For `unknown` verdicts: what is missing, each named.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<Missing>,
+}
+
+/// What keeps a rule from judging (the reason of an `unknown` verdict).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum Missing {
+    /// The rule needs this much data and has seen that much (the history trend: 10 s).
+    WatchingFor { have_s: f64, need_s: f64 },
+    /// No sample arrived for this long (STALE or DISCONNECTED).
+    NoData { for_s: f64 },
+    /// A figure the rule needs is unknown, and why (a counter off, a missing privilege).
+    Unreadable { figure: String, because: String },
 }
 
 /// Which term of the model set an estimate.

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::sample::SourceKind;
 
 pub use id::FigureId;
-pub use judged::{Bound, Recovery, Severity, Sizing, Verdict, VerdictKind};
+pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
 pub use selfcost::{SelfCost, StatementMs};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -294,10 +294,42 @@ pub struct Purge {
     pub max_purge_lag: Option<u64>,
     pub max_purge_lag_delay_us: Option<u64>,
     /// A read view keeps purge from passing it now: the oldest one holds back real history
-    /// (or history grows steadily behind it) and history is not falling. `null` when
-    /// INNODB_TRX is unreadable: an unseen blocker is not "no blocker".
+    /// (or history grows steadily behind it, or purge stood still behind it while
+    /// transactions committed) and history is not falling. `null` when INNODB_TRX is
+    /// unreadable: an unseen blocker is not "no blocker".
     #[serde(default)]
     pub blocked: Option<bool>,
+    /// How far purge is behind, in transaction numbers: SEIS `Trx id counter` − `Purge done
+    /// for trx's n:o <` of the last SEIS read (ids and commit numbers share the counter, so a
+    /// write transaction counts about 2). Small: purge has caught up, whatever the history
+    /// length says; large and growing: purge cannot proceed or cannot keep up.
+    #[serde(default)]
+    pub lag_trx: Option<u64>,
+    /// How far purge's position (`Purge done for trx's n:o <`) moved between the last two
+    /// SEIS reads for each number the trx id counter moved: about 1 when purge keeps pace
+    /// with the commits, 0 when it stands still (a read view). `null` with one read, or when
+    /// nothing committed in between.
+    #[serde(default)]
+    pub pace: Option<f64>,
+    /// Open transactions (INNODB_TRX's count; `null` where the server cannot count them in
+    /// the same statement: no window functions).
+    #[serde(default)]
+    pub open_trx: Option<u64>,
+    /// Open read-write transactions: those with a transaction id (a write, or a locking
+    /// read). On MariaDB ≥ 10.6.16 one of them keeps purge from freeing any history.
+    #[serde(default)]
+    pub open_rw_trx: Option<u64>,
+    /// The oldest read-write transaction among the oldest INNODB_TRX rows read.
+    #[serde(default)]
+    pub oldest_rw: Option<OldestRw>,
+}
+
+/// A read-write transaction, as much as the oldest-transactions read tells.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OldestRw {
+    pub trx_id: String,
+    pub thread_id: Option<u64>,
+    pub age_s: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -63,6 +63,7 @@ impl RowFigures {
             .and_then(|x| match x.as_str() {
                 "critical" => Some(Severity::Critical),
                 "warning" => Some(Severity::Warning),
+                "unknown" => Some(Severity::Unknown),
                 "ok" => Some(Severity::Ok),
                 _ => None,
             });
@@ -117,17 +118,26 @@ pub fn rank(link: &RowLink, figures: Option<&RowFigures>) -> u8 {
         (RowLink::Up, Some(Severity::Critical)) => 0,
         (RowLink::Up, Some(Severity::Warning)) => 1,
         (RowLink::Down { .. }, _) => 2,
-        (RowLink::Waiting, _) | (RowLink::Up, None) => 3,
+        (RowLink::Waiting, _) | (RowLink::Up, None | Some(Severity::Unknown)) => 3,
         (RowLink::Up, Some(Severity::Ok)) => 4,
     }
 }
 
-/// Orders two rows: rank, then the soonest breach, then the oldest blocker, then the name.
+/// A predicted breach further off than this (an hour) does not sort a server up: days of
+/// headroom on an idle server is no breach to come, and rows must not reorder on noise.
+const SOON_S: f64 = 3_600.0;
+
+/// Orders two rows: rank, then the soonest breach within [`SOON_S`], then the oldest
+/// blocker, then the name.
 pub fn breach_order(
     a: (&RowLink, Option<&RowFigures>, &str),
     b: (&RowLink, Option<&RowFigures>, &str),
 ) -> Ordering {
-    let eta = |f: Option<&RowFigures>| f.and_then(RowFigures::soonest_breach_s).unwrap_or(f64::MAX);
+    let eta = |f: Option<&RowFigures>| {
+        f.and_then(RowFigures::soonest_breach_s)
+            .filter(|s| *s <= SOON_S)
+            .unwrap_or(f64::MAX)
+    };
     let blocker = |f: Option<&RowFigures>| f.and_then(|f| f.blocker_age_s).unwrap_or(0);
     rank(a.0, a.1)
         .cmp(&rank(b.0, b.1))
@@ -168,5 +178,11 @@ mod tests {
         rows.sort_by(|a, b| breach_order(*a, *b));
         let names: Vec<&str> = rows.iter().map(|r| r.2).collect();
         assert_eq!(names, ["e", "c", "b", "d", "a"]);
+        // Days of headroom is no breach to come: two healthy servers keep their names' order.
+        let days = row(Some(Severity::Ok), Some(800_000.0));
+        let none = row(Some(Severity::Ok), None);
+        let mut rows = [(&up, Some(&days), "charlie"), (&up, Some(&none), "alpha")];
+        rows.sort_by(|a, b| breach_order(*a, *b));
+        assert_eq!(rows.map(|r| r.2), ["alpha", "charlie"]);
     }
 }

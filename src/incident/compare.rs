@@ -56,7 +56,7 @@ struct FigureDef {
 }
 
 use VerdictKind::{BlockedByReadView as Blocked, FlushPressure as Flush};
-use VerdictKind::{PurgeLagTrap as Trap, PurgeTooSlow as Slow};
+use VerdictKind::{HistoryHeldByOpenWrites as Held, PurgeLagTrap as Trap, PurgeTooSlow as Slow};
 
 const FIGURES: &[FigureDef] = &[
     FigureDef {
@@ -77,7 +77,7 @@ const FIGURES: &[FigureDef] = &[
         unit: "undo logs",
         floor: 100.0,
         worse_higher: Some(true),
-        kinds: &[Blocked, Slow, Trap],
+        kinds: &[Blocked, Slow, Trap, Held],
         get: |f| f.history.length.map(|v| v as f64),
     },
     FigureDef {
@@ -301,13 +301,17 @@ impl Side {
             .filter(|d| d.is_finite() && *d > 0.0)
             .map_or(0.0, |d| d.min(MAX_STEP_S));
         self.seconds += dt;
-        for v in f.verdicts.iter().filter(|v| v.kind != VerdictKind::Healthy) {
+        for v in f
+            .verdicts
+            .iter()
+            .filter(|v| !matches!(v.kind, VerdictKind::Healthy | VerdictKind::Unknown))
+        {
             let e = self.verdicts.entry(v.kind).or_default();
             e[0] += dt;
             match v.severity {
                 Severity::Critical => e[1] += dt,
                 Severity::Warning => e[2] += dt,
-                Severity::Ok => {}
+                Severity::Ok | Severity::Unknown => {}
             }
         }
     }

@@ -10,8 +10,8 @@ mod state;
 use chrono::{DateTime, Utc};
 
 use crate::figures::{
-    Blocker, BySource, Dirty, FigureId, Figures, Flush, FlushSource, History, Purge, Redo,
-    ServerFigures, Undo, Unreadable, seconds_to_point,
+    Blocker, BySource, Dirty, FigureId, Figures, Flush, FlushSource, History, OldestRw, Purge,
+    Redo, ServerFigures, Undo, Unreadable, seconds_to_point,
 };
 use rates::{counter_rate, gauge_change, metric_rate, sum_known};
 pub use state::MeasurerState;
@@ -44,8 +44,10 @@ pub struct Measurer {
     cost: selfcost::CostWindow,
 }
 
-/// `Uptime` and `Handler_update`/`Handler_delete` where they are not read every tick.
+/// `Uptime` and `Handler_update`/`Handler_delete` where they are not read every tick, and
+/// purge's position from SEIS (read every ~10 s).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 struct SlowCounters {
     /// (mono_s, Uptime) of the last sample that carried it.
     uptime: Option<(f64, u64)>,
@@ -58,6 +60,10 @@ struct SlowCounters {
     lsn: Option<(f64, u64)>,
     /// Redo generated per second: the LSN's advance between the last two readings.
     lsn_rate: Option<f64>,
+    /// (mono_s, trx id counter, purge done below) of the last SEIS that printed both.
+    purge_position: Option<(f64, u64, u64)>,
+    /// Purge's position's advance over the counter's between the last two of those.
+    purge_pace: Option<f64>,
 }
 
 impl SlowCounters {
@@ -83,6 +89,31 @@ impl SlowCounters {
             None => {}
         }
         self.lsn = Some((mono_s, lsn));
+    }
+
+    /// Purge's position from one SEIS: how far it moved since the last one for each
+    /// transaction number the counter moved — only when transactions committed in between
+    /// (an idle server's purge has nothing to move for).
+    fn observe_purge_position(&mut self, mono_s: f64, st: &InnodbStatus) {
+        let (Some(counter), Some(done)) = (st.trx_id_counter, st.purge_done_trx) else {
+            return;
+        };
+        if let Some((at, prev_counter, prev_done)) = self.purge_position {
+            if mono_s <= at {
+                return;
+            }
+            self.purge_pace = (counter > prev_counter)
+                .then(|| done.saturating_sub(prev_done) as f64 / (counter - prev_counter) as f64);
+        }
+        self.purge_position = Some((mono_s, counter, done));
+    }
+
+    /// Purge's position while its SEIS read is recent (SEIS is read every ~10 s; a position
+    /// older than a minute says nothing about now).
+    fn purge_position_at(&self, mono_s: f64) -> Option<(f64, u64, u64)> {
+        const FRESH_S: f64 = 60.0;
+        self.purge_position
+            .filter(|(at, _, _)| mono_s - at <= FRESH_S)
     }
 
     /// The redo rate of the last two LSN readings while the last one is recent (SEIS is read
@@ -153,6 +184,7 @@ impl Measurer {
             info.flavor.lsn_and_checkpoint(sample).map(|(lsn, _)| lsn),
         );
         if let Some(st) = &sample.innodb_status {
+            self.slow.observe_purge_position(sample.mono_s, st);
             self.last_status = Some((sample.taken_at, st.clone()));
         }
         if let Some(scan) = sample.undo_scan {
@@ -459,6 +491,26 @@ impl Context<'_> {
             max_purge_lag: lag,
             max_purge_lag_delay_us: max_delay,
             blocked: None,
+            lag_trx: self
+                .slow
+                .purge_position_at(self.cur.mono_s)
+                .map(|(_, counter, done)| counter.saturating_sub(done)),
+            pace: self
+                .slow
+                .purge_position_at(self.cur.mono_s)
+                .and(self.slow.purge_pace),
+            open_trx: self.cur.trx_open,
+            open_rw_trx: self.cur.trx_rw,
+            oldest_rw: self
+                .cur
+                .trx
+                .iter()
+                .find(|t| self.flavor.is_read_write_trx_id(&t.trx_id))
+                .map(|t| OldestRw {
+                    trx_id: t.trx_id.clone(),
+                    thread_id: t.thread_id,
+                    age_s: t.age_s,
+                }),
         }
     }
 

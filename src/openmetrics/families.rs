@@ -74,15 +74,22 @@ fn blocker_age(f: &Figures) -> Option<f64> {
 }
 
 /// Every verdict kind a StateSet names (issue 11 may add states: one line here).
-pub const VERDICT_STATES: [VerdictKind; 5] = [
+pub const VERDICT_STATES: [VerdictKind; 7] = [
     VerdictKind::BlockedByReadView,
     VerdictKind::PurgeLagTrap,
     VerdictKind::PurgeTooSlow,
+    VerdictKind::HistoryHeldByOpenWrites,
     VerdictKind::FlushPressure,
+    VerdictKind::Unknown,
     VerdictKind::Healthy,
 ];
 
-pub const SEVERITY_STATES: [Severity; 3] = [Severity::Ok, Severity::Warning, Severity::Critical];
+pub const SEVERITY_STATES: [Severity; 4] = [
+    Severity::Ok,
+    Severity::Unknown,
+    Severity::Warning,
+    Severity::Critical,
+];
 
 fn verdict_states(f: &Figures) -> Vec<(Labels, f64)> {
     if f.verdicts.is_empty() {

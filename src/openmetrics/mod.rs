@@ -263,8 +263,20 @@ impl Exposition {
 pub fn scrape(figures: Option<&Figures>, own: &Own, format: Format) -> String {
     let mut e = Exposition::new();
     e.add_own(own);
-    if let Some(f) = figures {
-        e.add_figures(f, None);
+    match (figures, own.up) {
+        (Some(f), true) => e.add_figures(f, None),
+        // Down or stale: the last figures stay readable, but the verdict says nothing is
+        // known about now (never an old "healthy").
+        (Some(f), false) => {
+            let mut f = f.clone();
+            f.verdicts = crate::verdicts::without_fresh_data(
+                &f.verdicts,
+                own.sample_age_s.unwrap_or_default(),
+                f.sampled_at,
+            );
+            e.add_figures(&f, None);
+        }
+        (None, _) => {}
     }
     e.render(format)
 }

@@ -198,6 +198,8 @@ fn severity_char(s: Option<Severity>) -> char {
     match s {
         None => '-',
         Some(Severity::Ok) => '0',
+        // Older readers take any other character as "no severity": the same thing to them.
+        Some(Severity::Unknown) => '?',
         Some(Severity::Warning) => '1',
         Some(Severity::Critical) => '2',
     }
@@ -207,6 +209,7 @@ fn severity_char(s: Option<Severity>) -> char {
 pub fn severity_of(c: char) -> Option<Severity> {
     match c {
         '0' => Some(Severity::Ok),
+        '?' => Some(Severity::Unknown),
         '1' => Some(Severity::Warning),
         '2' => Some(Severity::Critical),
         _ => None,

@@ -32,7 +32,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         Err(code) => return code,
     };
     if cli.options.once {
-        let deriver = Deriver::with_recovery(super::recovery_model(&cli));
+        let deriver = Deriver::with_recovery(super::recovery_model(&cli)).one_shot();
         return once(session, deriver, &cfg, cli.options.format).await;
     }
     // Recording starts before the screen takes over, so a bad path is a plain message.
@@ -101,7 +101,9 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     }
 }
 
-/// Two samples `--interval` apart, derived and printed once.
+/// Two samples `--interval` apart, derived and printed once — and while the verdict is still
+/// `unknown` only for want of the history trend (purge is behind and one look cannot tell
+/// whether it keeps up), more samples, until the trend window is seen ([`once_watch_limit`]).
 async fn once(
     mut session: Session,
     mut deriver: Deriver,
@@ -114,16 +116,21 @@ async fn once(
         info: session.info.clone(),
     });
     let label = session.info.label.clone();
+    let limit = once_watch_limit(cfg.interval);
     let mut figures = None;
-    for first in [true, false] {
-        if !first {
+    for n in 0u32.. {
+        if n > 0 {
             tokio::time::sleep(cfg.interval).await;
         }
-        // Both samples read every source, the slow-cadence ones too: the rates that come
-        // from them (rows/s adding history) need two readings.
-        match session.poll(cfg, started, true, false).await {
+        // The first two samples read every source, the slow-cadence ones too: the rates that
+        // come from them (rows/s adding history) and purge's progress need two readings.
+        match session.poll(cfg, started, n < 2, false).await {
             Ok(s) => figures = deriver.push_sample(&s),
             Err(e) => return fail(EXIT_FAILURE, format!("{label}: connection lost: {e}")),
+        }
+        let watching = figures.as_ref().is_some_and(still_watching);
+        if n >= 1 && (!watching || started.elapsed() >= limit) {
+            break;
         }
     }
     let Some(figures) = figures else {
@@ -131,6 +138,21 @@ async fn once(
     };
     print_figures(&figures, format);
     ExitCode::SUCCESS
+}
+
+/// How long `--once` may watch: the verdicts' trend window plus two intervals of slack.
+pub(super) fn once_watch_limit(interval: std::time::Duration) -> std::time::Duration {
+    let trend = crate::verdicts::Thresholds::default().trend_min_span_s;
+    std::time::Duration::from_secs_f64(trend) + interval * 2
+}
+
+/// The verdict waits for the history trend, and only for that: more samples will answer it.
+fn still_watching(f: &crate::figures::Figures) -> bool {
+    f.verdicts.iter().any(|v| {
+        v.missing
+            .iter()
+            .any(|m| matches!(m, crate::figures::Missing::WatchingFor { .. }))
+    })
 }
 
 pub(super) fn print_figures(figures: &crate::figures::Figures, format: OutputFormat) {

@@ -33,6 +33,8 @@ pub struct Oldest {
     rows: Vec<TrxRow>,
     /// Open transactions at the last read, where the server counted them.
     open: Option<u64>,
+    /// …and those of them that modified rows (hold undo logs).
+    writing: Option<u64>,
     read_at: Option<Instant>,
     trx: VecDeque<Duration>,
     every_tick: VecDeque<Duration>,
@@ -80,12 +82,25 @@ impl Oldest {
         })
     }
 
-    /// What a read returned (with the open transactions, where counted) and what it took.
-    pub fn read(&mut self, rows: Vec<TrxRow>, open: Option<u64>, at: Instant, rtt: Duration) {
+    /// What a read returned (with the open and the writing transactions, where counted) and
+    /// what it took.
+    pub fn read(
+        &mut self,
+        rows: Vec<TrxRow>,
+        (open, writing): (Option<u64>, Option<u64>),
+        at: Instant,
+        rtt: Duration,
+    ) {
         push(&mut self.trx, rtt);
         self.rows = rows;
         self.open = open;
+        self.writing = writing;
         self.read_at = Some(at);
+    }
+
+    /// The open and the writing transactions at the last read, where counted.
+    pub fn counts(&self) -> (Option<u64>, Option<u64>) {
+        (self.open, self.writing)
     }
 
     /// The rows last read, their ages counted on to `now` by the whole seconds since (never
@@ -129,14 +144,14 @@ mod tests {
     fn after(rest: Duration, trx: Duration, t0: Instant) -> Oldest {
         let mut o = Oldest::default();
         o.every_tick_took(rest);
-        o.read(vec![row(30)], None, t0, trx);
+        o.read(vec![row(30)], (None, None), t0, trx);
         o
     }
 
     fn counted(open: u64, t0: Instant) -> Oldest {
         let mut o = Oldest::default();
         o.every_tick_took(us(900));
-        o.read(vec![row(30)], Some(open), t0, us(250));
+        o.read(vec![row(30)], (Some(open), None), t0, us(250));
         o
     }
 
@@ -166,7 +181,12 @@ mod tests {
         assert_eq!(counted(50_000, t0).ticks_apart(Duration::from_secs(30)), 1);
         // The count, not the round trip, decides: a slow client changes nothing.
         let mut o = counted(50, t0);
-        o.read(vec![row(31)], Some(50), t0 + S, Duration::from_millis(40));
+        o.read(
+            vec![row(31)],
+            (Some(50), None),
+            t0 + S,
+            Duration::from_millis(40),
+        );
         assert_eq!(o.ticks_apart(S), 1);
     }
 
@@ -198,11 +218,16 @@ mod tests {
         let t0 = Instant::now();
         let mut o = after(us(900), us(250), t0);
         // The client machine stalls one tick: 9 ms for INNODB_TRX.
-        o.read(vec![row(31)], None, t0 + S, Duration::from_millis(9));
+        o.read(
+            vec![row(31)],
+            (None, None),
+            t0 + S,
+            Duration::from_millis(9),
+        );
         assert_eq!(o.ticks_apart(S), 1, "the least of the last few counts");
         // Five costly reads in a row do.
         for i in 0..WINDOW as u32 {
-            o.read(vec![row(31)], None, t0 + S * (2 + i), us(1800));
+            o.read(vec![row(31)], (None, None), t0 + S * (2 + i), us(1800));
         }
         assert_eq!(o.ticks_apart(S), 4);
     }

@@ -135,6 +135,8 @@ impl Severity {
     pub const fn item(self) -> ThemeItem {
         match self {
             Severity::Ok => ThemeItem::Ok,
+            // Not a judgement: drawn like text that says what is missing.
+            Severity::Unknown => ThemeItem::Dim,
             Severity::Warning => ThemeItem::Warning,
             Severity::Critical => ThemeItem::Critical,
         }
@@ -209,6 +211,7 @@ impl Theme {
     pub fn severity_symbol(&self, severity: Severity) -> &'static str {
         match severity {
             Severity::Ok => "✓",
+            Severity::Unknown => "?",
             Severity::Warning => "▲",
             Severity::Critical => "✖",
         }

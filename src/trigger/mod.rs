@@ -16,10 +16,11 @@ use crate::figures::{Figures, VerdictKind};
 pub use watch::{Incident, Step, Watch, WatchConfig};
 
 /// The verdict kinds a trigger may name (healthy is what holds when nothing is wrong).
-const VERDICTS: [VerdictKind; 4] = [
+const VERDICTS: [VerdictKind; 5] = [
     VerdictKind::BlockedByReadView,
     VerdictKind::PurgeLagTrap,
     VerdictKind::PurgeTooSlow,
+    VerdictKind::HistoryHeldByOpenWrites,
     VerdictKind::FlushPressure,
 ];
 

@@ -53,7 +53,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ])];
     if r.severity.is_some() {
         let state = match sev {
-            Severity::Ok => "below async".to_string(),
+            Severity::Ok | Severity::Unknown => "below async".to_string(),
             Severity::Warning => "past async".to_string(),
             Severity::Critical => format!("past {sync_short}"),
         };

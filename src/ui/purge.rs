@@ -14,7 +14,7 @@ use super::chart::{Plot, TimeChart, Unit};
 use super::flow::{Item, draw_lines, layout_text};
 use super::flush::SWATCH;
 use crate::text::sanitize;
-use crate::units::{opt, rate};
+use crate::units::{count, opt, rate};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Purge, app, theme) else {
@@ -63,7 +63,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }),
             text,
         ),
-        Item::kv(theme, "threads", opt(p.threads, |t| t.to_string()), text),
+        // How far purge is behind in transactions: tells "cannot proceed" (large, not moving)
+        // from "caught up while history stays high" (small).
+        Item::kv(
+            theme,
+            "behind",
+            opt(p.lag_trx, |l| match p.pace {
+                Some(pace) if pace < 0.1 => format!("{} trx, not moving", count(l as f64)),
+                _ => format!("{} trx", count(l as f64)),
+            }),
+            text,
+        ),
         Item::kv(
             theme,
             "DML delay now",
@@ -87,16 +97,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             text,
         ),
         Item::kv(theme, "_delay", opt(p.max_purge_lag_delay_us, us), text),
+        Item::kv(theme, "threads", opt(p.threads, |t| t.to_string()), text),
         Item::kv(theme, "batch", opt(p.batch_size, |b| b.to_string()), text),
     ];
+    // Read-write transactions open, where the server counts them (not in older captures).
+    if let Some(n) = p.open_rw_trx {
+        items.push(Item::kv(theme, "open rw trx", count(n as f64), text));
+    }
     items.extend(Item::needs_privilege(
         f,
         &[
             FigureId::PurgeRecords,
             FigureId::PurgeUndoPages,
             FigureId::PurgeState,
+            FigureId::PurgeLagTrx,
         ],
-        "rates, state",
+        "rates, state, lag",
         theme,
     ));
 

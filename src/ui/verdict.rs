@@ -12,10 +12,8 @@ use super::flow::fit_line;
 
 /// The verdict for what is on screen now; cut to the line's width by the caller.
 pub fn verdict_line(app: &App, theme: &Theme) -> Line<'static> {
-    let Some(f) = app.view().latest.as_ref() else {
-        return Line::default();
-    };
-    let Some(first) = f.verdicts.first() else {
+    let verdicts = app.verdicts_now();
+    let Some(first) = verdicts.first() else {
         return Line::default();
     };
     let sev = first.severity;
@@ -33,9 +31,9 @@ pub fn verdict_line(app: &App, theme: &Theme) -> Line<'static> {
             theme.style(ThemeItem::Text),
         ),
     ];
-    let more = f.verdicts.len().saturating_sub(1);
+    let more = verdicts.len().saturating_sub(1);
     if more > 0 {
-        let kinds: Vec<String> = f.verdicts[1..]
+        let kinds: Vec<String> = verdicts[1..]
             .iter()
             .map(|v| v.kind.as_str().replace('_', " "))
             .collect();

@@ -21,10 +21,12 @@
 
 mod flush;
 mod layout;
+mod open_writes;
 mod purge;
 pub mod recovery;
 pub mod sizing;
 mod state;
+mod unknown;
 pub mod whatif;
 pub mod zones;
 
@@ -32,7 +34,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::figures::Figures;
-pub use crate::figures::{Bound, Recovery, Severity, Sizing, Verdict, VerdictKind};
+pub use crate::figures::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
 use crate::metrics::series::Series;
 use crate::source::flavor::Flavor;
 
@@ -41,12 +43,14 @@ pub use layout::RedoLayout;
 pub use purge::PurgeJudgement;
 pub use recovery::{Calibration, CalibrationError, RecoveryModel, calibrate_from_error_log};
 pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
+pub use unknown::without_fresh_data;
 
 /// The kinds the engine tracks, in the order ties of severity are shown.
-const TRACKED: [VerdictKind; 4] = [
+const TRACKED: [VerdictKind; 5] = [
     VerdictKind::BlockedByReadView,
     VerdictKind::PurgeLagTrap,
     VerdictKind::PurgeTooSlow,
+    VerdictKind::HistoryHeldByOpenWrites,
     VerdictKind::FlushPressure,
 ];
 
@@ -90,6 +94,17 @@ pub struct Hysteresis {
     pub leave_s: f64,
 }
 
+impl Hysteresis {
+    /// None: what one sample shows holds at once and goes at once (`--once`).
+    pub fn one_shot() -> Self {
+        Hysteresis {
+            enter_samples: 1,
+            enter_min_s: 0.0,
+            leave_s: 0.0,
+        }
+    }
+}
+
 impl Default for Hysteresis {
     fn default() -> Self {
         Hysteresis {
@@ -102,6 +117,7 @@ impl Default for Hysteresis {
 
 /// Thresholds of the purge and flush rules. Defaults are documented on each field.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Thresholds {
     /// Window of the smoothed history growth, seconds (20 s: long enough to ride over purge
     /// batches and 1 s counter jitter, short enough to notice a new blocker within the window).
@@ -119,6 +135,28 @@ pub struct Thresholds {
     /// A blocker turns critical once it holds back this much history (100,000; the lab's 60 s
     /// snapshot at 1,500 tps held back ~89,000).
     pub held_back_critical: u64,
+    /// A history this long is a debt already (100,000 undo logs: purge turns I/O-bound as
+    /// undo falls out of the buffer pool); below it, growth is only an alarm when it reaches
+    /// a consequence within [`Self::consequence_horizon_s`].
+    pub history_large: u64,
+    /// How far ahead a growing history's consequence counts (3,600 s).
+    pub consequence_horizon_s: f64,
+    /// Purge standing still at least this many transaction numbers behind the counter, with
+    /// a read view open, is blocked by it (100: about 50 write transactions committed past
+    /// it; at rest the counter runs 1–2 ahead).
+    pub lag_trx_stuck_min: u64,
+    /// Purge "stands still" below this pace (its position's advance over the counter's; 0.1;
+    /// measured 0.00 behind a read view, MariaDB 10.11 at 3,000 commits/s).
+    pub pace_stuck: f64,
+    /// Purge has caught up at most this many transaction numbers behind the counter (10,000:
+    /// purge keeping up at 3,000 commits/s ran 4,900 behind, at most 7,700)…
+    pub lag_trx_caught_up: u64,
+    /// …while keeping at least this pace (0.9; measured 0.99–1.02 keeping up).
+    pub pace_keeps_up: f64,
+    /// History that stays at or above this while purge has caught up and read-write
+    /// transactions are open is held by them (10,000: a few seconds of commits — purge
+    /// keeping up on its own held at most ~1 s of them).
+    pub history_held_min: u64,
 }
 
 impl Default for Thresholds {
@@ -130,6 +168,13 @@ impl Default for Thresholds {
             held_back_min: 1_000,
             history_critical: 1_000_000,
             held_back_critical: 100_000,
+            history_large: 100_000,
+            consequence_horizon_s: 3_600.0,
+            lag_trx_stuck_min: 100,
+            pace_stuck: 0.1,
+            lag_trx_caught_up: 10_000,
+            pace_keeps_up: 0.9,
+            history_held_min: 10_000,
         }
     }
 }
@@ -160,6 +205,9 @@ struct Track {
     /// First sample of the current "condition false" streak while active.
     clear_start: Option<f64>,
     last: Option<Finding>,
+    /// When the condition last held (the time `last` describes).
+    #[serde(default)]
+    last_at: Option<DateTime<Utc>>,
 }
 
 impl Track {
@@ -183,6 +231,7 @@ impl Track {
                     self.active_since = Some(start_at);
                 }
                 self.last = Some(found);
+                self.last_at = Some(at);
             }
             None => {
                 self.streak_len = 0;
@@ -193,13 +242,46 @@ impl Track {
                         self.active_since = None;
                         self.clear_start = None;
                         self.last = None;
+                        self.last_at = None;
                     }
                 } else {
                     self.last = None;
+                    self.last_at = None;
                 }
             }
         }
         self.active_since.is_some()
+    }
+
+    /// The verdict shown for an active track at `t`. While the condition is gone but the
+    /// leave time has not passed, it says so and quotes the last sample that had it, with
+    /// that sample's time — never an older sample's figures as if they were now — and is at
+    /// most a warning (the panels already show the figures back below the line).
+    fn verdict(&self, kind: VerdictKind, t: f64, h: &Hysteresis) -> Option<Verdict> {
+        let (since, last) = (self.active_since?, self.last.as_ref()?);
+        let (severity, message, clearing) = match (self.clear_start, self.last_at) {
+            (Some(gone), Some(last_at)) => (
+                last.severity.min(Severity::Warning),
+                format!(
+                    "clearing {:.0}/{:.0} s — last seen {}: {}",
+                    (t - gone).max(0.0).floor(),
+                    h.leave_s,
+                    last_at.format("%H:%M:%S"),
+                    last.message
+                ),
+                true,
+            ),
+            _ => (last.severity, last.message.clone(), false),
+        };
+        Some(Verdict {
+            kind,
+            severity,
+            since,
+            message,
+            thread_id: last.thread_id,
+            clearing,
+            missing: Vec::new(),
+        })
     }
 }
 
@@ -220,8 +302,10 @@ pub struct VerdictEngine {
     inflow_rate: Series,
     written_rate: Series,
     peak: sizing::PeakTracker,
-    tracks: [Track; 4],
+    tracks: [Track; 5],
     healthy_since: Option<DateTime<Utc>>,
+    /// Since when the verdict has been `unknown` (what is missing may change meanwhile).
+    unknown_since: Option<DateTime<Utc>>,
     last_t: Option<f64>,
     /// When a blocker was last seen: growth within the trend window after it is its doing.
     last_blocker_t: Option<f64>,
@@ -244,6 +328,7 @@ impl VerdictEngine {
             peak: sizing::PeakTracker::default(),
             tracks: Default::default(),
             healthy_since: None,
+            unknown_since: None,
             last_t: None,
             last_blocker_t: None,
         }
@@ -311,6 +396,7 @@ impl VerdictEngine {
             purge::blocked_by_read_view(&ctx),
             purge::purge_lag_trap(&ctx),
             purge::purge_too_slow(&ctx),
+            open_writes::history_held_by_open_writes(&ctx),
             flush::flush_pressure(f, flavor, &flush_judged),
         ];
 
@@ -318,16 +404,27 @@ impl VerdictEngine {
         let mut verdicts = Vec::new();
         for ((kind, track), finding) in TRACKED.iter().zip(self.tracks.iter_mut()).zip(findings) {
             if track.update(t_s, at, finding, &h)
-                && let (Some(since), Some(last)) = (track.active_since, track.last.as_ref())
+                && let Some(v) = track.verdict(*kind, t_s, &h)
             {
-                verdicts.push(Verdict {
-                    kind: *kind,
-                    severity: last.severity,
-                    since,
-                    message: last.message.clone(),
-                    thread_id: last.thread_id,
-                });
+                verdicts.push(v);
             }
+        }
+        // What no rule could judge: never "healthy" without the data to say so.
+        let missing = unknown::missing(f, &trend, &judged, &th);
+        if missing.is_empty() {
+            self.unknown_since = None;
+        } else {
+            let since = *self.unknown_since.get_or_insert(at);
+            let (missing, sentences): (Vec<_>, Vec<_>) = missing.into_iter().unzip();
+            verdicts.push(Verdict {
+                kind: VerdictKind::Unknown,
+                severity: Severity::Unknown,
+                since,
+                message: format!("{}.", sentences.join("; ")),
+                thread_id: None,
+                clearing: false,
+                missing,
+            });
         }
         // Most severe first; ties keep the TRACKED order (a stable sort).
         verdicts.sort_by_key(|v| std::cmp::Reverse(v.severity));
@@ -339,6 +436,8 @@ impl VerdictEngine {
                 since,
                 message: "no purge or flushing problem: history is not growing behind a read view or past purge, and checkpoint age is below the async point".to_string(),
                 thread_id: None,
+                clearing: false,
+                missing: Vec::new(),
             });
         } else {
             self.healthy_since = None;

@@ -21,6 +21,9 @@ pub(crate) struct Trend {
     pub steady: bool,
     pub held_back: Option<u64>,
     pub held_back_is_lower_bound: bool,
+    /// Seconds the history points in the trend window span: the growth is judged from
+    /// [`Thresholds::trend_min_span_s`].
+    pub span_s: f64,
 }
 
 /// What the engine concludes about purge in one sample, carried on the figures so the
@@ -49,9 +52,19 @@ pub(crate) fn judge(f: &Figures, trend: &Trend, th: &Thresholds, flavor: Flavor)
     let growth = trend.growth_per_s.or(f.history.growth_per_s);
     let falling = growth.is_some_and(|g| g <= -th.growth_min_per_s);
     // A read view exists and purge cannot pass it: history is not falling, and the view holds
-    // back a real amount of it (or history grows steadily behind it).
+    // back a real amount of it, or history grows steadily behind it, or purge stood still
+    // behind it while transactions committed — what one look at two SEIS reads can prove
+    // (`--once`), before any trend is seen. Purge keeping pace with the commits is passing
+    // every view: history growing then is held some other way (open read-write transactions
+    // on MariaDB, `history_held_by_open_writes`).
     let blocked = if f.blocker.is_some() {
-        Some(!falling && (trend.held_back.unwrap_or(0) >= th.held_back_min.max(1) || trend.steady))
+        Some(
+            !falling
+                && !keeps_pace(f, th)
+                && (trend.held_back.unwrap_or(0) >= th.held_back_min.max(1)
+                    || trend.steady
+                    || purge_stuck(f, th)),
+        )
     } else if f.refused(SourceKind::InnodbTrx).is_some() {
         None
     } else {
@@ -75,6 +88,36 @@ pub(crate) fn judge(f: &Figures, trend: &Trend, th: &Thresholds, flavor: Flavor)
         blocked,
         dml_delay_applied_us,
     }
+}
+
+/// Purge stood still between the last two SEIS reads while transactions committed (its pace
+/// under [`Thresholds::pace_stuck`]; measured 0.00 behind a read view on MariaDB 10.11), and
+/// stands [`Thresholds::lag_trx_stuck_min`] or more transaction numbers behind.
+pub(crate) fn purge_stuck(f: &Figures, th: &Thresholds) -> bool {
+    f.purge.pace.is_some_and(|p| p < th.pace_stuck)
+        && f.purge.lag_trx.is_some_and(|l| l >= th.lag_trx_stuck_min)
+}
+
+/// Purge kept pace with the commits between the last two SEIS reads and is at most
+/// [`Thresholds::lag_trx_caught_up`] behind: it is passing every read view. Positive evidence
+/// over a window, unlike a small lag alone (one read, perhaps taken before a view opened).
+pub(crate) fn keeps_pace(f: &Figures, th: &Thresholds) -> bool {
+    f.purge.pace.is_some_and(|p| p >= th.pace_keeps_up)
+        && f.purge.lag_trx.is_some_and(|l| l <= th.lag_trx_caught_up)
+}
+
+/// Purge has caught up: next to the counter (under [`Thresholds::lag_trx_stuck_min`]: at rest),
+/// or at most [`Thresholds::lag_trx_caught_up`] behind and keeping pace with the commits
+/// between the last two SEIS reads ([`Thresholds::pace_keeps_up`]). Under load one read
+/// cannot tell keeping up from standing still, so without a pace it is `None`, as it is
+/// without a SEIS read.
+pub(crate) fn caught_up(f: &Figures, th: &Thresholds) -> Option<bool> {
+    let lag = f.purge.lag_trx?;
+    if lag < th.lag_trx_stuck_min {
+        return Some(true);
+    }
+    f.purge.pace?;
+    Some(keeps_pace(f, th))
 }
 
 pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) -> Trend {
@@ -121,6 +164,7 @@ pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) ->
         steady,
         held_back,
         held_back_is_lower_bound: lower_bound,
+        span_s: span,
     }
 }
 
@@ -207,12 +251,20 @@ pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
         (_, Some(cmd)) => format!("It is in command {cmd}, no statement text"),
         _ => "Its statement text is not available".to_string(),
     };
+    let stuck_lag = purge_stuck(c.f, c.th)
+        .then_some(c.f.purge.lag_trx)
+        .flatten();
     let held = match c.trend.held_back {
+        // Too little history seen to say what it holds back: what one look proves instead.
+        _ if c.trend.held_back_is_lower_bound && stuck_lag.is_some() => format!(
+            "purge stands still {} transaction numbers behind",
+            count(stuck_lag.unwrap_or_default() as f64)
+        ),
         Some(h) if c.trend.held_back_is_lower_bound => {
-            format!("holding back ≥ {} undo logs of history", count(h as f64))
+            format!("it holds back ≥ {} undo logs of history", count(h as f64))
         }
-        Some(h) => format!("holding back ~{} undo logs of history", count(h as f64)),
-        None => "holding back history".to_string(),
+        Some(h) => format!("it holds back ~{} undo logs of history", count(h as f64)),
+        None => "it holds back history".to_string(),
     };
     let growth = c
         .growth()
@@ -223,9 +275,10 @@ pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
             .length
             .map(|h| format!(" (history {}{growth})", count(h as f64)))
             .unwrap_or_default();
+    // The way out comes first after who: at 80 columns two lines reach about this far.
     let message = format!(
-        "{thread} ({who}) has held a read view for {}, {held}{history}; purge cannot pass it. \
-         {what}. Commit it, or kill it with K (asks for confirmation).",
+        "{thread} ({who}) has held a read view for {} — commit it, or kill it with K (asks \
+         for confirmation). Purge cannot pass it: {held}{history}. {what}.",
         duration(b.age_s)
     );
     let critical = c
@@ -290,9 +343,39 @@ pub(crate) fn purge_lag_trap(c: &Context) -> Option<Finding> {
     }
 }
 
-/// `purge_too_slow`: no blocker, history growing steadily, purge behind the writes.
+/// What a growing history leads to, and when: `innodb_max_purge_lag` (or, when it is off,
+/// [`Thresholds::history_critical`]) within [`Thresholds::consequence_horizon_s`] at the
+/// smoothed growth, or a history already [`Thresholds::history_large`]. `None`: nothing worth
+/// an alarm yet.
+pub(crate) fn consequence(f: &Figures, growth: f64, th: &Thresholds) -> Option<String> {
+    let h = f.history.length?;
+    if h >= th.history_large {
+        return Some(format!("history is already {} undo logs", count(h as f64)));
+    }
+    let (name, target) = match f.purge.max_purge_lag.filter(|l| *l > 0) {
+        Some(lag) => (format!("innodb_max_purge_lag {}", count(lag as f64)), lag),
+        None => (
+            format!("{} undo logs", count(th.history_critical as f64)),
+            th.history_critical,
+        ),
+    };
+    if h >= target {
+        return Some(format!("history is past {name}"));
+    }
+    let eta = (target - h) as f64 / growth;
+    (growth > 0.0 && eta <= th.consequence_horizon_s)
+        .then(|| format!("at this rate it reaches {name} in {}", duration(eta as u64)))
+}
+
+/// `purge_too_slow`: no blocker, history growing steadily toward a consequence, purge behind
+/// the writes.
 pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
     if c.f.blocker.is_some() || c.blocker_recent || !c.growing_steadily() {
+        return None;
+    }
+    // Purge has caught up: the growth is not purge being slow (open write transactions
+    // holding history is its own verdict).
+    if caught_up(c.f, c.th) == Some(true) {
         return None;
     }
     // Both rates known and purge keeping up: the growth is something else (e.g. a burst of
@@ -303,6 +386,8 @@ pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
         return None;
     }
     let growth = c.trend.growth_per_s.unwrap_or(0.0);
+    // No alarm over nothing: a slow leak far from any consequence is not an incident.
+    let consequence = consequence(c.f, growth, c.th)?;
     let f = c.f;
     let history = f
         .history
@@ -319,9 +404,9 @@ pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
     // purge (or advise purge threads) for what may be a read view.
     if let Some(u) = f.refused(SourceKind::InnodbTrx) {
         let message = format!(
-            "history {history} grows {growth:+.0}/s over the last {:.0} s and whether a read \
-             view blocks purge is unknown: {} {}. Grant it before tuning purge: more purge \
-             threads do not help a purge that a read view holds back.",
+            "history {history} grows {growth:+.0}/s over the last {:.0} s ({consequence}) and \
+             whether a read view blocks purge is unknown: {} {}. Grant it before tuning purge: \
+             more purge threads do not help a purge that a read view holds back.",
             c.th.trend_window_s,
             u.what,
             u.reason()
@@ -384,9 +469,9 @@ pub(crate) fn purge_too_slow(c: &Context) -> Option<Finding> {
         .map(|b| format!(" (now {b})"))
         .unwrap_or_default();
     let message = format!(
-        "history {history} grows {:+.0}/s over the last {:.0} s with no read view blocking purge: \
-         {rates}.{undo} Give purge more room: innodb_purge_threads{threads}{restart}, \
-         innodb_purge_batch_size{batch}.",
+        "history {history} grows {:+.0}/s over the last {:.0} s with no read view blocking purge \
+         ({consequence}): {rates}.{undo} Give purge more room: \
+         innodb_purge_threads{threads}{restart}, innodb_purge_batch_size{batch}.",
         growth, c.th.trend_window_s
     );
     Some(Finding {

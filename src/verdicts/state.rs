@@ -39,8 +39,10 @@ pub struct EngineState {
     thresholds: Thresholds,
     layout: RedoLayout,
     peak: PeakTracker,
-    tracks: [Track; 4],
+    tracks: [Track; 5],
     healthy_since: Option<DateTime<Utc>>,
+    #[serde(default)]
+    unknown_since: Option<DateTime<Utc>>,
     last_t: Option<f64>,
     last_blocker_t: Option<f64>,
     /// Points in each series (see [`ENGINE_SERIES`]) and the time of the newest, to check
@@ -78,6 +80,7 @@ impl VerdictEngine {
             peak: self.peak.clone(),
             tracks: self.tracks.clone(),
             healthy_since: self.healthy_since,
+            unknown_since: self.unknown_since,
             last_t: self.last_t,
             last_blocker_t: self.last_blocker_t,
             series: self.series().map(|s| (s.len(), s.last().map(|p| p.0))),
@@ -115,6 +118,7 @@ impl VerdictEngine {
             peak: state.peak,
             tracks: state.tracks,
             healthy_since: state.healthy_since,
+            unknown_since: state.unknown_since,
             last_t: state.last_t,
             last_blocker_t: state.last_blocker_t,
         })

@@ -321,6 +321,23 @@ impl BlockingSnapshot {
     /// Opens its own connection, creates `test.load` if missing, and opens the
     /// read view (`START TRANSACTION` + a consistent read).
     pub async fn open(opts: Opts) -> BlockingSnapshot {
+        Self::begin(opts, "SELECT 1", "SELECT id, k FROM test.load LIMIT 1").await
+    }
+
+    /// A read-write transaction with no read view instead (`START TRANSACTION` + an INSERT
+    /// into a table of its own, so no load statement waits on its row lock; no consistent
+    /// read): purge passes it, but on MariaDB ≥ 10.6.16 it keeps any history from being freed
+    /// while it is open.
+    pub async fn open_writer(opts: Opts) -> BlockingSnapshot {
+        Self::begin(
+            opts,
+            "CREATE TABLE IF NOT EXISTS test.held (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
+            "INSERT INTO test.held (v) VALUES (1)",
+        )
+        .await
+    }
+
+    async fn begin(opts: Opts, setup: &str, first: &str) -> BlockingSnapshot {
         let mut conn = Conn::new(opts)
             .await
             .unwrap_or_else(|e| panic!("BlockingSnapshot: connect: {e}"));
@@ -328,17 +345,15 @@ impl BlockingSnapshot {
             .await
             .unwrap_or_else(|e| panic!("BlockingSnapshot: create test.load: {e}"));
         for q in [
+            setup,
             "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
             "START TRANSACTION",
+            first,
         ] {
             conn.query_drop(q)
                 .await
                 .unwrap_or_else(|e| panic!("BlockingSnapshot: {q}: {e}"));
         }
-        let _: Option<(i64, Option<i64>)> = conn
-            .query_first("SELECT id, k FROM test.load LIMIT 1")
-            .await
-            .unwrap_or_else(|e| panic!("BlockingSnapshot: first read: {e}"));
         let thread_id: u64 = conn
             .query_first("SELECT CONNECTION_ID()")
             .await

@@ -16,6 +16,25 @@ fn stale_age(screen: &str) -> Option<u64> {
     numbers_after(header(screen), "STALE ").first().copied()
 }
 
+/// The verdict line: the row under the header.
+fn verdict_line(screen: &str) -> &str {
+    screen.lines().nth(1).unwrap_or_default()
+}
+
+/// While no data arrives the verdict line is the `unknown` "no data" verdict, never a green
+/// check from the last sample.
+fn assert_no_data_verdict(screen: &str) {
+    let line = verdict_line(screen);
+    assert!(
+        !line.contains("✓") && !line.contains("healthy"),
+        "healthy shown without data:\n{screen}"
+    );
+    assert!(
+        line.contains("? unknown") && line.contains("no data for"),
+        "the verdict should say no data is coming:\n{screen}"
+    );
+}
+
 #[test]
 fn stalled_server_goes_stale_then_times_out_and_polling_resumes() {
     let server = PrivateServer::start(ServerConfig::default());
@@ -34,14 +53,17 @@ fn stalled_server_goes_stale_then_times_out_and_polling_resumes() {
     ]));
     tmux.type_text(&dashboard_command(&args));
     tmux.keys(&["Enter"]);
-    tmux.wait_for("live data through the proxy", SCREEN_WAIT, |s| {
-        header(s).contains("data ") && s.contains("Checkpoint age")
+    // An idle server whose purge has caught up is healthy while data comes in…
+    tmux.wait_for("live data and a healthy verdict", SCREEN_WAIT, |s| {
+        header(s).contains("data ") && verdict_line(s).contains("✓ healthy")
     });
 
     proxy.pause();
     let paused_at = Instant::now();
     let first = tmux.wait_for("the STALE badge", SCREEN_WAIT, |s| stale_age(s).is_some());
     let first_age = stale_age(&first).unwrap_or_default();
+    // …and never while none does: the verdict says for how long nothing is known.
+    assert_no_data_verdict(&first);
     // The screen keeps redrawing while the poller waits: the age advances.
     let later = tmux.wait_for("the STALE age to advance", SCREEN_WAIT, |s| {
         stale_age(s).is_some_and(|a| a >= first_age + 2)
@@ -50,11 +72,13 @@ fn stalled_server_goes_stale_then_times_out_and_polling_resumes() {
         later.contains("Checkpoint age"),
         "panels still drawn:\n{later}"
     );
+    assert_no_data_verdict(&later);
 
     // The poll gives up at --query-timeout and the poller says why.
     let down = tmux.wait_for("DISCONNECTED after the query timeout", SCREEN_WAIT, |s| {
         header(s).contains("DISCONNECTED")
     });
+    assert_no_data_verdict(&down);
     let timed_out_after = paused_at.elapsed();
     assert!(
         header(&down).contains("query timed out after 6.0s"),
@@ -77,6 +101,10 @@ fn stalled_server_goes_stale_then_times_out_and_polling_resumes() {
         !h.contains("DISCONNECTED") && !h.contains("STALE") && h.contains("data ")
     });
     let recovered_in = resumed_at.elapsed();
+    assert!(
+        !verdict_line(&back).contains("no data for"),
+        "fresh data, fresh verdict:\n{back}"
+    );
     let uptime = shown_uptime(&back);
     assert!(uptime.is_some(), "{back}");
     tmux.wait_for("values moving again", SCREEN_WAIT, |s| {

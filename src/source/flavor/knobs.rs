@@ -76,6 +76,29 @@ impl Flavor {
         self.dml_delay_rule() != DmlDelayRule::MariadbAfterProgress
     }
 
+    /// Whether an open read-write transaction keeps purge from freeing history it has
+    /// processed: MariaDB frees a rollback segment's history only once the purge view sees
+    /// the segment's last writer (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`,
+    /// MDEV-32050; the `history_held_by_open_writes` verdict). MDEV-32050's fix versions:
+    /// 10.6.16, 10.10.7, 10.11.6, 11.0.4, 11.1.3, 11.2.2 (10.7–10.9 had ended). Before it, and
+    /// on MySQL (`trx_purge_truncate_rseg_history` checks only the purged number), only a read
+    /// view holds history.
+    pub fn history_waits_for_open_writes(&self) -> bool {
+        if self.kind != FlavorKind::Mariadb {
+            return false;
+        }
+        let p = self.patch;
+        match (self.major, self.minor) {
+            (10, 6) => p >= 16,
+            (10, 10) => p >= 7,
+            (10, 11) => p >= 6,
+            (11, 0) => p >= 4,
+            (11, 1) => p >= 3,
+            (11, 2) => p >= 2,
+            v => v >= (11, 3),
+        }
+    }
+
     /// This flavour's delay formula in words, for `innodb_max_purge_lag = lag`.
     pub fn dml_delay_formula(&self, lag: u64) -> String {
         match self.dml_delay_rule() {

@@ -108,10 +108,21 @@ pub const MONITOR_GROUPS: &[&str] = &[
 /// NULL` costs as much) — so the text is left out, and the blocker's statement comes from
 /// its session, looked up by id ([`Flavor::session_sql`]). The last column counts the open
 /// transactions (`COUNT(*) OVER ()`, +0.17 ms at 500), which sets how often this is read
-/// (`source::oldest`). Our own session is left out.
+/// (`source::oldest`), and the next the read-write ones — on MariaDB ≥ 10.6.16 one of them
+/// keeps purge from freeing any history (`trx0purge.cc free_history_rseg`). MariaDB gives a
+/// read-only transaction the id 0. Our own session is left out.
 const TRX_SQL: &str = "SELECT CAST(t.trx_id AS CHAR), t.trx_state, \
      GREATEST(0, TIMESTAMPDIFF(SECOND, t.trx_started, NOW())), t.trx_isolation_level, \
-     t.trx_mysql_thread_id, COUNT(*) OVER () \
+     t.trx_mysql_thread_id, COUNT(*) OVER (), SUM(t.trx_id <> 0) OVER () \
+     FROM information_schema.INNODB_TRX t \
+     WHERE t.trx_mysql_thread_id <> CONNECTION_ID() \
+     ORDER BY t.trx_started, t.trx_mysql_thread_id LIMIT 5";
+
+/// [`TRX_SQL`] for MySQL and Percona 8.0+: a read-only transaction shows a made-up id at or
+/// above 2^48 (`trx0trx.h trx_get_id_for_print`: the trx's address | `max_trx_id + 1`).
+const TRX_SQL_MYSQL: &str = "SELECT CAST(t.trx_id AS CHAR), t.trx_state, \
+     GREATEST(0, TIMESTAMPDIFF(SECOND, t.trx_started, NOW())), t.trx_isolation_level, \
+     t.trx_mysql_thread_id, COUNT(*) OVER (), SUM(t.trx_id < 281474976710656) OVER () \
      FROM information_schema.INNODB_TRX t \
      WHERE t.trx_mysql_thread_id <> CONNECTION_ID() \
      ORDER BY t.trx_started, t.trx_mysql_thread_id LIMIT 5";
@@ -243,10 +254,19 @@ impl Flavor {
 
     /// The oldest transactions, with the number open where the server can count them.
     pub fn trx_sql(&self) -> &'static str {
-        if self.trx_counted() {
-            TRX_SQL
-        } else {
-            TRX_SQL_UNCOUNTED
+        match self.kind {
+            _ if !self.trx_counted() => TRX_SQL_UNCOUNTED,
+            FlavorKind::Mariadb => TRX_SQL,
+            _ => TRX_SQL_MYSQL,
+        }
+    }
+
+    /// Whether an INNODB_TRX `trx_id` is a read-write transaction's: MariaDB shows read-only
+    /// ones as 0, MySQL as a made-up id at or above 2^48 (see [`TRX_SQL_MYSQL`]).
+    pub fn is_read_write_trx_id(&self, trx_id: &str) -> bool {
+        match trx_id.trim().parse::<u64>() {
+            Ok(0) | Err(_) => false,
+            Ok(id) => self.kind == FlavorKind::Mariadb || id < 1 << 48,
         }
     }
 

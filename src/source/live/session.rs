@@ -322,17 +322,22 @@ impl Session {
         self.oldest.every_tick_took(now - every_tick);
         if !force && !self.oldest.due(interval, now) {
             sample.trx = self.oldest.carried(now);
+            (sample.trx_open, sample.trx_rw) = self.oldest.counts();
             return Ok(());
         }
         match self.ask(Statement::InnodbTrx, flavor.trx_sql(), t).await {
             Ok(rs) => {
                 sample.trx = rs.iter().map(trx_row).collect();
                 // No row: none open (but ours).
-                let open = flavor
-                    .trx_counted()
-                    .then(|| rs.first().and_then(|r| number(r, 5)).unwrap_or(0));
+                let counted = |col: usize| {
+                    flavor
+                        .trx_counted()
+                        .then(|| rs.first().and_then(|r| number(r, col)).unwrap_or(0))
+                };
+                let counts = (counted(5), counted(6));
+                (sample.trx_open, sample.trx_rw) = counts;
                 self.oldest
-                    .read(sample.trx.clone(), open, now, now.elapsed());
+                    .read(sample.trx.clone(), counts, now, now.elapsed());
             }
             Err(e) => refused(sample, SourceKind::InnodbTrx, e)?,
         }

@@ -162,11 +162,14 @@ fn no_trap_without_the_setting_or_without_a_blocker() {
     assert!(out[11].get(VerdictKind::PurgeLagTrap).is_none());
 }
 
-/// No blocker; history +50/s from t = 0; purge 100 records/s vs 500 written.
+/// No blocker; history +300/s from t = 0 (1,000,000 within the hour); purge 100 records/s
+/// vs 500 written, 50,000 transaction numbers behind and moving at half the commits' pace.
 fn slow_purge(t: i64) -> Figures {
     let mut f = fig(t);
-    f.history.length = Some(10_000 + 50 * t as u64);
-    f.history.growth_per_s = Some(50.0);
+    f.history.length = Some(10_000 + 300 * t as u64);
+    f.history.growth_per_s = Some(300.0);
+    f.purge.lag_trx = Some(50_000);
+    f.purge.pace = Some(0.5);
     f.purge.records_per_s = Some(100.0);
     f.purge.inflow_records_per_s = Some(500.0);
     f.undo.reads_per_s = Some(5.0);
@@ -185,7 +188,8 @@ fn purge_too_slow_needs_a_smoothed_trend_then_enters() {
     assert_eq!(v.since, at(10));
     assert_eq!(v.severity, Severity::Warning);
     for needle in [
-        "+50/s",
+        "+300/s",
+        "at this rate it reaches 1.0M undo logs in 5",
         "100/s",
         "500/s",
         "read from disk",
@@ -200,7 +204,7 @@ fn purge_too_slow_needs_a_smoothed_trend_then_enters() {
         );
     }
     let g = out[29].purge.history_growth_per_s.unwrap_or(0.0);
-    assert!((g - 50.0).abs() < 1e-6, "{g}");
+    assert!((g - 300.0).abs() < 1e-6, "{g}");
 }
 
 #[test]
