@@ -205,9 +205,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 
     // Rows: the first figures line, the gauge, then the rest of the figures while the chart
-    // keeps its minimum, then the chart.
+    // keeps its minimum, then the chart. Short of a row (a two-line verdict at 80×24), the
+    // labels under the gauge go first: the chart labels the same lines.
+    let fits = |fixed: u16| inner.width >= CHART_MIN_COLS && inner.height >= fixed + CHART_MIN_ROWS;
+    if gauge.len() == 2 && !fits(3) && fits(2) {
+        gauge.truncate(1);
+    }
     let fixed = 1 + gauge.len() as u16;
-    let chart_ok = inner.width >= CHART_MIN_COLS && inner.height >= fixed + CHART_MIN_ROWS;
+    let chart_ok = fits(fixed);
     let room = if chart_ok {
         inner.height - fixed - CHART_MIN_ROWS
     } else {
