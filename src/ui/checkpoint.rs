@@ -11,7 +11,7 @@ use crate::figures::FigureId;
 use crate::theme::{Severity, Theme, ThemeItem};
 use crate::units;
 
-use super::chart::{Plot, Threshold, TimeChart, Unit};
+use super::chart::{Plot, Threshold, TimeChart, Unit, why_missing};
 use super::flow::{CHART_MIN_COLS, CHART_MIN_ROWS, Item, draw_lines, flow};
 use super::gauge::{GaugeMark, MarkerLabel, gauge_line, marker_labels};
 use crate::text::sanitize;
@@ -279,10 +279,19 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         };
     }
     TimeChart {
-        plots: &[Plot {
-            series: &view.charts.checkpoint_age,
-            style: theme.style(ThemeItem::SeriesCheckpointAge),
-        }],
+        plots: &[Plot::new(
+            &view.charts.checkpoint_age,
+            theme.style(ThemeItem::SeriesCheckpointAge),
+        )
+        .missing(why_missing(
+            app,
+            f,
+            "checkpoint age",
+            &[FigureId::CheckpointAge],
+            // MySQL 8.0 before .30 reads the LSNs from these where status lacks them.
+            &["log_lsn_current", "log_lsn_last_checkpoint"],
+            theme,
+        ))],
         thresholds: &thresholds,
         y_max,
         unit: Unit::Bytes,

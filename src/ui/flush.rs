@@ -97,15 +97,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);
     let Some(chart) = chart else { return };
-    let mut plots = vec![Plot {
-        series: &view.charts.flush_total,
-        style: theme.style(ThemeItem::FlushTotal),
-    }];
+    let mut plots = vec![Plot::new(
+        &view.charts.flush_total,
+        theme.style(ThemeItem::FlushTotal),
+    )];
     for source in FlushSource::ALL.into_iter().filter(|s| !off(*s)) {
-        plots.push(Plot {
-            series: view.charts.flush(source),
-            style: theme.style(item(source)),
-        });
+        plots.push(Plot::new(
+            view.charts.flush(source),
+            theme.style(item(source)),
+        ));
     }
     let thresholds: Vec<Threshold> = [
         (fl.io_capacity, "io_capacity"),
