@@ -1328,3 +1328,25 @@ fn mysql_8_checkpoint_panel_in_its_own_words() {
         }
     }
 }
+
+/// More verdicts than 80×24 holds: the overlay cuts them above a `…` and still says how to
+/// close it.
+#[test]
+fn the_v_overlay_fits_80x24_with_many_verdicts() {
+    let mut app = verdicts_overlay();
+    if let Some(f) = app.live.latest.as_mut() {
+        let v = f.verdicts[0].clone();
+        f.verdicts = vec![v; 5];
+    }
+    let text = plain(&screen(&app, &Theme::default(), 80, 24));
+    assert!(text.contains("any key closes"), "{text}");
+    assert!(text.contains("│ …"), "{text}");
+    // Whole at 200×60.
+    let tall = plain(&screen(&app, &Theme::default(), 200, 60));
+    assert_eq!(
+        tall.matches("kill it with K (asks for confirmation).")
+            .count(),
+        5,
+        "{tall}"
+    );
+}

@@ -32,7 +32,11 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme
         ),
         Overlay::Verdicts => (
             "Verdicts: what the figures mean".to_string(),
-            verdict_lines(app, max_text, theme, base, dim),
+            fit_rows(
+                verdict_lines(app, max_text, theme, base, dim),
+                area.height.saturating_sub(2) as usize,
+                dim,
+            ),
         ),
         Overlay::Confirm(c) => (
             sanitize(&c.title, 120),
@@ -191,6 +195,24 @@ fn verdict_lines(
     out.push(Line::default());
     out.push(Line::styled("any key closes", dim));
     out
+}
+
+/// Lines that must fit `room` rows and end with the closing hint: the blank lines go first,
+/// then the text is cut above a `…` row so the hint still shows.
+fn fit_rows(mut lines: Vec<Line<'static>>, room: usize, dim: Style) -> Vec<Line<'static>> {
+    if lines.len() <= room {
+        return lines;
+    }
+    let Some(close) = lines.pop() else {
+        return lines;
+    };
+    lines.retain(|l| l.width() > 0);
+    if lines.len() + 1 > room {
+        lines.truncate(room.saturating_sub(2));
+        lines.push(Line::styled("…", dim));
+    }
+    lines.push(close);
+    lines
 }
 
 /// Explanation lines, cleaned of control characters and wrapped to `max` columns.
