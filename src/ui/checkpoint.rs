@@ -280,19 +280,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             soft: false,
         });
     }
-    if let Some((name, at)) = sync_flush {
-        thresholds.push(Threshold {
-            value: at as f64,
-            style: theme.style(ThemeItem::SyncFlushLine),
-            label: format!("{name} {}", units::bytes(at)),
-            soft: false,
-        });
-    }
     if let Some(s) = r.sync_point_bytes {
         thresholds.push(Threshold {
             value: s as f64,
             style: theme.style(ThemeItem::SyncLine),
             label: format!("{sync_name} {}", bytes_or_na(Some(s))),
+            soft: false,
+        });
+    }
+    // Labelled after the stall line: where the two share a row, the stall is named.
+    if let Some((name, at)) = sync_flush {
+        thresholds.push(Threshold {
+            value: at as f64,
+            style: theme.style(ThemeItem::SyncFlushLine),
+            label: format!("{name} {}", units::bytes(at)),
             soft: false,
         });
     }
