@@ -63,6 +63,8 @@ pub enum KeyAction {
     NextMoment,
     PreviousMoment,
     AddNote,
+    /// Every verdict that holds now, in full.
+    Verdicts,
 }
 
 impl KeyAction {
@@ -191,6 +193,13 @@ pub const KEYMAP: &[Binding] = &[
         modes: BOTH,
         help: "quit",
         hint: footer(1, "q", "quit"),
+    },
+    Binding {
+        keys: &[(ch('v'), A::Verdicts)],
+        names: &["v"],
+        modes: BOTH,
+        help: "every verdict in full: kind, severity, since, message",
+        hint: footer(10, "v", "verdicts"),
     },
     Binding {
         keys: &[

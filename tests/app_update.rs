@@ -404,3 +404,33 @@ fn a_slowed_tick_is_not_called_stale_before_it_is_due() {
     let plain = sample_at(Vec::new());
     assert!(matches!(plain, Freshness::Stale { .. }), "{plain:?}");
 }
+
+// ---------------------------------------------------------------------------
+// `v`: every verdict in full (the verdict line may cut them), live and in a replay
+// ---------------------------------------------------------------------------
+
+#[test]
+fn v_opens_every_verdict_and_esc_v_q_close_it_without_acting() {
+    for close in [KeyCode::Esc, KeyCode::Char('v'), KeyCode::Char('q')] {
+        let mut app = connected_app(false);
+        assert!(key(&mut app, KeyCode::Char('v')).is_empty());
+        assert_eq!(app.overlay, Some(Overlay::Verdicts));
+        // Closing runs nothing and quits nothing (q closes the overlay, as on help).
+        assert!(key(&mut app, close).is_empty(), "{close:?}");
+        assert_eq!(app.overlay, None, "{close:?}");
+        assert!(!app.quit, "{close:?}");
+    }
+}
+
+#[test]
+fn v_works_in_a_replay_and_the_demo() {
+    // `--demo` is a replay of the shipped capture: the same app, the same keys.
+    let mut app = replay_app();
+    let at = pos(&app);
+    assert!(key(&mut app, KeyCode::Char('v')).is_empty());
+    assert_eq!(app.overlay, Some(Overlay::Verdicts));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, None);
+    // The overlay took the key: the replay did not move.
+    assert_eq!(pos(&app), at);
+}

@@ -41,6 +41,11 @@ const NEEDS_PROCESS: &[&str] = &[
     "blocker",
     "history.held_back",
     "purge.blocked",
+    "purge.lag_trx",
+    "purge.pace",
+    "purge.open_trx",
+    "purge.open_rw_trx",
+    "purge.oldest_rw",
 ];
 
 /// MySQL 8.0+ only (the `log_max_modified_age_*` counters and where sync flushing starts):
@@ -399,13 +404,19 @@ async fn dashboard_names_missing_privileges_and_reports_refused_changes() {
     for note in [
         "▲ blocker unknown: needs PROCESS privilege",
         "▲ by source: needs PROCESS privilege",
-        "▲ rates, state: needs PROCESS privilege",
+        "▲ rates, state, lag: needs PROCESS privilege",
         "▲ size, reads, scan: needs PROCESS privilege",
     ] {
         assert!(screen.contains(note), "{note}:\n{screen}");
     }
     assert!(!screen.contains("no blocker"), "{screen}");
     assert!(!screen.contains("press m to enable"), "{screen}");
+    // An unseen blocker is no reason to call the server healthy.
+    let verdict = screen.lines().nth(1).unwrap_or_default();
+    assert!(
+        verdict.contains("? unknown") && verdict.contains("needs PROCESS"),
+        "{screen}"
+    );
     assert_no_password(&usage, "the dashboard", &screen);
     tmux.keys(&["m"]);
     tmux.wait_for("the monitors refusal", long, |s| {

@@ -1022,3 +1022,335 @@ fn help_in_a_replay_lists_the_replay_keys() {
     }
     snapshot!("render_replay_help_200x60", text);
 }
+
+// ---------------------------------------------------------------------------
+// The screen tells the whole story: the verdict never cut where it matters, charts that
+// fill their width and say why they are empty, the whole server label, neighbor flushing
+// within the other sources, MySQL 8's flush points in its own words.
+// ---------------------------------------------------------------------------
+
+/// The rows of the screen as text.
+fn rows(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+#[test]
+fn a_long_blocker_verdict_wraps_and_points_to_v() {
+    let theme = Theme::default();
+    let app = pressure();
+    // 200 columns: two lines hold the whole verdict, the way out included.
+    let wide = plain(&screen(&app, &theme, 200, 60));
+    let verdict = rows(&wide)[1..3].join(" ");
+    assert!(
+        verdict.contains("Commit it, or kill it with K"),
+        "{verdict}"
+    );
+    assert!(!verdict.contains("full text"), "{verdict}");
+    // 80 columns: two lines, the second ends with the key that shows it whole, and all six
+    // panels still show.
+    let narrow = plain(&screen(&app, &theme, 80, 24));
+    let r = rows(&narrow);
+    assert!(r[1].contains("blocked by read view"), "{narrow}");
+    assert!(r[2].trim_end().ends_with("… v full text"), "{narrow}");
+    for title in [
+        "1 Checkpoint age",
+        "2 Flush sources",
+        "3 History list length",
+        "4 Purge",
+        "5 Dirty pages",
+        "6 Undo residency",
+    ] {
+        assert!(narrow.contains(title), "{title}:\n{narrow}");
+    }
+    // The checkpoint chart keeps its place under the two-line verdict.
+    assert!(narrow.contains("-5m"), "{narrow}");
+}
+
+/// A short verdict keeps one line and gives the panels the row back.
+#[test]
+fn a_short_verdict_keeps_one_line() {
+    let text = plain(&screen(&counters_off(), &Theme::default(), 200, 60));
+    let r = rows(&text);
+    assert!(r[1].contains("healthy"), "{text}");
+    assert!(r[2].starts_with('┌'), "{text}");
+}
+
+pub fn verdicts_overlay() -> App {
+    let mut app = pressure();
+    key(&mut app, 'v');
+    app
+}
+
+#[test]
+fn the_v_overlay_shows_every_verdict_in_full() {
+    let theme = Theme::default();
+    let app = verdicts_overlay();
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &theme, w, h));
+        assert!(text.contains("Verdicts"), "{text}");
+        for what in [
+            "▲ blocked by read view",
+            "warning · since 09:05:01",
+            "▲ flush pressure",
+            "kill it with K (asks for confirmation).",
+            "any key closes",
+        ] {
+            assert!(text.contains(what), "{w}x{h} {what}:\n{text}");
+        }
+        snapshot!(format!("render_verdicts_{w}x{h}"), text);
+    }
+}
+
+/// 30 s into a session: the charts span what was sampled, not a sliver at the right of a
+/// 5-minute axis.
+pub fn early() -> App {
+    let mut ev = vec![connected(mariadb_info(&[]))];
+    ev.extend(samples(30, Counters::ALL_ON, None, healthy_second));
+    app_from_events(ev, at(30.0))
+}
+
+#[test]
+fn charts_fill_their_width_before_the_window_does() {
+    let theme = Theme::default();
+    let app = early();
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &theme, w, h));
+        // The axis says how far back the data goes (first sample 1 s, last 30 s).
+        assert!(text.contains("-29s"), "{w}x{h}:\n{text}");
+        assert!(!text.contains("-5m "), "{w}x{h}:\n{text}");
+        snapshot!(format!("render_early_{w}x{h}"), text.clone());
+    }
+    // The checkpoint-age series starts at the chart's left edge: on some row of its plot
+    // (`│96 MiB│…`, `│      │…`), the first column right of the y axis has a braille dot.
+    let text = plain(&screen(&app, &theme, 200, 60));
+    let left_edge: Vec<char> = rows(&text)
+        .into_iter()
+        .take(30)
+        .filter_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            (chars.first() == Some(&'│') && chars.get(7) == Some(&'│'))
+                .then(|| chars.get(8).copied())
+                .flatten()
+        })
+        .collect();
+    assert!(
+        left_edge
+            .iter()
+            .any(|c| ('\u{2801}'..='\u{28ff}').contains(c)),
+        "no data at the left edge of the checkpoint chart ({left_edge:?}):\n{text}"
+    );
+}
+
+/// INNODB_METRICS refused for want of PROCESS: the charts that need it say so.
+pub fn privilege_missing() -> App {
+    let mut ev = vec![connected(mariadb_info(&[]))];
+    let mut more = samples(N, Counters::ALL_ON, None, healthy_second);
+    for e in &mut more {
+        if let SourceEvent::Sample(s) = e {
+            s.metrics.clear();
+            s.unavailable.push(innodebt::sample::Unavailable {
+                source: innodebt::sample::SourceKind::InnodbMetrics,
+                privilege: Some("PROCESS".into()),
+                error: "Access denied; you need (at least one of) the PROCESS privilege(s) \
+                        for this operation"
+                    .into(),
+            });
+        }
+    }
+    ev.extend(more);
+    app_from_events(ev, last_time())
+}
+
+#[test]
+fn an_empty_chart_says_why() {
+    let theme = Theme::default();
+    // Counters off (MariaDB's defaults): the key that enables them, and the scan never run.
+    let off = plain(&screen(&counters_off(), &theme, 200, 60));
+    assert!(
+        off.contains(
+            "undo size: INNODB_METRICS counter off — press m to enable · residency never \
+             scanned — press u"
+        ),
+        "{off}"
+    );
+    // A series missing beside others: named on the chart, the others still drawn.
+    assert!(
+        off.contains("purged: INNODB_METRICS counter off — press m to enable"),
+        "{off}"
+    );
+    // No axis of a chart without data.
+    assert!(!off.contains("0 B"), "{off}");
+    // A missing privilege.
+    let app = privilege_missing();
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &theme, w, h));
+        if h >= 60 {
+            assert!(
+                text.contains("undo size: needs PROCESS privilege"),
+                "{text}"
+            );
+            assert!(text.contains("purged: needs PROCESS privilege"), "{text}");
+            assert!(!text.contains("0 B"), "{text}");
+        }
+        snapshot!(format!("render_privilege_missing_{w}x{h}"), text);
+    }
+    // The first sample: nothing to draw yet.
+    let mut ev = vec![connected(mariadb_info(&[]))];
+    ev.extend(samples(1, Counters::ALL_ON, None, healthy_second));
+    let first = plain(&screen(&app_from_events(ev, at(1.0)), &theme, 200, 60));
+    assert!(first.contains("no samples yet"), "{first}");
+}
+
+/// A 70-character host name in the header at 200 columns: whole.
+#[test]
+fn a_long_server_label_is_whole_at_200_columns() {
+    let label = "db-primary-eu-west-1a.orders-cluster.prod.internal.example.com:3306";
+    assert!(label.len() >= 66, "{}", label.len());
+    let info = ServerInfo {
+        label: label.into(),
+        ..mariadb_info(&[])
+    };
+    let mut ev = vec![connected(info)];
+    ev.extend(samples(N, Counters::ALL_ON, Some(N - 131), healthy_second));
+    let app = app_from_events(ev, last_time());
+    let theme = Theme::default();
+    let wide = plain(&screen(&app, &theme, 200, 60));
+    let header = rows(&wide)[0];
+    assert!(header.contains(label), "{header}");
+    assert!(header.contains("MariaDB 10.11.6"), "{header}");
+    snapshot!("render_long_label_200x60", wide);
+    // Narrow: the label shrinks (to 40 columns at least) rather than push the flavour out.
+    let narrow = plain(&screen(&app, &theme, 80, 24));
+    let header = rows(&narrow)[0];
+    assert!(
+        header.contains("db-primary-eu-west-1a.orders-cluster.pr"),
+        "{header}"
+    );
+    assert!(header.contains('…'), "{header}");
+    assert!(header.contains("MariaDB 10.11.6"), "{header}");
+    snapshot!("render_long_label_80x24", narrow);
+}
+
+#[test]
+fn neighbor_flushing_is_counted_within_the_sources() {
+    let app = healthy();
+    let theme = Theme::default();
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &theme, w, h));
+        assert!(text.contains("↳ ━ of which neighbors"), "{text}");
+        // Never listed as a source of its own beside the others.
+        assert!(!text.contains("━ neighbor "), "{text}");
+    }
+}
+
+/// MySQL 8.0.30 with a 100 MiB `innodb_redo_log_capacity` (the version and the capacity of
+/// the corpus's MySQL 8.0.30 server): status names as MySQL has them, no MariaDB ones.
+pub fn mysql_8030() -> App {
+    let version = "8.0.30";
+    let comment = "MySQL Community Server - GPL";
+    let mut info = mariadb_info(&[
+        ("version", version),
+        ("version_comment", comment),
+        ("innodb_redo_log_capacity", "104857600"),
+        ("innodb_max_dirty_pages_pct_lwm", "10.000000"),
+    ]);
+    info.variables.remove("innodb_log_file_size");
+    info.version = version.into();
+    info.version_comment = comment.into();
+    info.flavor = Flavor::detect(version, comment, true);
+    let mut ev = vec![connected(info)];
+    let mut more = samples(N, Counters::ALL_ON, None, |i| Second {
+        // Past where flushing starts (72.3 MiB) and the sync-flush point, below the stall.
+        checkpoint_age: 60 * MIB + (19 * MIB) * i as u64 / N as u64,
+        ..healthy_second(i)
+    });
+    for e in &mut more {
+        if let SourceEvent::Sample(s) = e {
+            for (maria, mysql) in [
+                ("Innodb_lsn_current", "Innodb_redo_log_current_lsn"),
+                (
+                    "Innodb_lsn_last_checkpoint",
+                    "Innodb_redo_log_checkpoint_lsn",
+                ),
+            ] {
+                if let Some(v) = s.status.remove(maria) {
+                    s.status.insert(mysql.into(), v);
+                }
+            }
+            s.status.remove("Innodb_checkpoint_age");
+            s.status.remove("Innodb_checkpoint_max_age");
+        }
+    }
+    ev.extend(more);
+    app_from_events(ev, last_time())
+}
+
+#[test]
+fn mysql_8_checkpoint_panel_in_its_own_words() {
+    let app = mysql_8030();
+    let f = app.live.latest.as_ref().expect("figures");
+    let r = &f.redo;
+    let (age, start, sync_flush, stall) = (
+        r.checkpoint_age_bytes.expect("age"),
+        r.async_point_bytes.expect("flushing starts"),
+        r.sync_flush_bytes.expect("sync flush"),
+        r.sync_point_bytes.expect("stall"),
+    );
+    assert!(start < sync_flush && sync_flush < stall, "{r:?}");
+    assert!(age > sync_flush && age < stall, "{r:?}");
+    let theme = Theme::default();
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &theme, w, h));
+        assert!(
+            text.contains("flushing starts 72.3 MiB"),
+            "{w}x{h}:\n{text}"
+        );
+        // Where the stall and sync-flush lines share a chart row, the stall is named.
+        assert!(
+            text.contains("stall — writes wait 83.4 MiB"),
+            "{w}x{h}:\n{text}"
+        );
+        if h >= 60 {
+            assert!(text.contains("past flushing start"), "{text}");
+            assert!(text.contains("sync flush 77.8 MiB"), "{text}");
+            assert!(
+                text.contains("counters say async 77.5 MiB · sync 83.1 MiB"),
+                "{text}"
+            );
+            // MySQL 8's flushing start is not its async counter: never called async alone.
+            assert!(!text.contains("past async"), "{text}");
+            assert!(!text.contains("async 72.3"), "{text}");
+        }
+        snapshot!(format!("render_mysql_8030_{w}x{h}"), text);
+    }
+    for theme in themes() {
+        for (w, h) in SIZES {
+            snapshot!(
+                format!("render_mysql_8030_style_{}_{w}x{h}", theme.name()),
+                styled(&screen(&app, &theme, w, h))
+            );
+        }
+    }
+}
+
+/// More verdicts than 80×24 holds: the overlay cuts them above a `…` and still says how to
+/// close it.
+#[test]
+fn the_v_overlay_fits_80x24_with_many_verdicts() {
+    let mut app = verdicts_overlay();
+    if let Some(f) = app.live.latest.as_mut() {
+        let v = f.verdicts[0].clone();
+        f.verdicts = vec![v; 5];
+    }
+    let text = plain(&screen(&app, &Theme::default(), 80, 24));
+    assert!(text.contains("any key closes"), "{text}");
+    assert!(text.contains("│ …"), "{text}");
+    // Whole at 200×60.
+    let tall = plain(&screen(&app, &Theme::default(), 200, 60));
+    assert_eq!(
+        tall.matches("kill it with K (asks for confirmation).")
+            .count(),
+        5,
+        "{tall}"
+    );
+}

@@ -131,16 +131,28 @@ fn every_verdict_appears_in_the_real_recording_with_its_timing() {
     assert_eq!(trap.severity, Severity::Warning);
     assert!(trap.message.contains("armed"), "{}", trap.message);
 
-    // Purge too slow shows up in the recording's opening minute (no blocker, history
-    // creeping up, purge behind the writes) — and never right after the commit, when the
-    // growth is still the blocker's doing.
-    let slow = first(&fs, |f| has(f, VerdictKind::PurgeTooSlow)).expect("purge too slow");
-    assert!(slow < blocker_from, "purge too slow at sample {slow}");
+    // No alarm over nothing: in the opening minute history creeps up from ~190 by a few
+    // undo logs a second with no blocker. With innodb_max_purge_lag off, 1,000,000 is days
+    // away at that rate, so "purge too slow" never shows (it used to), and neither does it
+    // right after the commit, when the growth is still the blocker's doing.
     assert!(
-        !fs.iter().any(|f| has(f, VerdictKind::PurgeTooSlow)
-            && secs(b1, f.sampled_at) > 0.0
-            && secs(b1, f.sampled_at) < 20.0),
-        "purge too slow flagged right after the blocker committed"
+        fs[..blocker_from]
+            .iter()
+            .any(|f| f.history.growth_per_s.is_some_and(|g| g > 0.0)),
+        "the opening minute has history creeping up"
+    );
+    assert!(
+        !fs.iter().any(|f| has(f, VerdictKind::PurgeTooSlow)),
+        "purge too slow over a slow creep: {:?}",
+        fs.iter()
+            .flat_map(|f| &f.verdicts)
+            .find(|v| v.kind == VerdictKind::PurgeTooSlow)
+    );
+    assert!(
+        fs[..blocker_from]
+            .iter()
+            .any(|f| has(f, VerdictKind::Healthy)),
+        "healthy before the blocker"
     );
 
     // And healthy again once purge has caught up.

@@ -75,6 +75,10 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
             app.overlay = Some(Overlay::Help);
             Vec::new()
         }
+        A::Verdicts => {
+            app.overlay = Some(Overlay::Verdicts);
+            Vec::new()
+        }
         A::Zoom => {
             if let KeyCode::Char(c) = key.code {
                 let n = c as usize - '0' as usize;
@@ -387,7 +391,7 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         return Vec::new();
     };
     match overlay {
-        Overlay::Help | Overlay::Notice { .. } => {
+        Overlay::Help | Overlay::Verdicts | Overlay::Notice { .. } => {
             // Any key closes; `q` on help closes rather than quits, as users expect.
             Vec::new()
         }

@@ -152,6 +152,8 @@ pub struct Input {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help,
+    /// `v`: every verdict that holds now, each in full (the verdict line may cut them).
+    Verdicts,
     Input(Input),
     Confirm(Confirm),
     /// A one-off message (an error or a result); any key closes it.

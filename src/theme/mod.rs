@@ -71,6 +71,7 @@ theme_items! {
     Critical => "critical", Fg, "Severity critical: act now (e.g. near the sync point)";
     AsyncLine => "async-line", Fg, "Async flush point threshold line on the checkpoint age chart";
     SyncLine => "sync-line", Fg, "Sync flush point threshold line on the checkpoint age chart";
+    SyncFlushLine => "sync-flush-line", Fg, "MySQL 8.0+ sync-flush point (the page cleaner ignores io_capacity past it) on the checkpoint age gauge and chart";
     CapacityLine => "capacity-line", Fg, "Redo capacity line on the checkpoint age chart";
     GaugeFill => "gauge-fill", Fg, "Filled part of a gauge";
     GaugeEmpty => "gauge-empty", Bg, "Unfilled part of a gauge (background colour)";

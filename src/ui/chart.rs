@@ -1,6 +1,8 @@
 //! Time charts: the series of the chart window ending at the newest sample, downsampled to
 //! the columns there are, with thresholds as labelled horizontal lines and axes in the
-//! figure's unit.
+//! figure's unit. Until the data spans the window (the first minutes of a session) the x
+//! axis follows the data, so it fills the width; a chart with no data says why instead of
+//! drawing an empty axis.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -9,7 +11,9 @@ use ratatui::symbols::Marker;
 use ratatui::text::Line;
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
 
-use crate::app::App;
+use crate::app::{App, keys};
+use crate::figures::{FigureId, Figures};
+use crate::keymap::{self, KeyAction};
 use crate::metrics::series::Series;
 use crate::text::truncate;
 use crate::theme::{Theme, ThemeItem};
@@ -18,6 +22,63 @@ use crate::units::{self, NA};
 pub struct Plot<'a> {
     pub series: &'a Series,
     pub style: Style,
+    /// Why the series has no data, when it has none for a known reason ([`why_missing`]).
+    pub missing: Option<Line<'static>>,
+}
+
+impl<'a> Plot<'a> {
+    pub fn new(series: &'a Series, style: Style) -> Plot<'a> {
+        Plot {
+            series,
+            style,
+            missing: None,
+        }
+    }
+
+    pub fn missing(mut self, why: Option<Line<'static>>) -> Plot<'a> {
+        self.missing = why;
+        self
+    }
+}
+
+/// Why `what` (a series of `figures`) is unknown: a privilege the account lacks, or one of
+/// `counters` (INNODB_METRICS) switched off — with the key that enables them where it works.
+pub fn why_missing(
+    app: &App,
+    f: &Figures,
+    what: &str,
+    figures: &[FigureId],
+    counters: &[&str],
+    theme: &Theme,
+) -> Option<Line<'static>> {
+    if let Some(note) = f.privilege_note(figures) {
+        return Some(Line::styled(
+            format!("{what}: {note}"),
+            theme.style(ThemeItem::Warning),
+        ));
+    }
+    if !counters
+        .iter()
+        .any(|c| f.metrics_off.iter().any(|m| m == c))
+    {
+        return None;
+    }
+    let dim = theme.style(ThemeItem::Dim);
+    let text = theme.style(ThemeItem::Text);
+    Some(
+        match keymap::key_for(keys::mode(app), KeyAction::EnableMonitors) {
+            Some(k) => Line::from(vec![
+                ratatui::text::Span::styled(format!("{what}: "), dim),
+                ratatui::text::Span::styled("INNODB_METRICS counter off — press ", text),
+                ratatui::text::Span::styled(k, theme.style(ThemeItem::Key)),
+                ratatui::text::Span::styled(" to enable", text),
+            ]),
+            None => Line::from(vec![
+                ratatui::text::Span::styled(format!("{what}: "), dim),
+                ratatui::text::Span::styled("INNODB_METRICS counter off on the server", text),
+            ]),
+        },
+    )
 }
 
 pub struct Threshold {
@@ -90,23 +151,36 @@ pub fn nice_ceil(v: f64) -> f64 {
     step * exp
 }
 
-/// The x-axis labels for a chart window: `-5m … now`.
-fn x_labels(app: &App, graph_w: u16, theme: &Theme) -> Vec<Line<'static>> {
+/// A span of the x axis, to the second: `45s`, `2m30s`, `1h05m`.
+fn ago(secs: u64) -> String {
+    match (secs / 3600, secs % 3600 / 60, secs % 60) {
+        (0, 0, s) => format!("-{s}s"),
+        (0, m, 0) => format!("-{m}m"),
+        (0, m, s) => format!("-{m}m{s:02}s"),
+        (h, 0, _) => format!("-{h}h"),
+        (h, m, _) => format!("-{h}h{m:02}m"),
+    }
+}
+
+/// The x-axis labels for `span` seconds ending now: `-5m … now` (the window's own name when
+/// the data fills it).
+fn x_labels(app: &App, span: f64, graph_w: u16, theme: &Theme) -> Vec<Line<'static>> {
     let dim = theme.style(ThemeItem::Dim);
-    let w = app.window.secs();
-    let mut labels = vec![Line::styled(format!("-{}", app.window.label()), dim)];
+    let first = if span >= app.window.secs() {
+        format!("-{}", app.window.label())
+    } else {
+        ago(span.round() as u64)
+    };
+    let mut labels = vec![Line::styled(first, dim)];
     if graph_w >= 50 {
-        let half = (w / 2.0) as u64;
-        let mid = match (half / 60, half % 60) {
-            (0, s) => format!("-{s}s"),
-            (m, 0) => format!("-{m}m"),
-            (m, s) => format!("-{m}m{s:02}s"),
-        };
-        labels.push(Line::styled(mid, dim));
+        labels.push(Line::styled(ago((span / 2.0) as u64), dim));
     }
     labels.push(Line::styled("now", dim));
     labels
 }
+
+/// Below this the x axis keeps the whole window (one point would stretch to nothing).
+const MIN_FOLLOW_S: f64 = 1.0;
 
 /// A time chart of the chart window ending at the newest sample: the series as lines, each
 /// threshold as a horizontal line labelled at its left end.
@@ -146,14 +220,31 @@ fn time_chart(
     }
     let view = app.view();
     let t1 = view.latest_t;
-    let t0 = t1 - app.window.secs();
     let dim = theme.style(ThemeItem::Dim);
+    let window: Vec<Vec<(f64, f64)>> = plots
+        .iter()
+        .map(|p| p.series.window(t1 - app.window.secs()))
+        .collect();
+    if window.iter().all(Vec::is_empty) {
+        return no_data(frame, area, plots, theme);
+    }
+    // Until the data spans the window the axis starts at the oldest point, not at a window
+    // start nothing was sampled in.
+    let oldest = window
+        .iter()
+        .filter_map(|w| w.first().map(|p| p.0))
+        .fold(f64::INFINITY, f64::min);
+    let t0 = if oldest.is_finite() && t1 - oldest >= MIN_FOLLOW_S {
+        oldest.max(t1 - app.window.secs())
+    } else {
+        t1 - app.window.secs()
+    };
 
     // Columns the plot gets (the y labels and axis take the rest), for downsampling.
     let buckets = area.width as usize;
-    let data: Vec<Vec<(f64, f64)>> = plots
+    let data: Vec<Vec<(f64, f64)>> = window
         .iter()
-        .map(|p| downsample(&p.series.window(t0), t0, t1, buckets))
+        .map(|w| downsample(w, t0, t1, buckets))
         .collect();
     let data_max = data
         .iter()
@@ -185,7 +276,8 @@ fn time_chart(
     }
     y_labels.push(Line::styled(unit.label(top), dim));
     let label_w = y_labels.iter().map(Line::width).max().unwrap_or(0) as u16;
-    let xl_first = (app.window.label().len() + 1) as u16;
+    let xl = x_labels(app, t1 - t0, area.width, theme);
+    let xl_first = xl.first().map_or(0, Line::width) as u16;
     let left_w = label_w.max(xl_first.saturating_sub(1)).min(area.width / 3);
     let graph_x = area.x + left_w + 1;
     let graph_w = area.right().saturating_sub(graph_x);
@@ -221,7 +313,7 @@ fn time_chart(
         .x_axis(
             Axis::default()
                 .bounds([t0, t1])
-                .labels(x_labels(app, graph_w, theme))
+                .labels(x_labels(app, t1 - t0, graph_w, theme))
                 .style(dim),
         )
         .y_axis(
@@ -238,8 +330,8 @@ fn time_chart(
         return;
     }
     let buf = frame.buffer_mut();
-    let dots = (graph_h as f64) * 4.0 - 1.0;
     let mut used_rows = Vec::new();
+    let dots = (graph_h as f64) * 4.0 - 1.0;
     for t in &thresholds {
         if !(0.0..=top).contains(&t.value) {
             continue;
@@ -258,6 +350,43 @@ fn time_chart(
             graph_w as usize - 1,
             t.style,
         );
+    }
+    // A series with no data for a known reason says so on a free row (the others still draw).
+    let mut free = (0..graph_h).filter(|r| !used_rows.contains(r));
+    for (p, pts) in plots.iter().zip(&data) {
+        if let (true, Some(why)) = (pts.is_empty(), &p.missing)
+            && let Some(row) = free.next()
+        {
+            let line = super::flow::fit_line(why.clone(), graph_w.saturating_sub(2) as usize);
+            buf.set_line(graph_x + 1, area.y + row, &line, graph_w.saturating_sub(1));
+        }
+    }
+}
+
+/// A chart with nothing to draw: why, in place of an empty axis — each series' known reason,
+/// else that no sample has given it yet.
+fn no_data(frame: &mut Frame, area: Rect, plots: &[Plot<'_>], theme: &Theme) {
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for why in plots.iter().filter_map(|p| p.missing.clone()) {
+        if !lines.contains(&why) {
+            lines.push(why);
+        }
+    }
+    if lines.is_empty() {
+        lines.push(Line::styled("no samples yet", theme.style(ThemeItem::Dim)));
+    }
+    let max = area.width.saturating_sub(2) as usize;
+    let lines: Vec<Line<'static>> = lines
+        .into_iter()
+        .flat_map(|l| super::flow::wrap_line(l, max))
+        .collect();
+    let h = (lines.len() as u16).min(area.height);
+    let top = area.y + area.height.saturating_sub(h) / 2;
+    let buf = frame.buffer_mut();
+    for (i, line) in lines.iter().take(h as usize).enumerate() {
+        let w = (line.width() as u16).min(area.width);
+        let x = area.x + area.width.saturating_sub(w) / 2;
+        buf.set_line(x, top + i as u16, line, area.width);
     }
 }
 

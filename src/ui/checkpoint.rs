@@ -1,17 +1,21 @@
 //! Panel 1, checkpoint age: redo not yet checkpointed, against the redo capacity, with the
-//! async and sync points (MariaDB: the furious-flush point M) marked on the gauge and drawn
-//! as lines on the chart. Past async is a warning, past sync critical — by colour and symbol.
+//! flush points marked on the gauge and drawn as lines on the chart, named as the flavour
+//! names them (`Flavor::point_words`): async / sync on MySQL 5.7, async / furious flush (M)
+//! on MariaDB, flushing starts / sync flush / stall on MySQL 8.0+ (which acts before its
+//! async counter). Past the first line is a warning, past the stall line critical — by colour
+//! and symbol.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
-use crate::figures::FigureId;
+use crate::figures::{FigureId, Figures};
+use crate::source::flavor::{Flavor, PointWords};
 use crate::theme::{Severity, Theme, ThemeItem};
 use crate::units;
 
-use super::chart::{Plot, Threshold, TimeChart, Unit};
+use super::chart::{Plot, Threshold, TimeChart, Unit, why_missing};
 use super::flow::{CHART_MIN_COLS, CHART_MIN_ROWS, Item, draw_lines, flow};
 use super::gauge::{GaugeMark, MarkerLabel, gauge_line, marker_labels};
 use crate::text::sanitize;
@@ -26,15 +30,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let r = &f.redo;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
-    let sync_name = {
-        let n = sanitize(&r.sync_point_name, 40);
-        if n.is_empty() { "sync".to_string() } else { n }
-    };
-    // "furious flush (M)" → "M" where room is short.
-    let sync_short = match (sync_name.rfind('('), sync_name.ends_with(')')) {
-        (Some(i), true) => sync_name[i + 1..sync_name.len() - 1].to_string(),
-        _ => sync_name.clone(),
-    };
+    let words = point_words(app, f);
+    let (async_name, async_short) = (words.flushing_starts, words.flushing_starts_short);
+    let (sync_name, sync_short) = (words.stall.to_string(), words.stall_short.to_string());
+    // MySQL 8.0+: where the page cleaner stops respecting io_capacity, between the two.
+    let sync_flush = words.sync_flush.zip(r.sync_flush_bytes);
     let age = r.checkpoint_age_bytes;
     let cap = r.capacity_bytes.filter(|c| *c > 0);
     // Judged once with the figures (the flush-pressure verdict reads the same).
@@ -53,9 +53,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ])];
     if r.severity.is_some() {
         let state = match sev {
-            Severity::Ok | Severity::Unknown => "below async".to_string(),
-            Severity::Warning => "past async".to_string(),
-            Severity::Critical => format!("past {sync_short}"),
+            Severity::Ok | Severity::Unknown => words.below_flushing,
+            Severity::Warning => words.past_flushing,
+            Severity::Critical => words.past_stall,
         };
         items.push(Item::new(vec![Span::styled(state, sev_style)]));
     }
@@ -77,14 +77,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ),
         ])
     };
-    let mut items = vec![
-        point("async ".into(), ThemeItem::AsyncLine, r.async_point_bytes),
-        point(
-            format!("{sync_name} "),
-            ThemeItem::SyncLine,
-            r.sync_point_bytes,
-        ),
-    ];
+    let mut items = vec![point(
+        format!("{async_name} "),
+        ThemeItem::AsyncLine,
+        r.async_point_bytes,
+    )];
+    if let Some((name, at)) = sync_flush {
+        items.push(point(
+            format!("{name} "),
+            ThemeItem::SyncFlushLine,
+            Some(at),
+        ));
+    }
+    items.push(point(
+        format!("{sync_name} "),
+        ThemeItem::SyncLine,
+        r.sync_point_bytes,
+    ));
     items.push(Item::kv(
         theme,
         "redo written",
@@ -94,6 +103,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .unwrap_or_else(|| crate::units::NA.to_string()),
         text,
     ));
+    // MySQL 8.0+: the counters report the points before the concurrency margin (as
+    // `--once --format text` says).
+    if let (Some(a), Some(s)) = (r.counter_async_bytes, r.counter_sync_bytes) {
+        items.push(Item::new(vec![
+            Span::styled("counters say async ", dim),
+            Span::styled(units::bytes(a), text),
+            Span::styled(" · sync ", dim),
+            Span::styled(units::bytes(s), text),
+        ]));
+    }
     if let Some(rec) = &f.recovery {
         let worst = rec
             .worst_case_s
@@ -132,7 +151,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(units::bytes(sz.peak_checkpoint_age_bytes), text),
             Span::styled(
                 sz.peak_pct_of_async
-                    .map(|p| format!(" ({p:.0}% of async)"))
+                    .map(|p| format!(" ({p:.0}% of {async_short})"))
                     .unwrap_or_default(),
                 dim,
             ),
@@ -166,6 +185,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         };
         let marks: Vec<GaugeMark> = [
             (r.async_point_bytes, ThemeItem::AsyncLine),
+            (sync_flush.map(|(_, at)| at), ThemeItem::SyncFlushLine),
             (r.sync_point_bytes, ThemeItem::SyncLine),
         ]
         .into_iter()
@@ -178,9 +198,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
         gauge.push(gauge_line(age.and_then(frac), w, fill, &marks, theme));
         let async_forms = [
-            format!("async {}", bytes_or_na(r.async_point_bytes)),
-            "async".to_string(),
+            format!("{async_name} {}", bytes_or_na(r.async_point_bytes)),
+            format!("{async_short} {}", bytes_or_na(r.async_point_bytes)),
+            async_short.to_string(),
         ];
+        let sync_flush_forms =
+            sync_flush.map(|(name, at)| [format!("{name} {}", units::bytes(at)), name.to_string()]);
         let sync_forms = [
             format!("{sync_name} {}", bytes_or_na(r.sync_point_bytes)),
             format!("{sync_short} {}", bytes_or_na(r.sync_point_bytes)),
@@ -194,6 +217,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 style: theme.style(ThemeItem::AsyncLine),
             });
         }
+        if let (Some((_, p)), Some(forms)) = (sync_flush, &sync_flush_forms)
+            && let Some(at) = frac(p)
+        {
+            labels.push(MarkerLabel {
+                at,
+                forms,
+                style: theme.style(ThemeItem::SyncFlushLine),
+            });
+        }
         if let Some(at) = r.sync_point_bytes.and_then(frac) {
             labels.push(MarkerLabel {
                 at,
@@ -205,9 +237,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 
     // Rows: the first figures line, the gauge, then the rest of the figures while the chart
-    // keeps its minimum, then the chart.
+    // keeps its minimum, then the chart. Short of a row (a two-line verdict at 80×24), the
+    // labels under the gauge go first: the chart labels the same lines.
+    let fits = |fixed: u16| inner.width >= CHART_MIN_COLS && inner.height >= fixed + CHART_MIN_ROWS;
+    if gauge.len() == 2 && !fits(3) && fits(2) {
+        gauge.truncate(1);
+    }
     let fixed = 1 + gauge.len() as u16;
-    let chart_ok = inner.width >= CHART_MIN_COLS && inner.height >= fixed + CHART_MIN_ROWS;
+    let chart_ok = fits(fixed);
     let room = if chart_ok {
         inner.height - fixed - CHART_MIN_ROWS
     } else {
@@ -239,7 +276,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         thresholds.push(Threshold {
             value: a as f64,
             style: theme.style(ThemeItem::AsyncLine),
-            label: format!("async {}", bytes_or_na(Some(a))),
+            label: format!("{async_name} {}", bytes_or_na(Some(a))),
             soft: false,
         });
     }
@@ -251,12 +288,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             soft: false,
         });
     }
+    // Labelled after the stall line: where the two share a row, the stall is named.
+    if let Some((name, at)) = sync_flush {
+        thresholds.push(Threshold {
+            value: at as f64,
+            style: theme.style(ThemeItem::SyncFlushLine),
+            label: format!("{name} {}", units::bytes(at)),
+            soft: false,
+        });
+    }
     // The what-if points as a second pair of lines (dim: a hypothesis, not the server).
     let mut y_max = cap.map(|c| c as f64);
     if let Some((redo, _)) = what_if {
         let w = &redo.what_if;
         for (p, name) in [
-            (w.async_point_bytes, "async".to_string()),
+            (w.async_point_bytes, async_short.to_string()),
             (w.sync_point_bytes, sync_short.clone()),
         ] {
             if let Some(p) = p {
@@ -274,15 +320,34 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         };
     }
     TimeChart {
-        plots: &[Plot {
-            series: &view.charts.checkpoint_age,
-            style: theme.style(ThemeItem::SeriesCheckpointAge),
-        }],
+        plots: &[Plot::new(
+            &view.charts.checkpoint_age,
+            theme.style(ThemeItem::SeriesCheckpointAge),
+        )
+        .missing(why_missing(
+            app,
+            f,
+            "checkpoint age",
+            &[FigureId::CheckpointAge],
+            // MySQL 8.0 before .30 reads the LSNs from these where status lacks them.
+            &["log_lsn_current", "log_lsn_last_checkpoint"],
+            theme,
+        ))],
         thresholds: &thresholds,
         y_max,
         unit: Unit::Bytes,
     }
     .render(frame, chart_area, app, theme);
+}
+
+/// The flavour's names for the points: from the server the figures came from, else (no
+/// connection seen) from the version the figures carry.
+fn point_words(app: &App, f: &Figures) -> PointWords {
+    app.view()
+        .info()
+        .map(|i| i.flavor)
+        .unwrap_or_else(|| Flavor::detect(&f.server.version, "", false))
+        .point_words()
 }
 
 /// "default (published field figures: …)" → "default"; "--recovery-rate" stays.

@@ -103,10 +103,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     })
     .collect();
     TimeChart {
-        plots: &[Plot {
-            series: &view.charts.dirty_pct,
-            style: theme.style(ThemeItem::SeriesDirty),
-        }],
+        plots: &[Plot::new(
+            &view.charts.dirty_pct,
+            theme.style(ThemeItem::SeriesDirty),
+        )],
         thresholds: &thresholds,
         y_max: None,
         unit: Unit::Percent,

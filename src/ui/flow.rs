@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::figures::{FigureId, Figures};
-use crate::text::{truncate_hard, truncate_words};
+use crate::text::{char_width, truncate_hard, truncate_words};
 use crate::theme::{Severity, Theme, ThemeItem};
 
 /// Below this a panel's chart would be noise: only the figures are drawn.
@@ -46,6 +46,82 @@ pub fn fit_line(line: Line<'static>, max: usize) -> Line<'static> {
         break;
     }
     Line::from(spans).style(style)
+}
+
+/// A styled line wrapped at spaces into lines of at most `max` columns (a word wider than
+/// a line is split); spaces at a break are dropped. Styles carry over the breaks.
+pub fn wrap_line(line: Line<'static>, max: usize) -> Vec<Line<'static>> {
+    let max = max.max(1);
+    // Words with the spaces after them, each char with its style.
+    let mut words: Vec<Vec<(char, Style)>> = Vec::new();
+    let mut cur: Vec<(char, Style)> = Vec::new();
+    for span in &line.spans {
+        let style = line.style.patch(span.style);
+        for c in span.content.chars() {
+            if c != ' ' && cur.last().is_some_and(|(p, _)| *p == ' ') {
+                words.push(std::mem::take(&mut cur));
+            }
+            cur.push((c, style));
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    let cw = |w: &[(char, Style)]| w.iter().map(|(c, _)| char_width(*c)).sum::<usize>();
+    let mut rows: Vec<Vec<(char, Style)>> = vec![Vec::new()];
+    let mut used = 0;
+    for word in words {
+        let body_len = word
+            .iter()
+            .rposition(|(c, _)| *c != ' ')
+            .map_or(0, |i| i + 1);
+        let body_w = cw(&word[..body_len]);
+        if used > 0 && used + body_w > max {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        for (i, (c, st)) in word.into_iter().enumerate() {
+            let w = char_width(c);
+            if c == ' ' && i >= body_len && used + w > max {
+                break; // trailing spaces at a break
+            }
+            if used + w > max && used > 0 {
+                rows.push(Vec::new());
+                used = 0;
+            }
+            if let Some(row) = rows.last_mut() {
+                row.push((c, st));
+            }
+            used += w;
+        }
+    }
+    rows.into_iter()
+        .filter(|r| !r.is_empty())
+        .map(|row| {
+            // Trailing spaces of a row are dropped; chars regrouped into spans by style.
+            let end = row
+                .iter()
+                .rposition(|(c, _)| *c != ' ')
+                .map_or(0, |i| i + 1);
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            let mut text = String::new();
+            let mut style: Option<Style> = None;
+            for (c, st) in row.into_iter().take(end) {
+                if style.is_some_and(|s| s != st) {
+                    spans.push(Span::styled(
+                        std::mem::take(&mut text),
+                        style.unwrap_or_default(),
+                    ));
+                }
+                style = Some(st);
+                text.push(c);
+            }
+            if !text.is_empty() {
+                spans.push(Span::styled(text, style.unwrap_or_default()));
+            }
+            Line::from(spans)
+        })
+        .collect()
 }
 
 /// One unit of flowed text: never split across lines unless wider than a line.

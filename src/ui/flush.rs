@@ -1,7 +1,9 @@
-//! Panel 2, flush sources: pages/s flushed by adaptive, LRU, sync, background and neighbor
-//! flushing, with the total and `innodb_io_capacity` / `_max` for reference. A source whose
-//! INNODB_METRICS counter is off says so (it is never drawn as a zero); with only the totals,
-//! flush-list ≈ total − LRU.
+//! Panel 2, flush sources: pages/s flushed by adaptive, LRU, sync and background flushing,
+//! with the total and `innodb_io_capacity` / `_max` for reference. Neighbor flushing is not a
+//! source beside them: `buffer_flush_neighbor_total_pages` counts the pages flushed as
+//! neighbours *within* those batches, so it is shown under them, "of which", never added to
+//! them. A source whose INNODB_METRICS counter is off says so (it is never drawn as a zero);
+//! with only the totals, flush-list ≈ total − LRU.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -52,12 +54,27 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ),
         Span::styled(" pages/s", dim),
     ])];
-    for source in FlushSource::ALL.into_iter().filter(|s| !off(*s)) {
+    for source in FlushSource::ALL
+        .into_iter()
+        .filter(|s| !off(*s) && *s != FlushSource::Neighbor)
+    {
         items.push(Item::new(vec![
             Span::styled(SWATCH, theme.style(item(source))),
             Span::styled(format!("{} ", source.label()), dim),
             Span::styled(rate(by.get(source)), text),
         ]));
+    }
+    // Counted within the sources above (`buf_flush_try_neighbors` runs inside each batch).
+    if !off(FlushSource::Neighbor) {
+        items.push(
+            Item::new(vec![
+                Span::styled("  ↳ ", dim),
+                Span::styled(SWATCH, theme.style(item(FlushSource::Neighbor))),
+                Span::styled("of which neighbors ", dim),
+                Span::styled(rate(by.get(FlushSource::Neighbor)), text),
+            ])
+            .on_own_line(),
+        );
     }
     // The flush-list sources are all but LRU; with any of them off, show the estimate.
     if fl.sources_off.iter().any(|s| *s != FlushSource::Lru) && fl.flush_list_pages_per_s.is_some()
@@ -68,12 +85,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(" (total − LRU)", dim),
         ]));
     }
-    items.push(Item::new(vec![
-        Span::styled("io_capacity ", dim),
-        Span::styled(opt(fl.io_capacity, |v| v.to_string()), text),
-        Span::styled(" / max ", dim),
-        Span::styled(opt(fl.io_capacity_max, |v| v.to_string()), text),
-    ]));
+    items.push(
+        Item::new(vec![
+            Span::styled("io_capacity ", dim),
+            Span::styled(opt(fl.io_capacity, |v| v.to_string()), text),
+            Span::styled(" / max ", dim),
+            Span::styled(opt(fl.io_capacity_max, |v| v.to_string()), text),
+        ])
+        .on_own_line(),
+    );
     items.extend(Item::needs_privilege(
         f,
         &FigureId::FLUSH_BY_SOURCE,
@@ -97,15 +117,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);
     let Some(chart) = chart else { return };
-    let mut plots = vec![Plot {
-        series: &view.charts.flush_total,
-        style: theme.style(ThemeItem::FlushTotal),
-    }];
+    let mut plots = vec![Plot::new(
+        &view.charts.flush_total,
+        theme.style(ThemeItem::FlushTotal),
+    )];
     for source in FlushSource::ALL.into_iter().filter(|s| !off(*s)) {
-        plots.push(Plot {
-            series: view.charts.flush(source),
-            style: theme.style(item(source)),
-        });
+        plots.push(Plot::new(
+            view.charts.flush(source),
+            theme.style(item(source)),
+        ));
     }
     let thresholds: Vec<Threshold> = [
         (fl.io_capacity, "io_capacity"),

@@ -18,8 +18,11 @@ use crate::text::{sanitize, truncate};
 const ERROR_COLS: usize = 80;
 /// How long after a redo resize the header still mentions it.
 const RESIZE_NOTE_S: f64 = 600.0;
-/// How much of the server label the header shows.
+/// How far the server label shrinks before parts of importance below [`SHRINK_LABEL_AT`]
+/// are dropped for it (it is whole whenever the bar has the room).
 const LABEL_COLS: usize = 40;
+/// Parts at this importance or above (interval, cost) go before the label shrinks.
+const SHRINK_LABEL_AT: u8 = 5;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let bg = theme.style(ThemeItem::HeaderBg);
@@ -41,7 +44,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .or_else(|| latest.map(|f| sanitize(&f.server.label, 200)))
         .filter(|l| !l.is_empty())
         .unwrap_or_else(|| "innodebt".to_string());
-    left.push((0, vec![Span::styled(truncate(&label, LABEL_COLS), text)]));
+    // The label is fitted apart from the other parts (it shrinks, they are dropped).
+    let full_label_w = crate::text::width(&label);
     if let Some(i) = info {
         let flavour = i.flavor.kind.product();
         left.push((
@@ -216,20 +220,32 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .sum::<usize>()
             + 1
     };
-    // Drop the least important parts until everything fits beside the badges.
-    // The label (0) and a connection error (1) are cut rather than dropped.
-    while seg_w(&left) + badges_w > total {
-        let Some(idx) = left
+    // Drop the least important parts until everything fits beside the badges; before the
+    // middling ones go, the label gives up its length down to LABEL_COLS. The label (0) and
+    // a connection error (1) are cut rather than dropped.
+    let mut label_w = full_label_w;
+    let need =
+        |left: &[(u8, Vec<Span<'static>>)], label_w: usize| seg_w(left) + label_w + 2 + badges_w;
+    while need(&left, label_w) > total {
+        let least = left
             .iter()
             .enumerate()
             .filter(|(_, (p, _))| *p >= 2)
             .max_by_key(|(_, (p, _))| *p)
-            .map(|(i, _)| i)
-        else {
+            .map(|(i, (p, _))| (i, *p));
+        if least.is_none_or(|(_, p)| p < SHRINK_LABEL_AT) && label_w > LABEL_COLS {
+            let over = need(&left, label_w) - total;
+            label_w = label_w.saturating_sub(over).max(LABEL_COLS);
+            continue;
+        }
+        let Some((idx, _)) = least else {
             break;
         };
         left.remove(idx);
     }
+    // What dropping freed beyond the need goes back to a shrunk label.
+    label_w = (label_w + total.saturating_sub(need(&left, label_w))).min(full_label_w);
+    left.insert(0, (0, vec![Span::styled(truncate(&label, label_w), text)]));
     let mut spans: Vec<Span<'static>> = vec![Span::styled(" ", text)];
     let room_for_left = total.saturating_sub(badges_w + 1);
     let mut used = 1;

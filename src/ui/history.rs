@@ -11,7 +11,7 @@ use crate::figures::FigureId;
 use crate::theme::{Severity, Theme, ThemeItem};
 use crate::units;
 
-use super::chart::{Plot, Threshold, TimeChart, Unit};
+use super::chart::{Plot, Threshold, TimeChart, Unit, why_missing};
 use super::flow::{Item, draw_lines, layout_text};
 use crate::text::sanitize;
 use crate::units::{opt, secs, signed_rate};
@@ -79,10 +79,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .into_iter()
         .collect();
     TimeChart {
-        plots: &[Plot {
-            series: &view.charts.history_length,
-            style: theme.style(ThemeItem::SeriesHistory),
-        }],
+        plots: &[Plot::new(
+            &view.charts.history_length,
+            theme.style(ThemeItem::SeriesHistory),
+        )
+        .missing(why_missing(
+            app,
+            f,
+            "history length",
+            &[FigureId::HistoryLength],
+            &["trx_rseg_history_len"],
+            theme,
+        ))],
         thresholds: &thresholds,
         y_max: None,
         unit: Unit::Count,

@@ -2,10 +2,10 @@
 //! theme)`). Render reads and formats; it never derives a figure, never panics on any size or
 //! any data, and sanitises every string that came from the server before drawing it.
 //!
-//! Screen: header · verdict line · panels · footer, overlays on top. Panels sit in a 2 × 3
-//! grid in reading order (the order focus moves in); at 80×24 the lower rows are compact
-//! (figures and one-line gauges) and only the checkpoint chart shows; a tall terminal gives
-//! every panel its chart. `app.zoom` shows one panel full-screen.
+//! Screen: header · verdict (one line, two when it needs them) · panels · footer, overlays
+//! on top. Panels sit in a 2 × 3 grid in reading order (the order focus moves in); at 80×24
+//! the lower rows are compact (figures and one-line gauges) and only the checkpoint chart
+//! shows; a tall terminal gives every panel its chart. `app.zoom` shows one panel full-screen.
 
 pub mod chart;
 pub mod checkpoint;
@@ -48,9 +48,12 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         too_small(frame, area, theme);
     } else {
         let header = Rect { height: 1, ..area };
+        // A verdict too long for one line takes a second from the panels (at 80×24 the
+        // grid still fits all six).
+        let verdict_rows = verdict::rows(app, theme, area.width);
         let verdict = Rect {
             y: area.y + 1,
-            height: 1,
+            height: verdict_rows,
             ..area
         };
         let footer = Rect {
@@ -59,8 +62,8 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
             ..area
         };
         let body = Rect {
-            y: area.y + 2,
-            height: area.height - 3,
+            y: area.y + 1 + verdict_rows,
+            height: area.height - 2 - verdict_rows,
             ..area
         };
         header::render(frame, header, app, theme);

@@ -1,5 +1,5 @@
-//! Popups over the dashboard: Help (every key), Confirm (what will run, the exact SQL, and
-//! `[ Yes ]  [ No ]` with No the default) and Notice. Each is centered over a cleared area.
+//! Popups over the dashboard: Help (every key), Verdicts (every verdict in full), Confirm
+//! (what will run, the exact SQL, and `[ Yes ]  [ No ]` with No the default) and Notice. Each is centered over a cleared area.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,12 +8,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear};
 
 use crate::app::keys;
-use crate::app::{App, Confirm, Input, Overlay};
+use crate::app::{App, Confirm, Input, Overlay, secs_between};
 use crate::keymap;
 use crate::theme::{Theme, ThemeItem};
 
-use super::flow::draw_lines;
+use super::flow::{draw_lines, wrap_line};
 use crate::text::{sanitize, truncate, width, wrap};
+use crate::units;
 
 /// Widest a popup gets, so lines stay readable on huge terminals.
 const MAX_WIDTH: u16 = 78;
@@ -28,6 +29,14 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme
         Overlay::Help => (
             "Help: keys".to_string(),
             help_with_cost(app, area, max_text, theme, base, dim),
+        ),
+        Overlay::Verdicts => (
+            "Verdicts: what the figures mean".to_string(),
+            fit_rows(
+                verdict_lines(app, max_text, theme, base, dim),
+                area.height.saturating_sub(2) as usize,
+                dim,
+            ),
         ),
         Overlay::Confirm(c) => (
             sanitize(&c.title, 120),
@@ -104,7 +113,8 @@ fn help_lines(app: &App, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'st
 }
 
 /// The keys, then what innodebt costs the server: in full when the terminal is tall enough,
-/// else its one-line summary in place of the blank line before "any key closes".
+/// else its one-line summary in place of the blank line before "any key closes" (and, at
+/// 80×24, without that blank line).
 fn help_with_cost(
     app: &App,
     area: Rect,
@@ -120,7 +130,7 @@ fn help_with_cost(
         .and_then(|f| f.self_cost.as_ref());
     let (summary, details) = super::cost::overlay_lines(cost, app.interval);
     let mut lines = help_lines(app, theme, base, dim);
-    let close = lines.split_off(lines.len().saturating_sub(2));
+    let mut close = lines.split_off(lines.len().saturating_sub(2));
     let room = area.height.saturating_sub(2) as usize;
     let mut cost_lines = vec![Line::default()];
     cost_lines.extend(wrapped(std::slice::from_ref(&summary), max_text, base));
@@ -128,8 +138,75 @@ fn help_with_cost(
     if lines.len() + cost_lines.len() + close.len() > room {
         cost_lines = wrapped(&[summary], max_text, base);
     }
+    // Still short of a row (80×24): the blank line before "any key closes" goes.
+    if lines.len() + cost_lines.len() + close.len() > room && close.len() > 1 {
+        close.remove(0);
+    }
     lines.extend(cost_lines);
     lines.extend(close);
+    lines
+}
+
+/// Every verdict that holds, most severe first: symbol and kind, severity, since when, then
+/// the whole message (the verdict line may have cut it).
+fn verdict_lines(
+    app: &App,
+    max: usize,
+    theme: &Theme,
+    base: Style,
+    dim: Style,
+) -> Vec<Line<'static>> {
+    let verdicts = app.verdicts_now();
+    let mut out = Vec::new();
+    if verdicts.is_empty() {
+        out.push(Line::styled(
+            "no verdict yet: waiting for the first sample",
+            base,
+        ));
+    }
+    for (i, v) in verdicts.iter().enumerate() {
+        if i > 0 {
+            out.push(Line::default());
+        }
+        let ago = secs_between(v.since, app.now).max(0.0) as u64;
+        let mut head: Vec<Span<'static>> = super::verdict::headline(v, theme)
+            .into_iter()
+            .map(|s| Span::styled(s.content, base.patch(s.style)))
+            .collect();
+        head.push(Span::styled(
+            format!(
+                "  {} · since {} ({} ago)",
+                v.severity.as_str(),
+                v.since.format("%H:%M:%S"),
+                units::duration(ago)
+            ),
+            dim,
+        ));
+        out.extend(wrap_line(Line::from(head), max));
+        for w in wrap(&sanitize(&v.message, 2000), max.saturating_sub(2)) {
+            out.push(Line::styled(format!("  {w}"), base));
+        }
+    }
+    out.push(Line::default());
+    out.push(Line::styled("any key closes", dim));
+    out
+}
+
+/// Lines that must fit `room` rows and end with the closing hint: the blank lines go first,
+/// then the text is cut above a `…` row so the hint still shows.
+fn fit_rows(mut lines: Vec<Line<'static>>, room: usize, dim: Style) -> Vec<Line<'static>> {
+    if lines.len() <= room {
+        return lines;
+    }
+    let Some(close) = lines.pop() else {
+        return lines;
+    };
+    lines.retain(|l| l.width() > 0);
+    if lines.len() + 1 > room {
+        lines.truncate(room.saturating_sub(2));
+        lines.push(Line::styled("…", dim));
+    }
+    lines.push(close);
     lines
 }
 

@@ -10,7 +10,7 @@ use crate::app::{App, Panel};
 use crate::figures::FigureId;
 use crate::theme::{Theme, ThemeItem};
 
-use super::chart::{Plot, TimeChart, Unit};
+use super::chart::{Plot, TimeChart, Unit, why_missing};
 use super::flow::{Item, draw_lines, layout_text};
 use super::flush::SWATCH;
 use crate::text::sanitize;
@@ -121,14 +121,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some(chart) = chart else { return };
     TimeChart {
         plots: &[
-            Plot {
-                series: &view.charts.purge_inflow,
-                style: theme.style(ThemeItem::SeriesInflow),
-            },
-            Plot {
-                series: &view.charts.purge_records,
-                style: theme.style(ThemeItem::SeriesPurge),
-            },
+            Plot::new(
+                &view.charts.purge_inflow,
+                theme.style(ThemeItem::SeriesInflow),
+            ),
+            Plot::new(
+                &view.charts.purge_records,
+                theme.style(ThemeItem::SeriesPurge),
+            )
+            .missing(why_missing(
+                app,
+                f,
+                "purged",
+                &[FigureId::PurgeRecords],
+                &[
+                    "purge_del_mark_records",
+                    "purge_upd_exist_or_extern_records",
+                ],
+                theme,
+            )),
         ],
         thresholds: &[],
         y_max: None,

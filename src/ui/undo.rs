@@ -11,7 +11,7 @@ use crate::keymap::{self, KeyAction};
 use crate::theme::{Theme, ThemeItem};
 use crate::units;
 
-use super::chart::{Plot, TimeChart, Unit};
+use super::chart::{Plot, TimeChart, Unit, why_missing};
 use super::flow::{Item, draw_lines, layout_text};
 use crate::units::{bytes_or_na, opt, rate, secs};
 
@@ -90,11 +90,29 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);
     let Some(chart) = chart else { return };
+    // The chart is undo's size; when it cannot have one it says why, and that the cached
+    // share (the residency) has not been scanned either.
+    let mut why = why_missing(
+        app,
+        f,
+        "undo size",
+        &[FigureId::UndoSize],
+        &["trx_rseg_current_size"],
+        theme,
+    );
+    if let (Some(line), None, Some(k)) = (why.as_mut(), u.scanned_at, scan_key) {
+        line.spans.extend([
+            Span::styled(" · residency ", dim),
+            Span::styled("never scanned — press ", text),
+            Span::styled(k, key),
+        ]);
+    }
     TimeChart {
-        plots: &[Plot {
-            series: &view.charts.undo_size,
-            style: theme.style(ThemeItem::SeriesHistory),
-        }],
+        plots: &[Plot::new(
+            &view.charts.undo_size,
+            theme.style(ThemeItem::SeriesHistory),
+        )
+        .missing(why)],
         thresholds: &[],
         y_max: None,
         unit: Unit::Bytes,

@@ -75,9 +75,15 @@ pub(crate) fn flush_pressure(f: &Figures, flavor: Flavor, j: &FlushJudgement) ->
                 flavor.sync_point_effect()
             ));
         } else {
+            // MySQL 8.0+ acts a concurrency margin before its async counter: that point is
+            // "where flushing starts" there, as the panel calls it (`Flavor::point_words`).
+            let point = match flavor.point_words() {
+                w if w.sync_flush.is_some() => format!("where {}", w.flushing_starts),
+                _ => "the async point".to_string(),
+            };
             reasons.push(format!(
-                "checkpoint age {} is past the async point {}{of_capacity}: adaptive flushing \
-                 working hard",
+                "checkpoint age {} is past {point} {}{of_capacity}: adaptive flushing working \
+                 hard",
                 bytes(age),
                 bytes(r.async_point_bytes.unwrap_or_default())
             ));

@@ -2,11 +2,12 @@
 //! apply and what the knobs do. This directory is the ONLY place that knows how servers differ;
 //! everything else asks the [`Flavor`] it was handed. Here: what the server is (detection);
 //! `sql` what to ask it, `redo` its redo capacity and flush points, `knobs` what its purge and
-//! dirty-page settings do and how they can be changed.
+//! dirty-page settings do and how they can be changed; `words` what the redo points are called.
 
 mod knobs;
 mod redo;
 mod sql;
+mod words;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,7 @@ pub use sql::{
     METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, SESSION_SUMS, STATUS, VARIABLES, read_only_key,
     variables_sql,
 };
+pub use words::PointWords;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
