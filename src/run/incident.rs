@@ -108,24 +108,7 @@ pub(super) async fn what_if(
             "no figures at that moment (the capture holds no server description before it)",
         );
     };
-    match format {
-        OutputFormat::Json => {
-            let mut v = serde_json::to_value(&f).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert(
-                    "what_if".into(),
-                    serde_json::to_value(&report).unwrap_or_default(),
-                );
-            }
-            emit(&format!("{}\n", output::json_of(&v)));
-        }
-        OutputFormat::Text => {
-            emit(&format!(
-                "{}{}",
-                output::text(&f),
-                incident::text::what_if(&report)
-            ));
-        }
-    }
+    let notes = super::replay::notes_in(&mut set, pos, pos);
+    super::replay::print_once(&f, &notes, Some(&report), format);
     ExitCode::SUCCESS
 }
