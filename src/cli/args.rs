@@ -372,6 +372,10 @@ pub struct TriggerArgs {
     /// INNODEBT_VERDICT, INNODEBT_MESSAGE, INNODEBT_STARTED_AT in its environment.
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
+    /// With --exec: kill the command (and what it started) if it still runs after this long
+    /// (default 60s), and say so on stderr.
+    #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
+    pub exec_timeout: Option<Duration>,
 }
 
 /// `innodebt fleet` flags. `-h` names a server here (repeatable), as in `-h db1 -h db2:3307`.
