@@ -993,6 +993,58 @@ fn replay_with_a_what_if_draws_its_lines() {
     snapshot!(format!("render_replay_what_if_{w}x{h}"), text);
 }
 
+/// `replay --what-if innodb_max_purge_lag=5000`: its lag as a second, dim line on the history
+/// chart, and the delay writes would have paid in the purge panel (MariaDB: armed, never
+/// applied while the read view blocks purge).
+#[test]
+fn replay_with_a_purge_what_if_draws_its_lag() {
+    use innodebt::app::{Recording, Replay};
+    let mut rec = Recording::from_events(
+        &demo_events(),
+        "mariadb-10.11-blocker.idbt",
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("the demo opens for replay");
+    let last = rec.len() - 1;
+    let report = innodebt::incident::what_if(
+        &mut rec.set,
+        innodebt::incident::Window { first: 0, last },
+        &[("innodb_max_purge_lag".to_string(), 5000)],
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("what-if on the demo");
+    let said = report.purge_summary().expect("a purge line").to_string();
+    let short = report.purge_short().expect("a short form");
+    assert_eq!(
+        short,
+        "max_purge_lag = 5000: never delayed (armed 1m 13s while purge was blocked)"
+    );
+    let mut replay = Replay::new(rec, 0, last);
+    replay.what_if = Some(report);
+    let mut app = App::replaying(replay, Duration::from_secs(1));
+    app.seek(90);
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &Theme::default(), w, h));
+        // The purge panel's rows (the right column), joined as one text.
+        let shown: String = text
+            .lines()
+            .flat_map(|l| l.rsplit('│').nth(1))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        if h >= 60 {
+            assert!(text.contains("what if: max_purge_lag 5000"), "{text}");
+            // The whole summary, wrapped.
+            let whole = format!("what if {}", said.trim_start_matches("with "));
+            assert!(shown.contains(&whole), "{said}\n{text}");
+        } else {
+            // Too little room for it whole: the short form, whole.
+            assert!(shown.contains(&format!("what if {short}")), "{text}");
+        }
+        snapshot!(format!("render_replay_what_if_purge_{w}x{h}"), text);
+    }
+}
+
 /// `?` in a replay (and `--demo`, which is one) lists the replay's keys from the keymap and
 /// none that a replay refuses.
 #[test]

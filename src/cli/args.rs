@@ -241,8 +241,9 @@ pub enum Command {
         format: Option<OutputFormat>,
         /// Re-judge the recording under another setting (repeatable): innodb_log_file_size,
         /// innodb_redo_log_capacity, innodb_max_purge_lag, innodb_max_purge_lag_delay,
-        /// innodb_purge_threads (MySQL ≥ 8.0.14). Drawn on the checkpoint-age chart; with
-        /// --format, the summary over --from/--to; with --once, `what_if` in the JSON.
+        /// innodb_purge_threads (MySQL ≥ 8.0.14). Drawn on the checkpoint-age and history
+        /// charts; with --format, the summary over --from/--to; with --once, `what_if` in the
+        /// JSON.
         #[arg(long = "what-if", value_name = "VAR=VALUE", value_parser = parse_what_if,
               action = ArgAction::Append)]
         what_if: Vec<(String, u64)>,
