@@ -15,10 +15,21 @@ pub enum Mode {
     Live,
     /// A capture replayed: `innodebt replay` and `--demo`. Nothing here changes a server.
     Replay,
+    /// `innodebt compare` on a terminal: two captures' timelines and the ranked differences.
+    Compare,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 2] = [Mode::Live, Mode::Replay];
+    pub const ALL: [Mode; 3] = [Mode::Live, Mode::Replay, Mode::Compare];
+
+    /// How the README and `--help` name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Live => "live",
+            Mode::Replay => "replay",
+            Mode::Compare => "compare",
+        }
+    }
 }
 
 /// What a key does; `app::keys` turns it into a state change or a command.
@@ -63,6 +74,15 @@ pub enum KeyAction {
     NextMoment,
     PreviousMoment,
     AddNote,
+    /// Compare: the previous / next difference, a page of them, the first / last.
+    DiffUp,
+    DiffDown,
+    DiffPageUp,
+    DiffPageDown,
+    DiffFirst,
+    DiffLast,
+    /// Compare: open (or close) the selected difference's detail.
+    DiffDetail,
 }
 
 impl KeyAction {
@@ -111,6 +131,8 @@ pub enum Bar {
     Footer,
     /// The replay timeline (it replaces the footer while replaying).
     Timeline,
+    /// The compare screen's footer (with the footer's hints of the keys that work there).
+    Compare,
 }
 
 /// A short `key what` in a bar; the bars show hints by `rank` (lowest first) as they fit.
@@ -125,6 +147,15 @@ pub struct Hint {
 const fn footer(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
     Some(Hint {
         bar: Bar::Footer,
+        rank,
+        key,
+        what,
+    })
+}
+
+const fn compare(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
+    Some(Hint {
+        bar: Bar::Compare,
         rank,
         key,
         what,
@@ -171,8 +202,10 @@ impl Binding {
 }
 
 const BOTH: &[Mode] = &[Mode::Live, Mode::Replay];
+const ALL: &[Mode] = &Mode::ALL;
 const LIVE: &[Mode] = &[Mode::Live];
 const REPLAY: &[Mode] = &[Mode::Replay];
+const COMPARE: &[Mode] = &[Mode::Compare];
 
 use KeyAction as A;
 
@@ -181,14 +214,14 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(ch('?'), A::Help)],
         names: &["?"],
-        modes: BOTH,
+        modes: ALL,
         help: "every key",
         hint: footer(0, "?", "help"),
     },
     Binding {
         keys: &[(ch('q'), A::Quit), (ctrl('c'), A::QuitNow)],
         names: &["q", "Ctrl-C"],
-        modes: BOTH,
+        modes: ALL,
         help: "quit",
         hint: footer(1, "q", "quit"),
     },
@@ -246,7 +279,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(code(KeyCode::Esc), A::Back)],
         names: &["Esc"],
-        modes: BOTH,
+        modes: ALL,
         help: "back / close",
         hint: footer(2, "Esc", "back"),
     },
@@ -394,9 +427,48 @@ pub const KEYMAP: &[Binding] = &[
         hint: timeline(5, "a", "note"),
     },
     Binding {
+        keys: &[
+            (code(KeyCode::Up), A::DiffUp),
+            (code(KeyCode::Down), A::DiffDown),
+            (ch('k'), A::DiffUp),
+            (ch('j'), A::DiffDown),
+        ],
+        names: &["↑ ↓", "k j"],
+        modes: COMPARE,
+        help: "previous / next difference",
+        hint: compare(0, "↑↓", "difference"),
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::PageUp), A::DiffPageUp),
+            (code(KeyCode::PageDown), A::DiffPageDown),
+        ],
+        names: &["PgUp", "PgDn"],
+        modes: COMPARE,
+        help: "ten differences up / down",
+        hint: None,
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::Home), A::DiffFirst),
+            (code(KeyCode::End), A::DiffLast),
+        ],
+        names: &["Home", "End"],
+        modes: COMPARE,
+        help: "first / last difference",
+        hint: None,
+    },
+    Binding {
+        keys: &[(code(KeyCode::Enter), A::DiffDetail)],
+        names: &["Enter"],
+        modes: COMPARE,
+        help: "the difference in detail: both sides' median, p95, max, and what it means",
+        hint: compare(1, "Enter", "detail"),
+    },
+    Binding {
         keys: &[(ctrl('z'), A::Suspend)],
         names: &["Ctrl-Z"],
-        modes: BOTH,
+        modes: ALL,
         help: "suspend (fg to resume)",
         hint: None,
     },
@@ -440,12 +512,20 @@ pub fn hints(bar: Bar) -> Vec<(&'static Binding, Hint)> {
 }
 
 /// Where a row works, in words.
-fn works_in_text(b: &Binding) -> &'static str {
-    match (b.works_in(Mode::Live), b.works_in(Mode::Replay)) {
-        (true, true) => "live, replay",
-        (true, false) => "live",
-        _ => "replay",
-    }
+fn works_in_text(b: &Binding) -> String {
+    let modes: Vec<&str> = b.modes.iter().map(|m| m.name()).collect();
+    modes.join(", ")
+}
+
+/// The compare screen's footer hints: its own keys, then the footer's that work there.
+pub fn compare_hints() -> Vec<(&'static Binding, Hint)> {
+    let mut out = hints(Bar::Compare);
+    out.extend(
+        hints(Bar::Footer)
+            .into_iter()
+            .filter(|(b, _)| b.works_in(Mode::Compare)),
+    );
+    out
 }
 
 /// The keys for `--help`: the dashboard's, then what a replay does differently.
@@ -477,6 +557,11 @@ pub fn help_text() -> String {
         refused.join(" ")
     ));
     for b in bindings(Mode::Replay).filter(|b| !b.works_in(Mode::Live)) {
+        out.push_str(&row(b));
+    }
+    // A blank line first: the compare screen is a screen of its own, not a kind of replay.
+    out.push_str("\nKeys of `compare` on a terminal (without --format):\n");
+    for b in bindings(Mode::Compare) {
         out.push_str(&row(b));
     }
     out

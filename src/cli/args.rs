@@ -258,7 +258,8 @@ pub enum Command {
         /// The normal day to compare against: FILE or FILE@FROM..TO.
         #[arg(value_name = "BASELINE", value_parser = parse_capture_range)]
         baseline: CaptureRange,
-        /// Output format.
+        /// Print the report in this format; without it, on a terminal, the compare screen
+        /// (timelines and the ranked differences; Enter on one shows it in detail).
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<OutputFormat>,
         /// Show at most this many ranked differences in text (JSON has them all).

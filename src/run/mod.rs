@@ -71,13 +71,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             baseline,
             format,
             top,
-        }) => incident::compare(
-            &cli,
-            incident,
-            baseline,
-            format.unwrap_or(cli.options.format),
-            *top,
-        ),
+        }) => incident::compare(&cli, incident, baseline, *format, *top).await,
         Some(Command::Import {
             source:
                 ImportSource::PtStalk {
