@@ -1149,6 +1149,11 @@ fn compare_screen_shows_both_timelines_and_the_ranked_differences() {
         );
         snapshot!(format!("render_compare_{w}x{h}"), text);
     }
+    // Colours: the selected row, the verdict shading and the marks.
+    snapshot!(
+        "render_compare_style_dark_80x24",
+        styled(&screen(&app, &Theme::default(), 80, 24))
+    );
 }
 
 #[test]
