@@ -8,6 +8,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+mod docs;
+pub use docs::{help_text, markdown_table};
+
 /// Where a key works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -15,10 +18,21 @@ pub enum Mode {
     Live,
     /// A capture replayed: `innodebt replay` and `--demo`. Nothing here changes a server.
     Replay,
+    /// `innodebt compare` on a terminal: two captures' timelines and the ranked differences.
+    Compare,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 2] = [Mode::Live, Mode::Replay];
+    pub const ALL: [Mode; 3] = [Mode::Live, Mode::Replay, Mode::Compare];
+
+    /// How the README and `--help` name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Live => "live",
+            Mode::Replay => "replay",
+            Mode::Compare => "compare",
+        }
+    }
 }
 
 /// What a key does; `app::keys` turns it into a state change or a command.
@@ -65,6 +79,15 @@ pub enum KeyAction {
     AddNote,
     /// Every verdict that holds now, in full.
     Verdicts,
+    /// Compare: the previous / next difference, a page of them, the first / last.
+    DiffUp,
+    DiffDown,
+    DiffPageUp,
+    DiffPageDown,
+    DiffFirst,
+    DiffLast,
+    /// Compare: open (or close) the selected difference's detail.
+    DiffDetail,
 }
 
 impl KeyAction {
@@ -113,6 +136,8 @@ pub enum Bar {
     Footer,
     /// The replay timeline (it replaces the footer while replaying).
     Timeline,
+    /// The compare screen's footer (with the footer's hints of the keys that work there).
+    Compare,
 }
 
 /// A short `key what` in a bar; the bars show hints by `rank` (lowest first) as they fit.
@@ -127,6 +152,15 @@ pub struct Hint {
 const fn footer(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
     Some(Hint {
         bar: Bar::Footer,
+        rank,
+        key,
+        what,
+    })
+}
+
+const fn compare(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
+    Some(Hint {
+        bar: Bar::Compare,
         rank,
         key,
         what,
@@ -173,8 +207,10 @@ impl Binding {
 }
 
 const BOTH: &[Mode] = &[Mode::Live, Mode::Replay];
+const ALL: &[Mode] = &Mode::ALL;
 const LIVE: &[Mode] = &[Mode::Live];
 const REPLAY: &[Mode] = &[Mode::Replay];
+const COMPARE: &[Mode] = &[Mode::Compare];
 
 use KeyAction as A;
 
@@ -183,14 +219,14 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(ch('?'), A::Help)],
         names: &["?"],
-        modes: BOTH,
+        modes: ALL,
         help: "every key",
         hint: footer(0, "?", "help"),
     },
     Binding {
         keys: &[(ch('q'), A::Quit), (ctrl('c'), A::QuitNow)],
         names: &["q", "Ctrl-C"],
-        modes: BOTH,
+        modes: ALL,
         help: "quit",
         hint: footer(1, "q", "quit"),
     },
@@ -255,7 +291,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(code(KeyCode::Esc), A::Back)],
         names: &["Esc"],
-        modes: BOTH,
+        modes: ALL,
         help: "back / close",
         hint: footer(2, "Esc", "back"),
     },
@@ -403,9 +439,48 @@ pub const KEYMAP: &[Binding] = &[
         hint: timeline(5, "a", "note"),
     },
     Binding {
+        keys: &[
+            (code(KeyCode::Up), A::DiffUp),
+            (code(KeyCode::Down), A::DiffDown),
+            (ch('k'), A::DiffUp),
+            (ch('j'), A::DiffDown),
+        ],
+        names: &["↑ ↓", "k j"],
+        modes: COMPARE,
+        help: "previous / next difference",
+        hint: compare(0, "↑↓", "difference"),
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::PageUp), A::DiffPageUp),
+            (code(KeyCode::PageDown), A::DiffPageDown),
+        ],
+        names: &["PgUp", "PgDn"],
+        modes: COMPARE,
+        help: "ten differences up / down",
+        hint: None,
+    },
+    Binding {
+        keys: &[
+            (code(KeyCode::Home), A::DiffFirst),
+            (code(KeyCode::End), A::DiffLast),
+        ],
+        names: &["Home", "End"],
+        modes: COMPARE,
+        help: "first / last difference",
+        hint: None,
+    },
+    Binding {
+        keys: &[(code(KeyCode::Enter), A::DiffDetail)],
+        names: &["Enter"],
+        modes: COMPARE,
+        help: "the difference in detail: both sides' median, p95, max, and what it means",
+        hint: compare(1, "Enter", "detail"),
+    },
+    Binding {
         keys: &[(ctrl('z'), A::Suspend)],
         names: &["Ctrl-Z"],
-        modes: BOTH,
+        modes: ALL,
         help: "suspend (fg to resume)",
         hint: None,
     },
@@ -448,73 +523,14 @@ pub fn hints(bar: Bar) -> Vec<(&'static Binding, Hint)> {
     out
 }
 
-/// Where a row works, in words.
-fn works_in_text(b: &Binding) -> &'static str {
-    match (b.works_in(Mode::Live), b.works_in(Mode::Replay)) {
-        (true, true) => "live, replay",
-        (true, false) => "live",
-        _ => "replay",
-    }
-}
-
-/// The keys for `--help`: the dashboard's, then what a replay does differently.
-pub fn help_text() -> String {
-    let w = KEYMAP
-        .iter()
-        .map(|b| b.label().chars().count())
-        .max()
-        .unwrap_or(0);
-    let row = |b: &Binding| {
-        let label = b.label();
-        let pad = w - label.chars().count();
-        format!("  {label}{}  {}\n", " ".repeat(pad), b.help)
-    };
-    let mut out = String::from("Keys of the dashboard:\n");
-    for b in bindings(Mode::Live) {
-        out.push_str(&row(b));
-    }
-    // Live-only rows whose actions a replay has no key for (focus it has, on other keys).
-    let in_replay =
-        |a: &KeyAction| bindings(Mode::Replay).any(|r| r.keys.iter().any(|(_, x)| x == a));
-    let refused: Vec<&str> = bindings(Mode::Live)
-        .filter(|b| !b.keys.iter().any(|(_, a)| in_replay(a)))
-        .flat_map(|b| b.names.iter().copied())
-        .collect();
-    out.push_str(&format!(
-        "Keys of a replay (`replay`, `--demo`): the same, without {} (a replay changes no \
-         server), and:\n",
-        refused.join(" ")
-    ));
-    for b in bindings(Mode::Replay).filter(|b| !b.works_in(Mode::Live)) {
-        out.push_str(&row(b));
-    }
-    out
-}
-
-/// The README's key table (tests/cli.rs checks the README holds exactly this).
-pub fn markdown_table() -> String {
-    let mut out = String::from("| key | does | works in |\n|---|---|---|\n");
-    for b in KEYMAP {
-        // Key names (`Enter`, `Ctrl-C`, `arrows`) plain, keys you type (`t`, `1-6`, `←`) as code.
-        let keys: Vec<String> = b
-            .names
-            .iter()
-            .flat_map(|n| n.split(' '))
-            .map(|k| {
-                if k.chars().count() > 1 && k.starts_with(|c: char| c.is_alphabetic()) {
-                    k.to_string()
-                } else {
-                    format!("`{k}`")
-                }
-            })
-            .collect();
-        out.push_str(&format!(
-            "| {} | {} | {} |\n",
-            keys.join(" "),
-            b.help,
-            works_in_text(b)
-        ));
-    }
+/// The compare screen's footer hints: its own keys, then the footer's that work there.
+pub fn compare_hints() -> Vec<(&'static Binding, Hint)> {
+    let mut out = hints(Bar::Compare);
+    out.extend(
+        hints(Bar::Footer)
+            .into_iter()
+            .filter(|(b, _)| b.works_in(Mode::Compare)),
+    );
     out
 }
 

@@ -186,3 +186,51 @@ async fn notes_round_trip_through_recording_export_and_replay() {
     let texts: Vec<&str> = cap.notes.iter().map(|n| n.text.as_str()).collect();
     assert_eq!(texts, ["deploy 4.2 started", "replayed: looked here"]);
 }
+
+/// `replay --once --format json --at T` carries the bookmarks riding on that moment's sample
+/// (those after the previous sample, up to it), as `export --format json` does; the sample
+/// before carries none, and the text form names the note too.
+#[test]
+fn replay_once_carries_the_notes_of_its_moment() {
+    use innodebt::replay::CaptureSet;
+    use innodebt::verdicts::RecoveryModel;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("demo.idbt");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/mariadb-10.11-blocker.idbt"),
+        &file,
+    )
+    .expect("copy the demo");
+    let mut set = CaptureSet::open_file(&file, RecoveryModel::published_default()).expect("open");
+    let (before, at) = (
+        set.sample_time(49).expect("sample 49"),
+        set.sample_time(50).expect("sample 50"),
+    );
+    assert!(set.bookmarks().is_empty(), "the demo has notes of its own");
+    let note_at = at - chrono::Duration::milliseconds(100);
+    assert!(note_at > before);
+    capture::notes::append_note(&file, &capture::Note::new(note_at, "failover started"))
+        .expect("note");
+    let once = |t: chrono::DateTime<chrono::Utc>, format: &str| {
+        let out = Command::new(common::innodebt_bin())
+            .arg("replay")
+            .arg(&file)
+            .args(["--once", "--format", format, "--at", &t.to_rfc3339()])
+            .output()
+            .expect("replay --once");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let json: serde_json::Value = serde_json::from_str(&once(at, "json")).expect("JSON");
+    assert_eq!(json["notes"][0]["text"], "failover started", "{json}");
+    assert_eq!(json["notes"].as_array().map(Vec::len), Some(1));
+    assert!(json["history"].is_object());
+    let json: serde_json::Value = serde_json::from_str(&once(before, "json")).expect("JSON");
+    assert!(json.get("notes").is_none(), "{json}");
+    let text = once(at, "text");
+    assert!(text.contains(": failover started"), "{text}");
+}

@@ -148,6 +148,47 @@ async fn compare_ranks_the_blocker_and_history_first_against_the_server_at_rest(
         .find(|l| l.trim_start().starts_with("1. "))
         .expect("a ranked line");
     assert!(debt.iter().any(|d| first.contains(d)), "{first}");
+
+    // The compare screen over the same two captures: the same ranking, first row selected,
+    // the demo's blocker marked on the incident's timeline.
+    let model = RecoveryModel::published_default();
+    let mut inc = CaptureSet::open_file(&demo, model.clone()).expect("open the demo");
+    let mut base = CaptureSet::open_file(&rest, model).expect("open the capture at rest");
+    let all = |s: &CaptureSet| innodebt::incident::Window {
+        first: 0,
+        last: s.len() - 1,
+    };
+    let (iw, bw) = (all(&inc), all(&base));
+    let view = innodebt::incident::compare_view(&mut inc, iw, &mut base, bw).expect("compare");
+    let shown: Vec<&str> = view
+        .comparison
+        .ranked
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(shown, names, "the screen ranks as the JSON does");
+    let app = innodebt::app::App::comparing(view, chrono::Utc::now());
+    let mut term =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("test backend");
+    term.draw(|f| innodebt::ui::render(f, &app, &innodebt::theme::Theme::default()))
+        .expect("draw");
+    let buf = term.backend().buffer().clone();
+    let rows: Vec<String> = buf
+        .content
+        .chunks(80)
+        .map(|r| r.iter().map(|c| c.symbol()).collect())
+        .collect();
+    let selected = rows
+        .iter()
+        .find(|r| r.contains("▶ "))
+        .expect("a selected row");
+    assert!(selected.contains(names[0]), "{selected}");
+    let bar = rows
+        .iter()
+        .position(|r| r.contains("│incident"))
+        .and_then(|i| rows.get(i + 1))
+        .expect("the incident's timeline");
+    assert!(bar.contains('B'), "{bar}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -266,4 +307,45 @@ fn bad_input_says_what_is_wrong() {
         assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+/// The real binary on a terminal (tmux, 80×24): `compare` without `--format` opens the compare
+/// screen; Enter shows the first difference in detail, Esc closes it, `q` quits back to the
+/// shell. The same command with `--format text` still prints the report.
+#[test]
+fn compare_on_a_terminal_opens_the_screen() {
+    use common::tmux::Tmux;
+    let long = Duration::from_secs(20);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = demo();
+    let command = format!(
+        "{} compare {}@+40s..+150s {}@..+30s",
+        common::innodebt_bin().display(),
+        demo.display(),
+        demo.display()
+    );
+    let tmux = Tmux::start(dir.path(), 80, 24);
+    tmux.type_text(&command);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the compare screen", long, |s| {
+        s.contains("COMPARE") && s.contains("differences, most likely explanation first")
+    });
+    assert!(screen.contains("▶  1 ["), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the detail", long, |s| {
+        s.contains("median") && s.contains("Enter or Esc closes")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the detail closed", long, |s| {
+        !s.contains("Enter or Esc closes")
+    });
+    // Right after an Esc, a q would read as Alt-q.
+    std::thread::sleep(Duration::from_millis(400));
+    tmux.keys(&["q"]);
+    tmux.wait_for("the shell back", long, |s| !s.contains("COMPARE"));
+    tmux.type_text(&format!("clear; {command} --format text | head -3"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the report", long, |s| {
+        s.contains("incident: ") && s.contains("baseline: ") && !s.contains("COMPARE")
+    });
 }

@@ -993,6 +993,58 @@ fn replay_with_a_what_if_draws_its_lines() {
     snapshot!(format!("render_replay_what_if_{w}x{h}"), text);
 }
 
+/// `replay --what-if innodb_max_purge_lag=5000`: its lag as a second, dim line on the history
+/// chart, and the delay writes would have paid in the purge panel (MariaDB: armed, never
+/// applied while the read view blocks purge).
+#[test]
+fn replay_with_a_purge_what_if_draws_its_lag() {
+    use innodebt::app::{Recording, Replay};
+    let mut rec = Recording::from_events(
+        &demo_events(),
+        "mariadb-10.11-blocker.idbt",
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("the demo opens for replay");
+    let last = rec.len() - 1;
+    let report = innodebt::incident::what_if(
+        &mut rec.set,
+        innodebt::incident::Window { first: 0, last },
+        &[("innodb_max_purge_lag".to_string(), 5000)],
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("what-if on the demo");
+    let said = report.purge_summary().expect("a purge line").to_string();
+    let short = report.purge_short().expect("a short form");
+    assert_eq!(
+        short,
+        "max_purge_lag = 5000: never delayed (armed 1m 13s while purge was blocked)"
+    );
+    let mut replay = Replay::new(rec, 0, last);
+    replay.what_if = Some(report);
+    let mut app = App::replaying(replay, Duration::from_secs(1));
+    app.seek(90);
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &Theme::default(), w, h));
+        // The purge panel's rows (the right column), joined as one text.
+        let shown: String = text
+            .lines()
+            .flat_map(|l| l.rsplit('│').nth(1))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        if h >= 60 {
+            assert!(text.contains("what if: max_purge_lag 5000"), "{text}");
+            // The whole summary, wrapped.
+            let whole = format!("what if {}", said.trim_start_matches("with "));
+            assert!(shown.contains(&whole), "{said}\n{text}");
+        } else {
+            // Too little room for it whole: the short form, whole.
+            assert!(shown.contains(&format!("what if {short}")), "{text}");
+        }
+        snapshot!(format!("render_replay_what_if_purge_{w}x{h}"), text);
+    }
+}
+
 /// `?` in a replay (and `--demo`, which is one) lists the replay's keys from the keymap and
 /// none that a replay refuses.
 #[test]
@@ -1353,4 +1405,202 @@ fn the_v_overlay_fits_80x24_with_many_verdicts() {
         5,
         "{tall}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// The compare screen: the demo (purge blocked by a read view) against a server at rest.
+// ---------------------------------------------------------------------------
+
+/// `innodebt compare demo.idbt at-rest.idbt` on a terminal: both whole, the demo's real
+/// capture against the synthetic healthy server's (another server: the screen warns).
+fn comparing() -> App {
+    use innodebt::app::Recording;
+    use innodebt::incident::Window;
+    let model = innodebt::verdicts::RecoveryModel::published_default();
+    let mut demo =
+        Recording::from_events(&demo_events(), "mariadb-10.11-blocker.idbt", model.clone())
+            .expect("the demo opens")
+            .set;
+    let mut rest = Recording::from_events(&healthy_events(), "at-rest.idbt", model)
+        .expect("the capture at rest opens")
+        .set;
+    let (dw, rw) = (
+        Window {
+            first: 0,
+            last: demo.len() - 1,
+        },
+        Window {
+            first: 0,
+            last: rest.len() - 1,
+        },
+    );
+    let view = innodebt::incident::compare_view(&mut demo, dw, &mut rest, rw).expect("compare");
+    App::comparing(view, t0())
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<innodebt::app::Command> {
+    app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+}
+
+#[test]
+fn compare_screen_shows_both_timelines_and_the_ranked_differences() {
+    let app = comparing();
+    let c = app.compare.as_deref().expect("comparing");
+    let first = &c.comparison.ranked[0];
+    assert!(
+        ["blocker age", "history length", "undo size"].contains(&first.name.as_str()),
+        "{first:?}"
+    );
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &Theme::default(), w, h));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains("COMPARE"), "{text}");
+        assert!(text.contains("different servers"), "{text}");
+        // One bar per side, the incident's above; both start in the same column.
+        let bar_of = |side: &str| {
+            let i = lines
+                .iter()
+                .position(|l| l.contains(&format!("│{side}")))
+                .unwrap_or_else(|| panic!("no {side} line:\n{text}"));
+            lines[i + 1]
+        };
+        let (inc, base) = (bar_of("incident"), bar_of("baseline"));
+        let start = |l: &str| l.chars().position(|ch| "─━RHPBDCV*".contains(ch));
+        assert_eq!(start(inc), start(base), "{inc}\n{base}");
+        // The demo's blocker and its verdicts are marked; the server at rest has no blocker.
+        assert!(inc.contains('B') && inc.contains('━'), "{inc}");
+        assert!(!base.contains('B'), "{base}");
+        // The first difference, selected, at the top of the list.
+        let row = lines
+            .iter()
+            .find(|l| l.contains("▶ "))
+            .expect("a selected row");
+        assert!(
+            row.contains(&format!("1 [{:>4.1}] {}", first.score, first.name)),
+            "{row}"
+        );
+        snapshot!(format!("render_compare_{w}x{h}"), text);
+    }
+    // Colours: the selected row, the verdict shading and the marks.
+    snapshot!(
+        "render_compare_style_dark_80x24",
+        styled(&screen(&app, &Theme::default(), 80, 24))
+    );
+}
+
+#[test]
+fn compare_keys_move_the_selection_and_open_the_detail() {
+    let mut app = comparing();
+    let n = app
+        .compare
+        .as_ref()
+        .map_or(0, |c| c.comparison.ranked.len());
+    assert!(n > 12, "{n} differences: too few to page");
+    let selected = |app: &App| app.compare.as_ref().map(|c| c.selected);
+    let detail = |app: &App| {
+        app.compare
+            .as_ref()
+            .and_then(|c| c.detail.as_ref().map(|d| d.title.clone()))
+    };
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(selected(&app), Some(2));
+    press(&mut app, KeyCode::Char('k'));
+    assert_eq!(selected(&app), Some(1));
+    press(&mut app, KeyCode::PageDown);
+    assert_eq!(selected(&app), Some(11));
+    press(&mut app, KeyCode::End);
+    assert_eq!(selected(&app), Some(n - 1));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(selected(&app), Some(n - 1), "past the end");
+    press(&mut app, KeyCode::PageUp);
+    assert_eq!(selected(&app), Some(n - 11));
+    press(&mut app, KeyCode::Home);
+    assert_eq!(selected(&app), Some(0));
+    press(&mut app, KeyCode::Up);
+    assert_eq!(selected(&app), Some(0), "before the start");
+    // Enter: the first difference in detail; it follows the selection; Esc closes.
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    let title = detail(&app).expect("a detail");
+    assert!(title.starts_with("1. "), "{title}");
+    press(&mut app, KeyCode::Down);
+    assert!(detail(&app).is_some_and(|t| t.starts_with("2. ")));
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(detail(&app), None);
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(detail(&app), None, "Enter closes it too");
+    // Dashboard keys do nothing here; `?` lists the compare keys; q quits.
+    press(&mut app, KeyCode::Char('p'));
+    press(&mut app, KeyCode::Char('1'));
+    assert!(!app.is_frozen() && app.zoom.is_none() && app.overlay.is_none());
+    key(&mut app, '?');
+    let help = plain(&screen(&app, &Theme::default(), 80, 24));
+    assert!(help.contains("previous / next difference"), "{help}");
+    assert!(!help.contains("play / pause"), "{help}");
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(
+        press(&mut app, KeyCode::Char('q')),
+        vec![innodebt::app::Command::Quit]
+    );
+}
+
+/// Enter on the first difference: both sides' median, p95 and max, the verdict time behind
+/// it and what it means, whole at either size.
+#[test]
+fn compare_detail_of_the_first_difference() {
+    let mut app = comparing();
+    press(&mut app, KeyCode::Enter);
+    let d = app
+        .compare
+        .as_ref()
+        .and_then(|c| c.detail.clone())
+        .expect("a detail");
+    let f = app
+        .compare
+        .as_ref()
+        .and_then(|c| {
+            c.comparison
+                .figures
+                .iter()
+                .find(|f| d.title.contains(&f.name))
+                .cloned()
+        })
+        .expect("a figure first");
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &Theme::default(), w, h));
+        for row in ["median", "p95", "max"] {
+            assert!(text.contains(&format!("│ {row} ")), "{row}:\n{text}");
+        }
+        assert!(text.contains("in the incident vs"), "{text}");
+        assert!(text.contains("Enter or Esc closes"), "{text}");
+        assert!(!text.contains("more lines"), "cut at {w}x{h}:\n{text}");
+        snapshot!(format!("render_compare_detail_{w}x{h}"), text);
+    }
+    assert!(f.incident.max > f.baseline.max, "{f:?}");
+}
+
+/// The compare screen, and its detail open on every difference, at any size: no panic.
+#[test]
+fn compare_screen_at_any_size() {
+    let mut app = comparing();
+    let n = app
+        .compare
+        .as_ref()
+        .map_or(0, |c| c.comparison.ranked.len());
+    let sizes = [1, 2, 10, 40, 79, 80, 81, 120, 300];
+    let heights = [1, 3, 10, 23, 24, 25, 39, 40, 41, 100];
+    for w in sizes {
+        for h in heights {
+            screen(&app, &Theme::default(), w, h);
+        }
+    }
+    press(&mut app, KeyCode::Enter);
+    for _ in 0..n {
+        for (w, h) in [(80, 24), (80, 40), (200, 60), (300, 100)] {
+            let text = plain(&screen(&app, &Theme::default(), w, h));
+            assert!(text.contains("Enter or Esc closes") || text.contains("more lines"));
+        }
+        press(&mut app, KeyCode::Down);
+    }
 }

@@ -321,6 +321,53 @@ async fn a_failing_slow_exec_never_holds_polling_up_and_each_incident_has_its_fi
     assert!(widest < 1_000, "a {widest} ms gap between samples");
 }
 
+/// `--exec-timeout`: a command still running past it is killed, said on stderr, and the
+/// incident's file is written all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exec_past_its_time_limit_is_killed_and_said() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marker = dir.path().join("finished");
+    let exec = format!("sleep 20; touch '{}'", marker.display());
+    let rec = Recorder::start(
+        &server,
+        dir.path(),
+        &[
+            "--trigger",
+            "blocker_age>=1s",
+            "--before",
+            "2s",
+            "--after",
+            "2s",
+            "--exec",
+            &exec,
+            "--exec-timeout",
+            "2s",
+        ],
+    );
+    let snapshot = BlockingSnapshot::open(server.opts()).await;
+    rec.wait_for("incident: blocker_age>=1s", Duration::from_secs(30));
+    let started = Instant::now();
+    let line = rec.wait_for("killed", Duration::from_secs(15));
+    assert!(
+        line.contains("--exec for")
+            && line.contains("still running after 2s: killed (--exec-timeout)"),
+        "{line}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    snapshot.commit().await;
+    rec.wait_for("incident file done", Duration::from_secs(30));
+    let said = rec.stop();
+    assert_eq!(incident_files(dir.path()).len(), 1, "{said}");
+    // Killed with what it started: the sleep never got to touch the marker.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(!marker.exists(), "the command ran on past its limit");
+}
+
 #[test]
 fn bad_trigger_input_is_a_clear_message() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -370,6 +417,30 @@ fn bad_trigger_input_is_a_clear_message() {
                 d,
             ],
             "neither a verdict kind",
+        ),
+        (
+            &[
+                "record",
+                d,
+                "--trigger",
+                "history>1",
+                "--exec-timeout",
+                "5s",
+            ],
+            "--exec-timeout goes with --exec CMD",
+        ),
+        (
+            &[
+                "record",
+                d,
+                "--trigger",
+                "history>1",
+                "--exec",
+                "true",
+                "--exec-timeout",
+                "0s",
+            ],
+            "is zero",
         ),
     ];
     for (args, want) in cases {

@@ -15,7 +15,9 @@ use crate::sample::SourceKind;
 
 /// The mode the keymap is read in: a replay (also `--demo`) or a live server.
 pub fn mode(app: &App) -> Mode {
-    if app.replay.is_some() {
+    if app.compare.is_some() {
+        Mode::Compare
+    } else if app.replay.is_some() {
         Mode::Replay
     } else {
         Mode::Live
@@ -95,6 +97,21 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
         }
         A::Back => {
             app.zoom = None;
+            if let Some(c) = app.compare.as_mut() {
+                c.key(action);
+            }
+            Vec::new()
+        }
+        A::DiffUp
+        | A::DiffDown
+        | A::DiffPageUp
+        | A::DiffPageDown
+        | A::DiffFirst
+        | A::DiffLast
+        | A::DiffDetail => {
+            if let Some(c) = app.compare.as_mut() {
+                c.key(action);
+            }
             Vec::new()
         }
         A::Freeze => {

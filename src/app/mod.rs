@@ -1,6 +1,7 @@
 //! App state and `update(Msg) -> Vec<Command>`: no I/O, no clock of its own (time arrives in
 //! messages). Side effects leave as [`Command`]s and come back as messages.
 
+pub mod compare;
 pub mod keys;
 pub mod notes;
 pub mod replay;
@@ -258,6 +259,8 @@ pub struct App {
     play_debt_s: f64,
     /// Bookmarks added live this session (a replay's are on its recording).
     pub notes: Vec<crate::capture::Note>,
+    /// Set when showing `innodebt compare` instead of a server or a capture.
+    pub compare: Option<Box<compare::Compare>>,
 }
 
 impl App {
@@ -280,6 +283,7 @@ impl App {
             busy: None,
             play_debt_s: 0.0,
             notes: Vec::new(),
+            compare: None,
         }
     }
 

@@ -132,7 +132,8 @@ pub struct Replay {
     /// Why the last seek could not be shown, if it could not.
     pub error: Option<String>,
     /// `--what-if`: the recording re-judged under another setting, drawn as a second set of
-    /// lines on the checkpoint-age chart with its summary in the panel.
+    /// lines on the checkpoint-age (redo) or history (purge lag) chart, its summary in the
+    /// checkpoint or purge panel.
     pub what_if: Option<WhatIfReport>,
 }
 

@@ -241,8 +241,9 @@ pub enum Command {
         format: Option<OutputFormat>,
         /// Re-judge the recording under another setting (repeatable): innodb_log_file_size,
         /// innodb_redo_log_capacity, innodb_max_purge_lag, innodb_max_purge_lag_delay,
-        /// innodb_purge_threads (MySQL ≥ 8.0.14). Drawn on the checkpoint-age chart; with
-        /// --format, the summary over --from/--to; with --once, `what_if` in the JSON.
+        /// innodb_purge_threads (MySQL ≥ 8.0.14). Drawn on the checkpoint-age and history
+        /// charts; with --format, the summary over --from/--to; with --once, `what_if` in the
+        /// JSON.
         #[arg(long = "what-if", value_name = "VAR=VALUE", value_parser = parse_what_if,
               action = ArgAction::Append)]
         what_if: Vec<(String, u64)>,
@@ -257,7 +258,8 @@ pub enum Command {
         /// The normal day to compare against: FILE or FILE@FROM..TO.
         #[arg(value_name = "BASELINE", value_parser = parse_capture_range)]
         baseline: CaptureRange,
-        /// Output format.
+        /// Print the report in this format; without it, on a terminal, the compare screen
+        /// (timelines and the ranked differences; Enter on one shows it in detail).
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<OutputFormat>,
         /// Show at most this many ranked differences in text (JSON has them all).
@@ -372,6 +374,10 @@ pub struct TriggerArgs {
     /// INNODEBT_VERDICT, INNODEBT_MESSAGE, INNODEBT_STARTED_AT in its environment.
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
+    /// With --exec: kill the command (and what it started) if it still runs after this long
+    /// (default 60s), and say so on stderr.
+    #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
+    pub exec_timeout: Option<Duration>,
 }
 
 /// `innodebt fleet` flags. `-h` names a server here (repeatable), as in `-h db1 -h db2:3307`.

@@ -186,6 +186,11 @@ const FIGURES: &[FigureDef] = &[
     },
 ];
 
+/// The names of the figures compare ranks, in its order.
+pub fn figure_names() -> impl Iterator<Item = &'static str> {
+    FIGURES.iter().map(|f| f.name)
+}
+
 /// The settings the figures carry, read per sample (a change within a window shows).
 /// Reads one value off the figures.
 type Getter = fn(&Figures) -> Option<f64>;

@@ -4,8 +4,10 @@
 //! the cost follows the window, not the file.
 
 pub mod compare;
+pub mod detail;
 pub mod stats;
 pub mod text;
+pub mod timeline;
 
 use crate::cli::TimeSpec;
 use crate::replay::CaptureSet;
@@ -15,6 +17,8 @@ use crate::verdicts::whatif::{Scenario, WhatIf, WhatIfReport};
 use crate::view::moments::MomentKind;
 use compare::Side;
 pub use compare::{Comparison, SideInfo};
+pub use timeline::SideTimeline;
+use timeline::TimelineBuilder;
 
 /// A window of a capture: sample indices `first..=last`.
 #[derive(Debug, Clone, Copy)]
@@ -51,11 +55,17 @@ fn describe(i: &ServerInfo) -> String {
     )
 }
 
+/// One side as read: its figures added up, its server, what the report says of it, and its
+/// timeline (built in the same pass).
+struct ReadSide {
+    side: Side,
+    server: Option<ServerInfo>,
+    info: SideInfo,
+    timeline: SideTimeline,
+}
+
 /// Reads one side: its figures through the index, its server, its runtime changes.
-fn read_side(
-    set: &mut CaptureSet,
-    w: Window,
-) -> Result<(Side, Option<ServerInfo>, SideInfo), String> {
+fn read_side(set: &mut CaptureSet, w: Window) -> Result<ReadSide, String> {
     if set.is_empty() {
         return Err(format!("{}: no samples to compare", set.name()));
     }
@@ -66,9 +76,12 @@ fn read_side(
         ));
     }
     let mut side = Side::default();
+    let mut timeline = TimelineBuilder::default();
     let name = set.name().to_string();
     for f in set.figures(w.first, w.last) {
-        side.observe(&f.map_err(|e| format!("{name}: {e}"))?);
+        let f = f.map_err(|e| format!("{name}: {e}"))?;
+        side.observe(&f);
+        timeline.observe(&f);
     }
     if side.samples == 0 {
         return Err(format!(
@@ -94,7 +107,21 @@ fn read_side(
         setting_changes: side.setting_changes.clone(),
         runtime_changes: runtime,
     };
-    Ok((side, server, info))
+    let timeline = timeline.finish(set.moments(), &set.bookmarks());
+    Ok(ReadSide {
+        side,
+        server,
+        info,
+        timeline,
+    })
+}
+
+/// A comparison with each side's timeline: what the compare screen shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareView {
+    pub comparison: Comparison,
+    pub incident: SideTimeline,
+    pub baseline: SideTimeline,
 }
 
 /// Compares window `iw` of `incident` with window `bw` of `baseline`.
@@ -104,8 +131,20 @@ pub fn compare(
     baseline: &mut CaptureSet,
     bw: Window,
 ) -> Result<Comparison, String> {
-    let (i_side, i_server, i_info) = read_side(incident, iw)?;
-    let (b_side, b_server, b_info) = read_side(baseline, bw)?;
+    compare_view(incident, iw, baseline, bw).map(|v| v.comparison)
+}
+
+/// [`compare`], with each side's timeline for the compare screen.
+pub fn compare_view(
+    incident: &mut CaptureSet,
+    iw: Window,
+    baseline: &mut CaptureSet,
+    bw: Window,
+) -> Result<CompareView, String> {
+    let inc = read_side(incident, iw)?;
+    let base = read_side(baseline, bw)?;
+    let (i_side, i_server, i_info) = (inc.side, inc.server, inc.info);
+    let (b_side, b_server, b_info) = (base.side, base.server, base.info);
     let mut warnings = Vec::new();
     if let Some(w) = compare::different_servers(i_server.as_ref(), b_server.as_ref()) {
         warnings.push(w);
@@ -124,7 +163,7 @@ pub fn compare(
         &i_info.runtime_changes,
         text::figure_line,
     );
-    Ok(Comparison {
+    let comparison = Comparison {
         incident: i_info,
         baseline: b_info,
         warnings,
@@ -133,6 +172,11 @@ pub fn compare(
         verdicts,
         settings,
         scoring: compare::SCORING.to_string(),
+    };
+    Ok(CompareView {
+        comparison,
+        incident: inc.timeline,
+        baseline: base.timeline,
     })
 }
 

@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::compare::{Comparison, FigureDiff};
+use super::compare::{Comparison, FigureDiff, SideInfo, VerdictDiff};
 use crate::units::{bytes, duration};
 use crate::verdicts::whatif::WhatIfReport;
 
 /// A value in a figure's unit: bytes as KiB/MiB, the rest with a sensible precision.
-fn value(v: Option<f64>, unit: &str) -> String {
+pub fn value(v: Option<f64>, unit: &str) -> String {
     let Some(v) = v else {
         return "n/a".into();
     };
@@ -75,21 +75,40 @@ fn when(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
     t.map_or("?".into(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string())
 }
 
+/// "demo.idbt 2026-11-21 21:19:11 → 2026-11-21 21:22:40 (210 samples, localhost MariaDB …)".
+pub fn side_line(s: &SideInfo) -> String {
+    format!(
+        "{} {} → {} ({} samples{})",
+        s.capture,
+        when(s.from),
+        when(s.to),
+        s.samples,
+        s.server
+            .as_ref()
+            .map(|x| format!(", {x}"))
+            .unwrap_or_default()
+    )
+}
+
+/// "blocked_by_read_view   1m 51s (100 %, critical 0s) vs 0s (0 %, critical 0s)".
+pub fn verdict_line(v: &VerdictDiff) -> String {
+    let share = |s: Option<f64>| s.map_or("n/a".into(), |s| format!("{:.0} %", s * 100.0));
+    format!(
+        "{:<22} {} ({}, critical {}) vs {} ({}, critical {})",
+        v.kind.as_str(),
+        duration(v.incident.seconds.round() as u64),
+        share(v.incident.share),
+        duration(v.incident.critical_seconds.round() as u64),
+        duration(v.baseline.seconds.round() as u64),
+        share(v.baseline.share),
+        duration(v.baseline.critical_seconds.round() as u64),
+    )
+}
+
 pub fn comparison(c: &Comparison, top: usize) -> String {
     let mut out = String::new();
     for (what, s) in [("incident", &c.incident), ("baseline", &c.baseline)] {
-        let _ = writeln!(
-            out,
-            "{what}: {} {} → {} ({} samples{})",
-            s.capture,
-            when(s.from),
-            when(s.to),
-            s.samples,
-            s.server
-                .as_ref()
-                .map(|x| format!(", {x}"))
-                .unwrap_or_default()
-        );
+        let _ = writeln!(out, "{what}: {}", side_line(s));
     }
     for w in &c.warnings {
         let _ = writeln!(out, "warning: {w}");
@@ -108,18 +127,7 @@ pub fn comparison(c: &Comparison, top: usize) -> String {
     if !c.verdicts.is_empty() {
         let _ = writeln!(out, "\nVerdict time (incident vs baseline):");
         for v in &c.verdicts {
-            let share = |s: Option<f64>| s.map_or("n/a".into(), |s| format!("{:.0} %", s * 100.0));
-            let _ = writeln!(
-                out,
-                "  {:<22} {} ({}, critical {}) vs {} ({}, critical {})",
-                v.kind.as_str(),
-                duration(v.incident.seconds.round() as u64),
-                share(v.incident.share),
-                duration(v.incident.critical_seconds.round() as u64),
-                duration(v.baseline.seconds.round() as u64),
-                share(v.baseline.share),
-                duration(v.baseline.critical_seconds.round() as u64),
-            );
+            let _ = writeln!(out, "  {}", verdict_line(v));
         }
     }
     for (what, s) in [("incident", &c.incident), ("baseline", &c.baseline)] {

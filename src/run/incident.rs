@@ -1,4 +1,5 @@
-//! `innodebt compare` and `innodebt replay --what-if`: read the captures, print the report.
+//! `innodebt compare` and `innodebt replay --what-if`: read the captures, print the report
+//! (or, on a terminal without `--format`, show the compare screen).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,13 +21,23 @@ fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
 }
 
-pub(super) fn compare(
+/// `compare INCIDENT BASELINE`: the report in `--format` (text or JSON); without one, on a
+/// terminal, the compare screen.
+pub(super) async fn compare(
     cli: &Cli,
     incident: &CaptureRange,
     baseline: &CaptureRange,
-    format: OutputFormat,
+    format: Option<OutputFormat>,
     top: usize,
 ) -> ExitCode {
+    use std::io::IsTerminal as _;
+    // The global --format (default text) decides when the subcommand's is not given; only
+    // nothing asked for, on a terminal, opens the screen.
+    let screen = format.is_none()
+        && cli.options.format == OutputFormat::Text
+        && !cli.options.once
+        && std::io::stdout().is_terminal();
+    let format = format.unwrap_or(cli.options.format);
     let mut sides = Vec::new();
     for r in [incident, baseline] {
         match open(cli, &r.path) {
@@ -41,6 +52,12 @@ pub(super) fn compare(
         Ok(s) => s,
         Err(_) => return fail(EXIT_FAILURE, "two captures expected"),
     };
+    if screen {
+        return match incident::compare_view(&mut iset, iw, &mut bset, bw) {
+            Ok(view) => show(cli, view).await,
+            Err(e) => fail(EXIT_CONFIG, e),
+        };
+    }
     match incident::compare(&mut iset, iw, &mut bset, bw) {
         Ok(c) => {
             match format {
@@ -60,6 +77,29 @@ pub(super) fn compare(
             ExitCode::SUCCESS
         }
         Err(e) => fail(EXIT_CONFIG, e),
+    }
+}
+
+/// The compare screen until `q`.
+async fn show(cli: &Cli, view: incident::CompareView) -> ExitCode {
+    let theme = match super::theme(cli) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let app = crate::app::App::comparing(view, chrono::Utc::now());
+    // No source: nothing arrives but keys.
+    let (_tx, rx) = tokio::sync::mpsc::channel(1);
+    let wiring = crate::tui::Wiring {
+        control: None,
+        events: rx,
+        messages: None,
+        poller: None,
+        recorder: None,
+        recording: None,
+    };
+    match crate::tui::run(app, theme, wiring).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
     }
 }
 
@@ -108,24 +148,7 @@ pub(super) async fn what_if(
             "no figures at that moment (the capture holds no server description before it)",
         );
     };
-    match format {
-        OutputFormat::Json => {
-            let mut v = serde_json::to_value(&f).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert(
-                    "what_if".into(),
-                    serde_json::to_value(&report).unwrap_or_default(),
-                );
-            }
-            emit(&format!("{}\n", output::json_of(&v)));
-        }
-        OutputFormat::Text => {
-            emit(&format!(
-                "{}{}",
-                output::text(&f),
-                incident::text::what_if(&report)
-            ));
-        }
-    }
+    let notes = super::replay::notes_in(&mut set, pos, pos);
+    super::replay::print_once(&f, &notes, Some(&report), format);
     ExitCode::SUCCESS
 }

@@ -36,6 +36,9 @@ pub async fn main(cli: Cli) -> ExitCode {
                     watch,
                     max_disk: max_disk.unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
                     exec: trigger.exec.clone(),
+                    exec_timeout: trigger
+                        .exec_timeout
+                        .unwrap_or(crate::trigger::DEFAULT_EXEC_TIMEOUT),
                 };
                 record::triggered(&cli, file.clone(), *duration, bounds).await
             }
@@ -68,13 +71,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             baseline,
             format,
             top,
-        }) => incident::compare(
-            &cli,
-            incident,
-            baseline,
-            format.unwrap_or(cli.options.format),
-            *top,
-        ),
+        }) => incident::compare(&cli, incident, baseline, *format, *top).await,
         Some(Command::Import {
             source:
                 ImportSource::PtStalk {

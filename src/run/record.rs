@@ -171,6 +171,7 @@ pub(super) struct Triggered {
     pub watch: crate::trigger::WatchConfig,
     pub max_disk: u64,
     pub exec: Option<String>,
+    pub exec_timeout: Duration,
 }
 
 /// `innodebt record DIR --trigger KIND…`: polls as usual, derives every sample, and writes a
@@ -194,6 +195,7 @@ pub(super) async fn triggered(
         watch: t.watch,
         max_disk: t.max_disk,
         exec: t.exec,
+        exec_timeout: t.exec_timeout,
         keep_queries: cli.options.record_queries,
         interval_ms: u64::try_from(cfg.interval.as_millis()).ok(),
         target: None,

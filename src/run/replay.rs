@@ -137,7 +137,8 @@ fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
     match set.view_at(pos, false) {
         Ok((view, _)) => match view.latest {
             Some(f) => {
-                print_figures(&f, cli.options.format);
+                let notes = notes_in(set, pos, pos);
+                print_once(&f, &notes, None, cli.options.format);
                 ExitCode::SUCCESS
             }
             None => fail(
@@ -227,10 +228,62 @@ pub(super) fn export(
     }
 }
 
+/// One recorded moment's figures, with the bookmarks riding on its sample (as `export`
+/// carries them) and, for `--what-if`, its report: JSON `notes` and `what_if`, or text lines.
+pub(super) fn print_once(
+    f: &crate::figures::Figures,
+    notes: &[capture::Note],
+    what_if: Option<&crate::verdicts::whatif::WhatIfReport>,
+    format: crate::cli::OutputFormat,
+) {
+    if notes.is_empty() && what_if.is_none() {
+        return print_figures(f, format);
+    }
+    match format {
+        crate::cli::OutputFormat::Json => {
+            let mut v = serde_json::to_value(f).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                if !notes.is_empty() {
+                    o.insert(
+                        "notes".into(),
+                        serde_json::to_value(notes).unwrap_or_default(),
+                    );
+                }
+                if let Some(w) = what_if {
+                    o.insert(
+                        "what_if".into(),
+                        serde_json::to_value(w).unwrap_or_default(),
+                    );
+                }
+            }
+            println!("{}", crate::output::json_of(&v));
+        }
+        crate::cli::OutputFormat::Text => {
+            let mut out = crate::output::text(f);
+            for n in notes {
+                // A note is typed text: no terminal controls from it.
+                out.push_str(&format!(
+                    "note {}: {}\n",
+                    n.at.format("%H:%M:%S"),
+                    crate::text::strip_controls(&n.text)
+                ));
+            }
+            if let Some(w) = what_if {
+                out.push_str(&crate::incident::text::what_if(w));
+            }
+            print!("{out}");
+        }
+    }
+}
+
 /// The bookmarks an export of samples `first..=last` carries (a note rides on the sample at
 /// or after it): after the sample before the first, up to the last — or to the end when the
 /// last is the capture's.
-fn notes_in(set: &mut crate::replay::CaptureSet, first: u64, last: u64) -> Vec<capture::Note> {
+pub(super) fn notes_in(
+    set: &mut crate::replay::CaptureSet,
+    first: u64,
+    last: u64,
+) -> Vec<capture::Note> {
     let after = first.checked_sub(1).and_then(|p| set.sample_time(p));
     let more = last.checked_add(1).is_some_and(|n| n < set.len());
     let until = if more { set.sample_time(last) } else { None };

@@ -193,6 +193,10 @@ fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<IncidentPlan>, St
                 .incident_max_disk
                 .unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
             exec: args.trigger.exec.clone(),
+            exec_timeout: args
+                .trigger
+                .exec_timeout
+                .unwrap_or(crate::trigger::DEFAULT_EXEC_TIMEOUT),
             keep_queries: cli.options.record_queries,
             interval_ms: u64::try_from(cli.options.interval.as_millis()).ok(),
             target: None,

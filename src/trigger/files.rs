@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
@@ -31,6 +32,8 @@ pub struct IncidentOptions {
     pub max_disk: u64,
     /// `sh -c` command run when an incident opens.
     pub exec: Option<String>,
+    /// Past this the command (its whole process group) is killed.
+    pub exec_timeout: Duration,
     pub keep_queries: bool,
     pub interval_ms: Option<u64>,
     /// The target's name in `serve` (`INNODEBT_TARGET`).
@@ -239,24 +242,13 @@ impl Incidents {
         let report = Arc::clone(&self.report);
         let what = format!("--exec for {}", path.display());
         let what_here = what.clone();
+        let limit = self.opts.exec_timeout;
         let spawned = std::thread::Builder::new()
             .name("incident-exec".into())
-            .spawn(move || match c.output() {
-                Ok(out) if out.status.success() => {}
-                Ok(out) => {
-                    let err = String::from_utf8_lossy(&out.stderr);
-                    let tail = err.trim().lines().last().unwrap_or("").to_string();
-                    report(format!(
-                        "{what}: `{cmd}` failed ({}){}",
-                        out.status,
-                        if tail.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {tail}")
-                        }
-                    ));
+            .spawn(move || {
+                if let Err(why) = run_limited(c, limit) {
+                    report(format!("{what}: `{cmd}` {why}"));
                 }
-                Err(e) => report(format!("{what}: cannot run `{cmd}`: {e}")),
             });
         match spawned {
             Ok(t) => self.threads.push(t),
@@ -356,6 +348,83 @@ impl Incidents {
     }
 }
 
+/// How often a running `--exec` is looked at, and how long its stderr may take to close.
+const EXEC_POLL: Duration = Duration::from_millis(50);
+const STDERR_GRACE: Duration = Duration::from_secs(1);
+
+/// Runs `c` (stderr piped) until it exits or `limit` passes; past the limit its process group —
+/// `sh` and whatever it started — is killed. `Err` says what went wrong, in words that follow
+/// the command: "failed (exit status: 3): pager unreachable".
+pub fn run_limited(mut c: Command, limit: Duration) -> Result<(), String> {
+    use std::io::Read as _;
+    use std::os::unix::process::CommandExt as _;
+    // Its own group, so a kill reaches the children `sh -c` started too.
+    c.process_group(0);
+    let mut child = c.spawn().map_err(|e| format!("cannot run: {e}"))?;
+    // Read stderr aside (a chatty command must not block on a full pipe); only its tail is
+    // reported.
+    let (tx, rx) = std::sync::mpsc::channel();
+    if let Some(mut pipe) = child.stderr.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            let _ = tx.send(buf);
+        });
+    }
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(&mut child);
+                return Err(format!(
+                    "still running after {}: killed (--exec-timeout)",
+                    short(limit)
+                ));
+            }
+            Ok(None) => std::thread::sleep(EXEC_POLL),
+            Err(e) => return Err(format!("cannot be waited for: {e}")),
+        }
+    };
+    if status.success() {
+        return Ok(());
+    }
+    // A grandchild still holding stderr open must not hold this thread: a short grace only.
+    let err = rx.recv_timeout(STDERR_GRACE).unwrap_or_default();
+    let err = String::from_utf8_lossy(&err);
+    let tail = err.trim().lines().last().unwrap_or("").to_string();
+    Err(format!(
+        "failed ({status}){}",
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!(": {tail}")
+        }
+    ))
+}
+
+/// SIGKILL to the child's process group, then reaps the child.
+fn kill_group(child: &mut std::process::Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals that process group; it touches no memory
+        // of ours. The group is the child's own (process_group(0)), so nothing else is hit.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `60s`, `1m 30s`, `500ms`.
+fn short(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{}ms", d.as_millis())
+    } else {
+        crate::units::duration(d.as_secs())
+    }
+}
+
 fn create_dir_private(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::DirBuilderExt as _;
     if dir.exists() && !dir.is_dir() {
@@ -421,6 +490,57 @@ fn collect(dir: &Path, depth: u32, out: &mut Vec<(PathBuf, u64, std::time::Syste
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.arg("-c")
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    /// Alive and not a zombie waiting for its new parent to reap it.
+    fn running(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        })
+    }
+
+    #[test]
+    fn exec_past_its_limit_is_killed_with_what_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!("sleep 30 & echo $! > '{}'; wait", pidfile.display());
+        let start = Instant::now();
+        let err = run_limited(sh(&script), Duration::from_millis(500)).unwrap_err();
+        assert_eq!(err, "still running after 500ms: killed (--exec-timeout)");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        let pid = pid.trim();
+        let gone = Instant::now();
+        while running(pid) && gone.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!running(pid), "the sleep sh started outlived the kill");
+    }
+
+    #[test]
+    fn exec_within_its_limit_says_how_it_ended() {
+        assert_eq!(run_limited(sh("exit 0"), Duration::from_secs(10)), Ok(()));
+        let err = run_limited(
+            sh("echo first >&2; echo pager unreachable >&2; exit 3"),
+            Duration::from_secs(10),
+        )
+        .unwrap_err();
+        assert_eq!(err, "failed (exit status: 3): pager unreachable");
+    }
 
     #[test]
     fn max_disk_deletes_the_oldest_closed_files() {

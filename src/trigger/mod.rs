@@ -190,6 +190,8 @@ pub const DEFAULT_BEFORE: Duration = Duration::from_secs(300);
 pub const DEFAULT_AFTER: Duration = Duration::from_secs(120);
 pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(300);
 pub const DEFAULT_MAX_DISK: u64 = 1 << 30;
+/// Default `--exec-timeout`: a pager or a profiler run has had its chance by then.
+pub const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(60);
 /// The `--before` window lives in memory: an hour is the most it may hold.
 pub const MAX_BEFORE: Duration = Duration::from_secs(3600);
 
@@ -202,6 +204,7 @@ pub fn from_args(a: &TriggerArgs) -> Result<Option<(Vec<Trigger>, WatchConfig)>,
             ("--after", a.after.is_some()),
             ("--cooldown", a.cooldown.is_some()),
             ("--exec", a.exec.is_some()),
+            ("--exec-timeout", a.exec_timeout.is_some()),
         ];
         return match alone.iter().find(|(_, given)| *given) {
             Some((flag, _)) => Err(format!(
@@ -211,6 +214,11 @@ pub fn from_args(a: &TriggerArgs) -> Result<Option<(Vec<Trigger>, WatchConfig)>,
         };
     };
     let triggers = parse(spec)?;
+    if a.exec_timeout.is_some() && a.exec.is_none() {
+        return Err(
+            "--exec-timeout goes with --exec CMD (it bounds how long that command may run)".into(),
+        );
+    }
     let before = a.before.unwrap_or(DEFAULT_BEFORE);
     if before > MAX_BEFORE {
         return Err(format!(

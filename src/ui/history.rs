@@ -69,7 +69,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (lines, text_area, chart) = layout_text(items, inner, true);
     draw_lines(frame.buffer_mut(), text_area, &lines);
     let Some(chart) = chart else { return };
-    let thresholds: Vec<Threshold> = lag
+    let mut thresholds: Vec<Threshold> = lag
         .map(|l| Threshold {
             value: l as f64,
             style: theme.style(ThemeItem::AsyncLine),
@@ -78,6 +78,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
         .into_iter()
         .collect();
+    // `replay --what-if innodb_max_purge_lag=N`: its lag as a second, dim line (a hypothesis,
+    // not the server), drawn even far above the data: where it sits is the answer.
+    let what_if_lag = app
+        .replay
+        .as_ref()
+        .and_then(|r| r.what_if.as_ref())
+        .and_then(|w| w.max_purge_lag());
+    if let Some(l) = what_if_lag {
+        thresholds.push(Threshold {
+            value: l as f64,
+            style: dim,
+            label: format!("what if: max_purge_lag {}", units::count(l as f64)),
+            soft: false,
+        });
+    }
     TimeChart {
         plots: &[Plot::new(
             &view.charts.history_length,

@@ -9,6 +9,8 @@
 
 pub mod chart;
 pub mod checkpoint;
+pub mod compare;
+pub mod compare_detail;
 pub mod cost;
 pub mod dirty;
 pub mod flow;
@@ -46,6 +48,9 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         too_small(frame, area, theme);
+    } else if app.compare.is_some() {
+        // `innodebt compare`: a screen of its own, not the panels.
+        compare::render(frame, app, theme);
     } else {
         let header = Rect { height: 1, ..area };
         // A verdict too long for one line takes a second from the panels (at 80×24 the

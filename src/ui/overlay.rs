@@ -128,8 +128,12 @@ fn help_with_cost(
         .latest
         .as_ref()
         .and_then(|f| f.self_cost.as_ref());
-    let (summary, details) = super::cost::overlay_lines(cost, app.interval);
     let mut lines = help_lines(app, theme, base, dim);
+    // `compare` polls no server: there is no cost to tell.
+    if app.compare.is_some() {
+        return lines;
+    }
+    let (summary, details) = super::cost::overlay_lines(cost, app.interval);
     let mut close = lines.split_off(lines.len().saturating_sub(2));
     let room = area.height.saturating_sub(2) as usize;
     let mut cost_lines = vec![Line::default()];

@@ -104,6 +104,42 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(n) = p.open_rw_trx {
         items.push(Item::kv(theme, "open rw trx", count(n as f64), text));
     }
+    // `replay --what-if innodb_max_purge_lag(_delay)`: the delay writes would have paid (the
+    // what-if's own summary), right under the rates: it is why this replay was opened.
+    let what_if = app
+        .replay
+        .as_ref()
+        .and_then(|r| r.what_if.as_ref())
+        .and_then(|w| Some((w.purge_summary()?, w.purge_short()?)));
+    if let Some((full, short)) = what_if {
+        let width = inner.width.max(1) as usize;
+        let said = |l: &str| format!("what if {}", sanitize(l.trim_start_matches("with "), 400));
+        let mut wrapped = crate::text::wrap(&said(full), width);
+        // The whole line when it leaves a row for the other figures; else its short form.
+        if wrapped.len() + 2 > inner.height as usize {
+            wrapped = crate::text::wrap(&said(&short), width);
+        }
+        let mut rows: Vec<Item> = wrapped
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let spans = match l.strip_prefix("what if ") {
+                    Some(rest) if i == 0 => vec![
+                        Span::styled("what if ", theme.style(ThemeItem::AsyncLine)),
+                        Span::styled(rest.to_string(), text),
+                    ],
+                    _ => vec![Span::styled(l, text)],
+                };
+                Item::new(spans).on_own_line()
+            })
+            .collect();
+        if let Some(next) = items.get_mut(2) {
+            next.own_line = true;
+        }
+        let tail = items.split_off(2.min(items.len()));
+        items.append(&mut rows);
+        items.extend(tail);
+    }
     items.extend(Item::needs_privilege(
         f,
         &[

@@ -114,6 +114,48 @@ pub struct WhatIfReport {
     pub limits: Vec<String>,
 }
 
+impl WhatIfReport {
+    /// The summary's redo line, when the scenario changes the redo size.
+    pub fn redo_summary(&self) -> Option<&str> {
+        self.redo.as_ref()?;
+        self.summary.first().map(String::as_str)
+    }
+
+    /// The summary's purge line (the DML delay writes would have paid), when the scenario
+    /// changes the purge lag, its delay or the purge threads. It follows the redo line.
+    pub fn purge_summary(&self) -> Option<&str> {
+        self.purge.as_ref()?;
+        let i = usize::from(self.redo.is_some());
+        self.summary.get(i).map(String::as_str)
+    }
+
+    /// The purge line in a few words, for a narrow panel: "max_purge_lag = 5000: never
+    /// delayed (armed 1m 13s while purge was blocked)".
+    pub fn purge_short(&self) -> Option<String> {
+        let w = &self.purge.as_ref()?.what_if;
+        let label = self.scenario.label_purge().replace("innodb_", "");
+        let armed = w.seconds_armed_not_applied;
+        let what = match (w.seconds_delayed > 0.0, armed > 0.0) {
+            (false, false) => "writes never delayed".to_string(),
+            (false, true) => format!(
+                "never delayed (armed {} while purge was blocked)",
+                secs(armed)
+            ),
+            (true, _) => format!(
+                "writes delayed {}, ≥ {:.1} s waited",
+                secs(w.seconds_delayed),
+                w.writes_waited_s
+            ),
+        };
+        Some(format!("{label}: {what}"))
+    }
+
+    /// The `innodb_max_purge_lag` the scenario sets (0 is off: no line to draw).
+    pub fn max_purge_lag(&self) -> Option<u64> {
+        self.scenario.max_purge_lag.filter(|l| *l > 0)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compared<T> {
     pub recorded: T,

@@ -221,6 +221,48 @@ fn purge_lag_delay_by_hand() {
     assert_eq!(p.what_if.seconds_delayed, 1.0);
     assert_eq!(p.what_if.seconds_armed_not_applied, 1.0);
     assert!((p.what_if.writes_waited_s - 1.0).abs() < 1e-9);
+    // The panels' words: the purge line (no redo line before it), whole and short.
+    assert_eq!(r.redo_summary(), None);
+    assert_eq!(r.purge_summary(), r.summary.first().map(String::as_str));
+    assert_eq!(
+        r.purge_short().as_deref(),
+        Some("max_purge_lag = 1000, max_purge_lag_delay = 2000: writes delayed 1s, ≥ 1.0 s waited")
+    );
+    assert_eq!(r.max_purge_lag(), Some(1000));
+}
+
+#[test]
+fn purge_line_follows_the_redo_line() {
+    let figs = [purge_fig(0, 900, false), purge_fig(1, 2000, true)];
+    let both = [
+        ("innodb_log_file_size", 64 << 20),
+        ("innodb_max_purge_lag", 1000),
+        ("innodb_max_purge_lag_delay", 2000),
+    ];
+    let r = run(&mariadb(), &both, &figs);
+    assert_eq!(r.summary.len(), 2);
+    assert!(
+        r.redo_summary()
+            .is_some_and(|l| l.contains("innodb_log_file_size"))
+    );
+    assert!(
+        r.purge_summary()
+            .is_some_and(|l| l.contains("innodb_max_purge_lag"))
+    );
+    assert_eq!(
+        r.purge_short().as_deref(),
+        Some(
+            "max_purge_lag = 1000, max_purge_lag_delay = 2000: never delayed (armed 1s while \
+             purge was blocked)"
+        )
+    );
+    // Lag 0 is off: no line to draw.
+    let r = run(&mariadb(), &[("innodb_max_purge_lag", 0)], &figs);
+    assert_eq!(r.max_purge_lag(), None);
+    assert_eq!(
+        r.purge_short().as_deref(),
+        Some("max_purge_lag = 0: writes never delayed")
+    );
 }
 
 #[test]

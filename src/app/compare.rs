@@ -1,0 +1,81 @@
+//! The compare screen's state: the comparison as ranked (never ranked again here), each
+//! side's timeline, the selected difference and its detail when open.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::App;
+use crate::incident::CompareView;
+use crate::incident::compare::Comparison;
+use crate::incident::detail::{self, Detail};
+use crate::incident::timeline::SideTimeline;
+use crate::keymap::KeyAction;
+
+/// Differences one PgUp / PgDn moves.
+pub const PAGE: usize = 10;
+
+#[derive(Debug)]
+pub struct Compare {
+    pub comparison: Comparison,
+    pub incident: SideTimeline,
+    pub baseline: SideTimeline,
+    /// Index into `comparison.ranked`.
+    pub selected: usize,
+    /// Enter: the selected difference in detail (follows the selection while open).
+    pub detail: Option<Detail>,
+}
+
+impl Compare {
+    pub fn new(view: CompareView) -> Compare {
+        Compare {
+            comparison: view.comparison,
+            incident: view.incident,
+            baseline: view.baseline,
+            selected: 0,
+            detail: None,
+        }
+    }
+
+    fn select(&mut self, i: usize) {
+        let last = self.comparison.ranked.len().saturating_sub(1);
+        self.selected = i.min(last);
+        if self.detail.is_some() {
+            self.detail = detail::of(&self.comparison, self.selected);
+        }
+    }
+
+    /// A compare key; false when `action` is not one.
+    pub fn key(&mut self, action: KeyAction) -> bool {
+        use KeyAction as A;
+        let s = self.selected;
+        match action {
+            A::DiffUp => self.select(s.saturating_sub(1)),
+            A::DiffDown => self.select(s + 1),
+            A::DiffPageUp => self.select(s.saturating_sub(PAGE)),
+            A::DiffPageDown => self.select(s + PAGE),
+            A::DiffFirst => self.select(0),
+            A::DiffLast => self.select(usize::MAX),
+            A::DiffDetail => {
+                self.detail = match self.detail {
+                    Some(_) => None,
+                    None => detail::of(&self.comparison, self.selected),
+                }
+            }
+            A::Back => self.detail = None,
+            _ => return false,
+        }
+        true
+    }
+}
+
+impl App {
+    /// An app showing a comparison; `now` is the clock of whoever runs it (nothing here
+    /// ticks).
+    pub fn comparing(view: CompareView, now: DateTime<Utc>) -> App {
+        let mut app = App::new(Duration::from_secs(1), now);
+        app.read_only = true;
+        app.compare = Some(Box::new(Compare::new(view)));
+        app
+    }
+}
