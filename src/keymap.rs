@@ -3,10 +3,14 @@
 //! `--help` and the README's key table all read it, so they cannot disagree.
 //!
 //! Adding a key: one [`Binding`] row here (and, for a new action, its [`KeyAction`] variant and
-//! one arm in `app::keys::act`). Popups (a confirmation, a typed value) have their own keys,
-//! written on the popup itself.
+//! one arm in `app::keys::act`). The keys inside a popup (a confirmation, a prompt) are rows of
+//! [`popup::POPUP_KEYS`], the fleet screen's of [`fleet::FLEET_KEYS`]: the same table, read
+//! through [`rows`].
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+mod fleet;
+mod popup;
 
 /// Where a key works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,10 +19,42 @@ pub enum Mode {
     Live,
     /// A capture replayed: `innodebt replay` and `--demo`. Nothing here changes a server.
     Replay,
+    /// A confirmation popup (a change, the undo scan, a kill): it takes every key first.
+    Confirm,
+    /// A popup asking for a value, a time or a note.
+    Prompt,
+    /// `innodebt fleet`: the list of servers.
+    Fleet,
+    /// The fleet's filter line while it is typed.
+    FleetFilter,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 2] = [Mode::Live, Mode::Replay];
+    pub const ALL: [Mode; 6] = [
+        Mode::Live,
+        Mode::Replay,
+        Mode::Confirm,
+        Mode::Prompt,
+        Mode::Fleet,
+        Mode::FleetFilter,
+    ];
+
+    /// The dashboard's own modes (a popup or the fleet is another screen).
+    pub fn is_dashboard(self) -> bool {
+        matches!(self, Mode::Live | Mode::Replay)
+    }
+
+    /// As the README's key table says where a key works.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Live => "live",
+            Mode::Replay => "replay",
+            Mode::Confirm => "confirmation",
+            Mode::Prompt => "prompt",
+            Mode::Fleet => "fleet",
+            Mode::FleetFilter => "fleet filter",
+        }
+    }
 }
 
 /// What a key does; `app::keys` turns it into a state change or a command.
@@ -63,6 +99,29 @@ pub enum KeyAction {
     NextMoment,
     PreviousMoment,
     AddNote,
+    // In a confirmation.
+    Yes,
+    No,
+    /// Enter: the highlighted answer (No until moved).
+    Answer,
+    SwitchAnswer,
+    /// The plan's alternative (MySQL 8: `SET PERSIST`), asked again.
+    Alternative,
+    // In a prompt and the fleet's filter line.
+    Submit,
+    Cancel,
+    Erase,
+    /// A printable character ([`Key::Text`]).
+    Type,
+    // The fleet.
+    SelectUp,
+    SelectDown,
+    SelectFirst,
+    SelectLast,
+    OpenServer,
+    Filter,
+    ClearFilter,
+    GroupServers,
 }
 
 impl KeyAction {
@@ -72,36 +131,44 @@ impl KeyAction {
     }
 }
 
-/// One key as pressed: a key code, with or without Ctrl.
+/// One key as pressed: a key code, with or without Ctrl; or any text typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Key {
-    pub code: KeyCode,
-    pub ctrl: bool,
+pub enum Key {
+    Code {
+        code: KeyCode,
+        ctrl: bool,
+    },
+    /// Any printable character typed without Ctrl (a prompt's text, the fleet's filter).
+    Text,
 }
 
 impl Key {
     pub fn matches(&self, ev: &KeyEvent) -> bool {
         // Shift is part of the character (`T`, `?`, `+`); Ctrl is not.
-        self.code == ev.code && self.ctrl == ev.modifiers.contains(KeyModifiers::CONTROL)
+        let ctrl_held = ev.modifiers.contains(KeyModifiers::CONTROL);
+        match *self {
+            Key::Code { code, ctrl } => code == ev.code && ctrl == ctrl_held,
+            Key::Text => matches!(ev.code, KeyCode::Char(c) if !c.is_control()) && !ctrl_held,
+        }
     }
 }
 
 const fn ch(c: char) -> Key {
-    Key {
+    Key::Code {
         code: KeyCode::Char(c),
         ctrl: false,
     }
 }
 
 const fn ctrl(c: char) -> Key {
-    Key {
+    Key::Code {
         code: KeyCode::Char(c),
         ctrl: true,
     }
 }
 
 const fn code(code: KeyCode) -> Key {
-    Key { code, ctrl: false }
+    Key::Code { code, ctrl: false }
 }
 
 /// Which bar shows a row's hint.
@@ -111,6 +178,14 @@ pub enum Bar {
     Footer,
     /// The replay timeline (it replaces the footer while replaying).
     Timeline,
+    /// The last line of a confirmation popup.
+    Confirm,
+    /// The last line of a prompt.
+    Prompt,
+    /// The fleet's footer.
+    Fleet,
+    /// The fleet's filter line while it is typed.
+    FleetFilter,
 }
 
 /// A short `key what` in a bar; the bars show hints by `rank` (lowest first) as they fit.
@@ -123,17 +198,16 @@ pub struct Hint {
 }
 
 const fn footer(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
-    Some(Hint {
-        bar: Bar::Footer,
-        rank,
-        key,
-        what,
-    })
+    hint(Bar::Footer, rank, key, what)
 }
 
 const fn timeline(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
+    hint(Bar::Timeline, rank, key, what)
+}
+
+const fn hint(bar: Bar, rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
     Some(Hint {
-        bar: Bar::Timeline,
+        bar,
         rank,
         key,
         what,
@@ -176,7 +250,8 @@ const REPLAY: &[Mode] = &[Mode::Replay];
 
 use KeyAction as A;
 
-/// Every key, in the order a DBA looks for them (help lists them in this order).
+/// Every key of the dashboard, in the order a DBA looks for them (help lists them in this
+/// order); the popups' and the fleet's follow in [`rows`].
 pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(ch('?'), A::Help)],
@@ -402,9 +477,17 @@ pub const KEYMAP: &[Binding] = &[
     },
 ];
 
+/// Every row: the dashboard's, then the popups', then the fleet's.
+pub fn rows() -> impl Iterator<Item = &'static Binding> {
+    KEYMAP
+        .iter()
+        .chain(popup::POPUP_KEYS)
+        .chain(fleet::FLEET_KEYS)
+}
+
 /// The rows that work in `mode`, in table order.
 pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
-    KEYMAP.iter().filter(move |b| b.works_in(mode))
+    rows().filter(move |b| b.works_in(mode))
 }
 
 /// What `ev` does in `mode`.
@@ -419,42 +502,44 @@ pub fn key_for(mode: Mode, action: KeyAction) -> Option<&'static str> {
         .and_then(|b| b.names.first().copied())
 }
 
-/// The row of a key that works in another mode but not in `mode` (to say why it does nothing).
+/// The row of a key that works in the other dashboard mode but not in `mode` (to say why it
+/// does nothing).
 pub fn elsewhere(mode: Mode, ev: &KeyEvent) -> Option<&'static Binding> {
     if action(mode, ev).is_some() {
         return None;
     }
-    KEYMAP
-        .iter()
-        .find(|b| !b.works_in(mode) && b.action(ev).is_some())
+    KEYMAP.iter().find(|b| {
+        !b.works_in(mode) && b.modes.iter().any(|m| m.is_dashboard()) && b.action(ev).is_some()
+    })
 }
 
 /// The hints of one bar, best first.
 pub fn hints(bar: Bar) -> Vec<(&'static Binding, Hint)> {
-    let mut out: Vec<_> = KEYMAP
-        .iter()
+    let mut out: Vec<_> = rows()
         .filter_map(|b| b.hint.filter(|h| h.bar == bar).map(|h| (b, h)))
         .collect();
     out.sort_by_key(|(_, h)| h.rank);
     out
 }
 
+/// A bar's hints on one line: `Enter go · Esc cancel`.
+pub fn hint_line(bar: Bar) -> String {
+    let hints: Vec<String> = hints(bar)
+        .into_iter()
+        .map(|(_, h)| format!("{} {}", h.key, h.what))
+        .collect();
+    hints.join(" · ")
+}
+
 /// Where a row works, in words.
-fn works_in_text(b: &Binding) -> &'static str {
-    match (b.works_in(Mode::Live), b.works_in(Mode::Replay)) {
-        (true, true) => "live, replay",
-        (true, false) => "live",
-        _ => "replay",
-    }
+fn works_in_text(b: &Binding) -> String {
+    let names: Vec<&str> = b.modes.iter().map(|m| m.name()).collect();
+    names.join(", ")
 }
 
 /// The keys for `--help`: the dashboard's, then what a replay does differently.
 pub fn help_text() -> String {
-    let w = KEYMAP
-        .iter()
-        .map(|b| b.label().chars().count())
-        .max()
-        .unwrap_or(0);
+    let w = rows().map(|b| b.label().chars().count()).max().unwrap_or(0);
     let row = |b: &Binding| {
         let label = b.label();
         let pad = w - label.chars().count();
@@ -479,13 +564,29 @@ pub fn help_text() -> String {
     for b in bindings(Mode::Replay).filter(|b| !b.works_in(Mode::Live)) {
         out.push_str(&row(b));
     }
+    for (mode, title) in [
+        (
+            Mode::Confirm,
+            "In a confirmation (the default answer is No):",
+        ),
+        (Mode::Prompt, "In a prompt (a value, a time, a note):"),
+        (Mode::Fleet, "Keys of `innodebt fleet`:"),
+        (Mode::FleetFilter, "While typing the fleet's filter:"),
+    ] {
+        out.push('\n');
+        out.push_str(title);
+        out.push('\n');
+        for b in bindings(mode) {
+            out.push_str(&row(b));
+        }
+    }
     out
 }
 
 /// The README's key table (tests/cli.rs checks the README holds exactly this).
 pub fn markdown_table() -> String {
     let mut out = String::from("| key | does | works in |\n|---|---|---|\n");
-    for b in KEYMAP {
+    for b in rows() {
         // Key names (`Enter`, `Ctrl-C`, `arrows`) plain, keys you type (`t`, `1-6`, `←`) as code.
         let keys: Vec<String> = b
             .names
@@ -535,9 +636,53 @@ mod tests {
 
     #[test]
     fn every_row_works_somewhere_and_has_words() {
-        for b in KEYMAP {
+        for b in rows() {
             assert!(!b.modes.is_empty() && !b.names.is_empty() && !b.help.is_empty());
             assert!(!b.keys.is_empty(), "{}", b.label());
         }
+    }
+
+    /// The popups' and the fleet's key lines, as they read before they came from the table.
+    #[test]
+    fn popup_and_fleet_hint_lines() {
+        assert_eq!(
+            hint_line(Bar::Confirm),
+            "y yes · n/Esc no · ←/→ choose · Enter answers"
+        );
+        assert_eq!(hint_line(Bar::Prompt), "Enter go · Esc cancel");
+        assert_eq!(
+            hint_line(Bar::Fleet),
+            "↑↓ select · Enter dashboard · / filter · g group · q quit"
+        );
+        assert_eq!(hint_line(Bar::FleetFilter), "Enter keep · Esc clear");
+    }
+
+    #[test]
+    fn text_is_a_printable_character_typed_without_ctrl() {
+        let ev = |c: KeyCode, m: KeyModifiers| KeyEvent::new(c, m);
+        let typed = |e: KeyEvent| action(Mode::Prompt, &e);
+        assert_eq!(
+            typed(ev(KeyCode::Char('é'), KeyModifiers::NONE)),
+            Some(KeyAction::Type)
+        );
+        assert_eq!(
+            typed(ev(KeyCode::Char('Q'), KeyModifiers::SHIFT)),
+            Some(KeyAction::Type)
+        );
+        assert_eq!(typed(ev(KeyCode::Char('a'), KeyModifiers::CONTROL)), None);
+        assert_eq!(typed(ev(KeyCode::Char('\u{7}'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            typed(ev(KeyCode::Backspace, KeyModifiers::NONE)),
+            Some(KeyAction::Erase)
+        );
+    }
+
+    /// A popup's key never explains itself as "works on a live server only" in a replay.
+    #[test]
+    fn elsewhere_names_only_dashboard_rows() {
+        let y = KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE);
+        assert!(elsewhere(Mode::Replay, &y).is_none());
+        let t = KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE);
+        assert!(elsewhere(Mode::Replay, &t).is_some());
     }
 }
