@@ -147,7 +147,7 @@ fn the_disk_limit_holds_over_three_days_and_the_files_replay() {
     let max_disk = 1_500_000;
     let budget = Budget::new(
         dir.path().to_path_buf(),
-        Duration::from_secs(48 * 3600),
+        Some(Duration::from_secs(48 * 3600)),
         max_disk,
     );
     let last = run(dir.path(), &budget, 72, 5);
@@ -180,7 +180,7 @@ fn retention_keeps_the_last_two_days_when_the_disk_allows() {
     let dir = tempfile::tempdir().unwrap();
     let budget = Budget::new(
         dir.path().to_path_buf(),
-        Duration::from_secs(48 * 3600),
+        Some(Duration::from_secs(48 * 3600)),
         500 << 20,
     );
     let last = run(dir.path(), &budget, 60, 30);
