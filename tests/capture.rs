@@ -1,6 +1,9 @@
 //! The capture format end to end: writer → file → reader, truncation at every byte, damage,
 //! foreign and future files, file mode, digests, size per hour, big-file index, CSV export.
 
+#[path = "common/builders.rs"]
+mod builders;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -17,7 +20,7 @@ use innodebt::innodb_status;
 use innodebt::sample::{
     AuditEntry, MetricValue, Sample, ServerInfo, SourceEvent, TrxRow, UndoScan,
 };
-use innodebt::source::flavor::{Flavor, METRICS, STATUS, VARIABLES};
+use innodebt::source::flavor::{METRICS, STATUS, VARIABLES};
 
 const SEIS: &str = include_str!("fixtures/ptstalk/2026_11_21_20_34_37-innodbstatus1");
 
@@ -42,30 +45,17 @@ fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 21, 20, 0, 0).unwrap()
 }
 
+/// The builders' MariaDB with every variable the poller reads (as long as a real server's
+/// description).
 fn server() -> ServerInfo {
-    let mut variables = BTreeMap::new();
+    let mut info = builders::mariadb(&[]);
     for v in VARIABLES {
-        let value = match *v {
-            "version" => "10.11.19-MariaDB-0+deb12u1".to_string(),
-            "version_comment" => "Debian 12".to_string(),
-            "hostname" => "db1".to_string(),
-            "innodb_page_size" => "16384".to_string(),
-            "innodb_log_file_size" => "100663296".to_string(),
-            "innodb_max_dirty_pages_pct" => "90.000000".to_string(),
-            "innodb_max_dirty_pages_pct_lwm" => "0.000000".to_string(),
-            "innodb_max_purge_lag" => "0".to_string(),
-            _ => "4".to_string(),
-        };
-        variables.insert((*v).to_string(), value);
+        info.variables
+            .entry((*v).to_string())
+            .or_insert_with(|| "4".to_string());
     }
-    variables.remove("innodb_redo_log_capacity");
-    ServerInfo {
-        label: "127.0.0.1:3306".to_string(),
-        version: "10.11.19-MariaDB-0+deb12u1".to_string(),
-        version_comment: "Debian 12".to_string(),
-        flavor: Flavor::detect("10.11.19-MariaDB-0+deb12u1", "Debian 12", false),
-        variables,
-    }
+    info.variables.remove("innodb_redo_log_capacity");
+    info
 }
 
 /// Realistic polls at 1 s: ~25 status values, 19 metrics, a few trx rows, SEIS every 10 s.

@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -14,26 +13,9 @@ use std::time::Duration;
 use chrono::{DateTime, TimeZone, Utc};
 use innodebt::sample::{Sample, ServerInfo, SourceEvent};
 use innodebt::serve::recorder::{Budget, Rolling, segments};
-use innodebt::source::flavor::Flavor;
 
 fn server() -> ServerInfo {
-    let variables: BTreeMap<String, String> = [
-        ("version", "10.11.19-MariaDB"),
-        ("innodb_log_file_size", "16777216"),
-        ("innodb_page_size", "16384"),
-        ("innodb_max_purge_lag", "0"),
-        ("innodb_purge_threads", "4"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    ServerInfo {
-        label: "db1:3306".into(),
-        version: "10.11.19-MariaDB".into(),
-        version_comment: String::new(),
-        flavor: Flavor::from_variables(&variables),
-        variables,
-    }
+    common::builders::mariadb(&[("innodb_log_file_size", "16777216")])
 }
 
 /// Sample `i` of a server under a wavy write load (values that don't compress to nothing).
@@ -168,7 +150,7 @@ fn the_disk_limit_holds_over_three_days_and_the_files_replay() {
     let v = replay_json(&dir.path().join("db1"));
     let at = DateTime::parse_from_rfc3339(v["sampled_at"].as_str().unwrap()).unwrap();
     assert_eq!(at, last);
-    assert_eq!(v["server"]["version"], "10.11.19-MariaDB");
+    assert_eq!(v["server"]["version"], common::builders::MARIADB_VERSION);
     let first = replay_json(&files[0].path);
     assert!(first["history"]["length"].as_u64().is_some(), "{first}");
     // A variable change (after the reconnect) still holds in the files written after it.

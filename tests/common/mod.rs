@@ -12,10 +12,14 @@
 //! - [`gate`]: what a test needs from the machine; in CI a missing piece fails.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
 //!
-//! `feed.rs` (synthetic source events) is included by path by the tests that need no server.
+//! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
+//!
+//! `builders.rs` and `feed.rs` (synthetic source events) are included by path by the tests and
+//! benches that need no server.
 #![allow(dead_code)]
 
 pub mod accounts;
+pub mod builders;
 pub mod certs;
 pub mod gate;
 pub mod load;
