@@ -10,6 +10,7 @@
 //! - [`tmux`]: the real TUI in a tmux pane.
 //! - [`snapshot`]: screens as reviewable text (characters, style codes and their legend).
 //! - [`gate`]: what a test needs from the machine; in CI a missing piece fails.
+//! - [`watch`]: the project's poller, derivation and verdict engine on a private server.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
 //!
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
@@ -28,6 +29,7 @@ pub mod serve;
 pub mod server;
 pub mod snapshot;
 pub mod tmux;
+pub mod watch;
 
 // Not every test uses both; the glob keeps `common::PrivateServer` and friends short.
 #[allow(unused_imports)]
