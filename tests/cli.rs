@@ -50,7 +50,7 @@ fn resolve(cli: &Cli, env: &Environment) -> Result<ConnectOptions, ConfigError> 
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, text).expect("write the option file");
     path
 }
 

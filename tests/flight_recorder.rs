@@ -56,15 +56,15 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
     let start = Utc
         .with_ymd_and_hms(2025, 3, 1, 10, 17, 5)
         .single()
-        .unwrap();
+        .expect("a valid start time");
     let mut rolling = Rolling::new(dir.join("db1"), std::sync::Arc::clone(budget));
-    std::fs::create_dir_all(dir.join("db1")).unwrap();
+    std::fs::create_dir_all(dir.join("db1")).expect("create db1/");
     rolling
         .append(&SourceEvent::Connected {
             at: start,
             info: server(),
         })
-        .unwrap();
+        .expect("append the connection");
     let n = hours * 3600 / step_s;
     let mut last = start;
     for i in 0..n {
@@ -77,13 +77,13 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
                     retry_in_ms: 5_000,
                     error: "connection lost".into(),
                 })
-                .unwrap();
+                .expect("append the disconnection");
             rolling
                 .append(&SourceEvent::Connected {
                     at: s.taken_at + chrono::Duration::seconds(300),
                     info: server(),
                 })
-                .unwrap();
+                .expect("append the reconnection");
         }
         if i == 2 * n / 3 {
             rolling
@@ -91,9 +91,11 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
                     at: s.taken_at,
                     variables: [("innodb_max_purge_lag".to_string(), "100000".to_string())].into(),
                 })
-                .unwrap();
+                .expect("append the variable change");
         }
-        rolling.append(&SourceEvent::Sample(Box::new(s))).unwrap();
+        rolling
+            .append(&SourceEvent::Sample(Box::new(s)))
+            .expect("append a sample");
         if i % 200 == 0 {
             let used = budget.used();
             assert!(
@@ -113,14 +115,14 @@ fn replay_json(path: &Path) -> serde_json::Value {
         .arg(path)
         .args(["--once", "--format", "json"])
         .output()
-        .unwrap();
+        .expect("run innodebt replay");
     assert!(
         out.status.success(),
         "replay {}: {}",
         path.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&out.stdout).expect("replay --once JSON")
 }
 
 #[test]
