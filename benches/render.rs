@@ -3,14 +3,15 @@
 //! `cargo bench --bench render`; prints mean and p99 for the whole draw (render + diff on
 //! `TestBackend`) and for `ui::render` alone.
 
-use std::collections::BTreeMap;
+#[path = "../tests/common/builders.rs"]
+mod builders;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use chrono::{TimeZone, Utc};
 use innodebt::app::{App, ChartWindow, Msg};
-use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow};
-use innodebt::source::flavor::Flavor;
+use innodebt::sample::{MetricValue, Sample, SourceEvent, TrxRow};
 use innodebt::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -23,28 +24,11 @@ fn app() -> App {
         .with_ymd_and_hms(2026, 3, 14, 9, 0, 0)
         .single()
         .expect("valid date");
-    let version = "10.11.6-MariaDB-log";
-    let variables: BTreeMap<String, String> = [
-        ("innodb_page_size", "16384"),
-        ("innodb_log_file_size", "100663296"),
-        ("innodb_io_capacity", "200"),
-        ("innodb_io_capacity_max", "2000"),
-        ("innodb_max_dirty_pages_pct", "90"),
+    let info = builders::mariadb(&[
         ("innodb_max_dirty_pages_pct_lwm", "10"),
-        ("innodb_purge_threads", "4"),
         ("innodb_max_purge_lag", "100000"),
         ("innodb_max_purge_lag_delay", "2000"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let info = ServerInfo {
-        label: "db1.example.com:3306".into(),
-        version: version.into(),
-        version_comment: String::new(),
-        flavor: Flavor::detect(version, "", false),
-        variables,
-    };
+    ]);
     let mut app = App::new(Duration::from_secs(1), t0);
     app.window = ChartWindow::OneHour;
     app.update(Msg::Source(SourceEvent::Connected { at: t0, info }));
@@ -112,16 +96,10 @@ fn app() -> App {
             );
         }
         s.trx.push(TrxRow {
-            trx_id: "0".into(),
-            state: "RUNNING".into(),
-            age_s: 61,
-            isolation: Some("REPEATABLE READ".into()),
-            thread_id: Some(42),
-            user: Some("report".into()),
             host: Some("10.0.3.17".into()),
             command: Some("Query".into()),
             query: Some("SELECT region, SUM(total) FROM orders GROUP BY region".into()),
-            rows_modified: Some(0),
+            ..builders::read_view(42, 61)
         });
         app.update(Msg::Tick(at));
         app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));

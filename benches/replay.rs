@@ -119,7 +119,7 @@ fn write_file(path: &Path, seconds: u64) {
 fn write_dir(dir: &Path, seconds: u64) {
     use innodebt::serve::recorder::{Budget, Rolling};
     let root = dir.parent().expect("parent").to_path_buf();
-    let budget = Budget::new(root, Duration::from_secs(30 * 86_400), 1 << 40);
+    let budget = Budget::new(root, Some(Duration::from_secs(30 * 86_400)), 1 << 40);
     std::fs::create_dir_all(dir).expect("mkdir");
     let mut rolling = Rolling::new(dir.to_path_buf(), budget);
     events(seconds, |ev| rolling.append(ev).expect("record"));

@@ -3,12 +3,15 @@
 //! `--help` and the README's key table all read it, so they cannot disagree.
 //!
 //! Adding a key: one [`Binding`] row here (and, for a new action, its [`KeyAction`] variant and
-//! one arm in `app::keys::act`). Popups (a confirmation, a typed value) have their own keys,
-//! written on the popup itself.
+//! one arm in `app::keys::act`). The keys inside a popup (a confirmation, a prompt) are rows of
+//! [`popup::POPUP_KEYS`], the fleet screen's of [`fleet::FLEET_KEYS`]: the same table, read
+//! through [`rows`].
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 mod docs;
+mod fleet;
+mod popup;
 pub use docs::{help_text, markdown_table};
 
 /// Where a key works.
@@ -20,17 +23,42 @@ pub enum Mode {
     Replay,
     /// `innodebt compare` on a terminal: two captures' timelines and the ranked differences.
     Compare,
+    /// A confirmation popup (a change, the undo scan, a kill): it takes every key first.
+    Confirm,
+    /// A popup asking for a value, a time or a note.
+    Prompt,
+    /// `innodebt fleet`: the list of servers.
+    Fleet,
+    /// The fleet's filter line while it is typed.
+    FleetFilter,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Live, Mode::Replay, Mode::Compare];
+    pub const ALL: [Mode; 7] = [
+        Mode::Live,
+        Mode::Replay,
+        Mode::Compare,
+        Mode::Confirm,
+        Mode::Prompt,
+        Mode::Fleet,
+        Mode::FleetFilter,
+    ];
 
-    /// How the README and `--help` name it.
+    /// The dashboard's own modes (a popup, the fleet or compare is another screen).
+    pub fn is_dashboard(self) -> bool {
+        matches!(self, Mode::Live | Mode::Replay)
+    }
+
+    /// As the README's key table and `--help` say where a key works.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Live => "live",
             Mode::Replay => "replay",
             Mode::Compare => "compare",
+            Mode::Confirm => "confirmation",
+            Mode::Prompt => "prompt",
+            Mode::Fleet => "fleet",
+            Mode::FleetFilter => "fleet filter",
         }
     }
 }
@@ -88,6 +116,29 @@ pub enum KeyAction {
     DiffLast,
     /// Compare: open (or close) the selected difference's detail.
     DiffDetail,
+    // In a confirmation.
+    Yes,
+    No,
+    /// Enter: the highlighted answer (No until moved).
+    Answer,
+    SwitchAnswer,
+    /// The plan's alternative (MySQL 8: `SET PERSIST`), asked again.
+    Alternative,
+    // In a prompt and the fleet's filter line.
+    Submit,
+    Cancel,
+    Erase,
+    /// A printable character ([`Key::Text`]).
+    Type,
+    // The fleet.
+    SelectUp,
+    SelectDown,
+    SelectFirst,
+    SelectLast,
+    OpenServer,
+    Filter,
+    ClearFilter,
+    GroupServers,
 }
 
 impl KeyAction {
@@ -97,36 +148,44 @@ impl KeyAction {
     }
 }
 
-/// One key as pressed: a key code, with or without Ctrl.
+/// One key as pressed: a key code, with or without Ctrl; or any text typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Key {
-    pub code: KeyCode,
-    pub ctrl: bool,
+pub enum Key {
+    Code {
+        code: KeyCode,
+        ctrl: bool,
+    },
+    /// Any printable character typed without Ctrl (a prompt's text, the fleet's filter).
+    Text,
 }
 
 impl Key {
     pub fn matches(&self, ev: &KeyEvent) -> bool {
         // Shift is part of the character (`T`, `?`, `+`); Ctrl is not.
-        self.code == ev.code && self.ctrl == ev.modifiers.contains(KeyModifiers::CONTROL)
+        let ctrl_held = ev.modifiers.contains(KeyModifiers::CONTROL);
+        match *self {
+            Key::Code { code, ctrl } => code == ev.code && ctrl == ctrl_held,
+            Key::Text => matches!(ev.code, KeyCode::Char(c) if !c.is_control()) && !ctrl_held,
+        }
     }
 }
 
 const fn ch(c: char) -> Key {
-    Key {
+    Key::Code {
         code: KeyCode::Char(c),
         ctrl: false,
     }
 }
 
 const fn ctrl(c: char) -> Key {
-    Key {
+    Key::Code {
         code: KeyCode::Char(c),
         ctrl: true,
     }
 }
 
 const fn code(code: KeyCode) -> Key {
-    Key { code, ctrl: false }
+    Key::Code { code, ctrl: false }
 }
 
 /// Which bar shows a row's hint.
@@ -138,6 +197,14 @@ pub enum Bar {
     Timeline,
     /// The compare screen's footer (with the footer's hints of the keys that work there).
     Compare,
+    /// The last line of a confirmation popup.
+    Confirm,
+    /// The last line of a prompt.
+    Prompt,
+    /// The fleet's footer.
+    Fleet,
+    /// The fleet's filter line while it is typed.
+    FleetFilter,
 }
 
 /// A short `key what` in a bar; the bars show hints by `rank` (lowest first) as they fit.
@@ -150,12 +217,7 @@ pub struct Hint {
 }
 
 const fn footer(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
-    Some(Hint {
-        bar: Bar::Footer,
-        rank,
-        key,
-        what,
-    })
+    hint(Bar::Footer, rank, key, what)
 }
 
 const fn compare(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
@@ -168,8 +230,12 @@ const fn compare(rank: u8, key: &'static str, what: &'static str) -> Option<Hint
 }
 
 const fn timeline(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
+    hint(Bar::Timeline, rank, key, what)
+}
+
+const fn hint(bar: Bar, rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
     Some(Hint {
-        bar: Bar::Timeline,
+        bar,
         rank,
         key,
         what,
@@ -214,7 +280,8 @@ const COMPARE: &[Mode] = &[Mode::Compare];
 
 use KeyAction as A;
 
-/// Every key, in the order a DBA looks for them (help lists them in this order).
+/// Every key of the dashboard, in the order a DBA looks for them (help lists them in this
+/// order); the popups' and the fleet's follow in [`rows`].
 pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(ch('?'), A::Help)],
@@ -486,9 +553,17 @@ pub const KEYMAP: &[Binding] = &[
     },
 ];
 
+/// Every row: the dashboard's, then the popups', then the fleet's.
+pub fn rows() -> impl Iterator<Item = &'static Binding> {
+    KEYMAP
+        .iter()
+        .chain(popup::POPUP_KEYS)
+        .chain(fleet::FLEET_KEYS)
+}
+
 /// The rows that work in `mode`, in table order.
 pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static Binding> {
-    KEYMAP.iter().filter(move |b| b.works_in(mode))
+    rows().filter(move |b| b.works_in(mode))
 }
 
 /// What `ev` does in `mode`.
@@ -503,20 +578,20 @@ pub fn key_for(mode: Mode, action: KeyAction) -> Option<&'static str> {
         .and_then(|b| b.names.first().copied())
 }
 
-/// The row of a key that works in another mode but not in `mode` (to say why it does nothing).
+/// The row of a key that works in the other dashboard mode but not in `mode` (to say why it
+/// does nothing).
 pub fn elsewhere(mode: Mode, ev: &KeyEvent) -> Option<&'static Binding> {
     if action(mode, ev).is_some() {
         return None;
     }
-    KEYMAP
-        .iter()
-        .find(|b| !b.works_in(mode) && b.action(ev).is_some())
+    KEYMAP.iter().find(|b| {
+        !b.works_in(mode) && b.modes.iter().any(|m| m.is_dashboard()) && b.action(ev).is_some()
+    })
 }
 
 /// The hints of one bar, best first.
 pub fn hints(bar: Bar) -> Vec<(&'static Binding, Hint)> {
-    let mut out: Vec<_> = KEYMAP
-        .iter()
+    let mut out: Vec<_> = rows()
         .filter_map(|b| b.hint.filter(|h| h.bar == bar).map(|h| (b, h)))
         .collect();
     out.sort_by_key(|(_, h)| h.rank);
@@ -532,6 +607,15 @@ pub fn compare_hints() -> Vec<(&'static Binding, Hint)> {
             .filter(|(b, _)| b.works_in(Mode::Compare)),
     );
     out
+}
+
+/// A bar's hints on one line: `Enter go · Esc cancel`.
+pub fn hint_line(bar: Bar) -> String {
+    let hints: Vec<String> = hints(bar)
+        .into_iter()
+        .map(|(_, h)| format!("{} {}", h.key, h.what))
+        .collect();
+    hints.join(" · ")
 }
 
 #[cfg(test)]
@@ -560,9 +644,53 @@ mod tests {
 
     #[test]
     fn every_row_works_somewhere_and_has_words() {
-        for b in KEYMAP {
+        for b in rows() {
             assert!(!b.modes.is_empty() && !b.names.is_empty() && !b.help.is_empty());
             assert!(!b.keys.is_empty(), "{}", b.label());
         }
+    }
+
+    /// The popups' and the fleet's key lines, as they read before they came from the table.
+    #[test]
+    fn popup_and_fleet_hint_lines() {
+        assert_eq!(
+            hint_line(Bar::Confirm),
+            "y yes · n/Esc no · ←/→ choose · Enter answers"
+        );
+        assert_eq!(hint_line(Bar::Prompt), "Enter go · Esc cancel");
+        assert_eq!(
+            hint_line(Bar::Fleet),
+            "↑↓ select · Enter dashboard · / filter · g group · q quit"
+        );
+        assert_eq!(hint_line(Bar::FleetFilter), "Enter keep · Esc clear");
+    }
+
+    #[test]
+    fn text_is_a_printable_character_typed_without_ctrl() {
+        let ev = |c: KeyCode, m: KeyModifiers| KeyEvent::new(c, m);
+        let typed = |e: KeyEvent| action(Mode::Prompt, &e);
+        assert_eq!(
+            typed(ev(KeyCode::Char('é'), KeyModifiers::NONE)),
+            Some(KeyAction::Type)
+        );
+        assert_eq!(
+            typed(ev(KeyCode::Char('Q'), KeyModifiers::SHIFT)),
+            Some(KeyAction::Type)
+        );
+        assert_eq!(typed(ev(KeyCode::Char('a'), KeyModifiers::CONTROL)), None);
+        assert_eq!(typed(ev(KeyCode::Char('\u{7}'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            typed(ev(KeyCode::Backspace, KeyModifiers::NONE)),
+            Some(KeyAction::Erase)
+        );
+    }
+
+    /// A popup's key never explains itself as "works on a live server only" in a replay.
+    #[test]
+    fn elsewhere_names_only_dashboard_rows() {
+        let y = KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE);
+        assert!(elsewhere(Mode::Replay, &y).is_none());
+        let t = KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE);
+        assert!(elsewhere(Mode::Replay, &t).is_some());
     }
 }

@@ -1,8 +1,5 @@
 //! Wiring only: parse the command line, pick the mode, map errors to exit codes.
 
-// A panic is never the answer to bad input (tests may unwrap; unit tests are cfg(test)).
-#![cfg_attr(not(test), deny(clippy::unwrap_used))]
-
 use std::process::ExitCode;
 
 /// Hides `-pSECRET` from `ps` (the binary's own argv; see the module).

@@ -317,6 +317,20 @@ pub enum SourceEvent {
 }
 
 impl SourceEvent {
+    /// Keeps `server` as this event describes it: a connection's description, then every
+    /// variable change since (for the head of a file started later).
+    pub fn describe(&self, server: &mut Option<ServerInfo>) {
+        match self {
+            SourceEvent::Connected { info, .. } => *server = Some(info.clone()),
+            SourceEvent::Variables { variables, .. } => {
+                if let Some(s) = server.as_mut() {
+                    s.variables.extend(variables.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The sample this event carries, if it is one.
     pub fn as_sample(&self) -> Option<&Sample> {
         match self {

@@ -1,15 +1,16 @@
 //! Interaction through the app's real `update`: prompts are data, a cancelled prompt produces
 //! no command, a confirmed one produces exactly the SQL that was shown. No terminal, no server.
 
-use std::collections::BTreeMap;
+#[path = "common/builders.rs"]
+mod builders;
+
 use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::{App, Command, FactsThen, Msg, Overlay};
 use innodebt::control::{FactsSource, Knob, KnobFacts};
-use innodebt::sample::{Sample, ServerInfo, SourceEvent, TrxRow};
-use innodebt::source::flavor::Flavor;
+use innodebt::sample::{Sample, SourceEvent};
 
 fn now() -> chrono::DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
@@ -20,36 +21,11 @@ fn now() -> chrono::DateTime<Utc> {
 fn connected_app(read_only: bool) -> App {
     let mut app = App::new(Duration::from_secs(1), now());
     app.read_only = read_only;
-    let variables: BTreeMap<String, String> = [
-        ("innodb_log_file_size", "67108864"),
-        ("innodb_max_purge_lag", "0"),
-        ("innodb_purge_threads", "4"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let info = ServerInfo {
-        label: "db1:3306".into(),
-        version: "10.11.19-MariaDB".into(),
-        version_comment: String::new(),
-        flavor: Flavor::detect("10.11.19-MariaDB", "", false),
-        variables,
-    };
+    let info = builders::mariadb(&[("innodb_log_file_size", "67108864")]);
     app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
     let mut s = Sample::new(now(), 0.0);
     s.status.insert("Innodb_history_list_length".into(), 5000);
-    s.trx.push(TrxRow {
-        trx_id: "0".into(),
-        state: "RUNNING".into(),
-        age_s: 300,
-        isolation: Some("REPEATABLE READ".into()),
-        thread_id: Some(42),
-        user: Some("report".into()),
-        host: Some("localhost".into()),
-        command: Some("Sleep".into()),
-        query: None,
-        rows_modified: Some(0),
-    });
+    s.trx.push(builders::read_view(42, 300));
     let mut later = s.clone();
     later.taken_at = now() + chrono::Duration::seconds(1);
     later.mono_s = 1.0;
@@ -332,13 +308,11 @@ fn replays_never_change_a_server() {
 #[test]
 fn mysql_8_offers_set_persist_as_the_alternative() {
     let mut app = App::new(Duration::from_secs(1), now());
-    let info = ServerInfo {
-        label: "db2:3306".into(),
-        version: "8.0.36".into(),
-        version_comment: "MySQL Community Server - GPL".into(),
-        flavor: Flavor::detect("8.0.36", "MySQL Community Server - GPL", true),
-        variables: BTreeMap::new(),
-    };
+    let info = builders::as_version(
+        builders::mariadb(&[("innodb_redo_log_capacity", "104857600")]),
+        "8.0.36",
+        "MySQL Community Server - GPL",
+    );
     app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
     key(&mut app, KeyCode::Char('l'));
     let mut facts = lag_facts();

@@ -1,6 +1,9 @@
 //! The capture format end to end: writer → file → reader, truncation at every byte, damage,
 //! foreign and future files, file mode, digests, size per hour, big-file index, CSV export.
 
+#[path = "common/builders.rs"]
+mod builders;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -17,7 +20,7 @@ use innodebt::innodb_status;
 use innodebt::sample::{
     AuditEntry, MetricValue, Sample, ServerInfo, SourceEvent, TrxRow, UndoScan,
 };
-use innodebt::source::flavor::{Flavor, METRICS, STATUS, VARIABLES};
+use innodebt::source::flavor::{METRICS, STATUS, VARIABLES};
 
 const SEIS: &str = include_str!("fixtures/ptstalk/2026_11_21_20_34_37-innodbstatus1");
 
@@ -42,30 +45,17 @@ fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 21, 20, 0, 0).unwrap()
 }
 
+/// The builders' MariaDB with every variable the poller reads (as long as a real server's
+/// description).
 fn server() -> ServerInfo {
-    let mut variables = BTreeMap::new();
+    let mut info = builders::mariadb(&[]);
     for v in VARIABLES {
-        let value = match *v {
-            "version" => "10.11.19-MariaDB-0+deb12u1".to_string(),
-            "version_comment" => "Debian 12".to_string(),
-            "hostname" => "db1".to_string(),
-            "innodb_page_size" => "16384".to_string(),
-            "innodb_log_file_size" => "100663296".to_string(),
-            "innodb_max_dirty_pages_pct" => "90.000000".to_string(),
-            "innodb_max_dirty_pages_pct_lwm" => "0.000000".to_string(),
-            "innodb_max_purge_lag" => "0".to_string(),
-            _ => "4".to_string(),
-        };
-        variables.insert((*v).to_string(), value);
+        info.variables
+            .entry((*v).to_string())
+            .or_insert_with(|| "4".to_string());
     }
-    variables.remove("innodb_redo_log_capacity");
-    ServerInfo {
-        label: "127.0.0.1:3306".to_string(),
-        version: "10.11.19-MariaDB-0+deb12u1".to_string(),
-        version_comment: "Debian 12".to_string(),
-        flavor: Flavor::detect("10.11.19-MariaDB-0+deb12u1", "Debian 12", false),
-        variables,
-    }
+    info.variables.remove("innodb_redo_log_capacity");
+    info
 }
 
 /// Realistic polls at 1 s: ~25 status values, 19 metrics, a few trx rows, SEIS every 10 s.
@@ -243,11 +233,11 @@ fn header(keep_queries: bool) -> Header {
 }
 
 fn write(path: &Path, events: &[SourceEvent], opts: WriterOptions, keep: bool) -> u64 {
-    let mut w = CaptureWriter::create_with(path, &header(keep), opts).unwrap();
+    let mut w = CaptureWriter::create_with(path, &header(keep), opts).expect("create the capture");
     for e in events {
-        w.append(e).unwrap();
+        w.append(e).expect("append an event");
     }
-    w.finish().unwrap().bytes
+    w.finish().expect("finish the capture").bytes
 }
 
 fn small_frames() -> WriterOptions {
@@ -579,15 +569,15 @@ fn size_per_hour_at_one_second() {
 /// Writes `seconds` samples at 1 s (a fresh sample every `fresh_every`, re-stamped copies
 /// between), then times the index, the first section and a seek.
 fn indexed_capture(seconds: i64, fresh_every: i64) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().expect("tempdir");
     let p = dir.path().join("day.idbt");
     let mut synth = Synth::new(7, false);
-    let mut w = CaptureWriter::create(&p, &header(false)).unwrap();
+    let mut w = CaptureWriter::create(&p, &header(false)).expect("create the capture");
     w.append(&SourceEvent::Connected {
         at: t0(),
         info: server(),
     })
-    .unwrap();
+    .expect("append the connection");
     let mut sample = synth.sample();
     for i in 0..seconds {
         // Copies compress better than fresh samples, so the file is smaller than a real one;
@@ -598,34 +588,36 @@ fn indexed_capture(seconds: i64, fresh_every: i64) {
             *v += 3_000_000;
         }
         w.append(&SourceEvent::Sample(Box::new(sample.clone())))
-            .unwrap();
+            .expect("append a sample");
         if i % fresh_every == 0 {
             sample = synth.sample();
         }
     }
-    let summary = w.finish().unwrap();
+    let summary = w.finish().expect("finish the capture");
     let started = Instant::now();
-    let idx = CaptureIndex::open(&p).unwrap();
+    let idx = CaptureIndex::open(&p).expect("index the capture");
     let indexed = started.elapsed();
-    let first = idx.read_frame(0).unwrap();
+    let first = idx.read_frame(0).expect("read the first section");
     let first_events = started.elapsed();
     assert_eq!(first.events.len(), 600);
     let seek_started = Instant::now();
     let target = t0() + Duration::seconds(seconds * 7 / 10 + 3);
-    let k = idx.frame_at(target).unwrap();
-    let f = idx.read_frame(k).unwrap();
+    let k = idx.frame_at(target).expect("a section at the target time");
+    let f = idx.read_frame(k).expect("read the section at the target");
     let seek = seek_started.elapsed();
     assert!(f.events.iter().any(|e| format::event_time(e) == target));
     let total = seconds as u64 + 1;
-    let k = idx.frame_of_record(total - 1).unwrap();
-    let last = idx.read_frame(k).unwrap();
+    let k = idx
+        .frame_of_record(total - 1)
+        .expect("the section of the last record");
+    let last = idx.read_frame(k).expect("read the last section");
     assert_eq!(last.first_record + last.events.len() as u64, total);
     // Loading everything is what the index avoids; measured where it means something.
     let whole = if cfg!(debug_assertions) {
         None
     } else {
         let t = Instant::now();
-        let all = open(&p).unwrap();
+        let all = open(&p).expect("open the whole capture");
         assert_eq!(all.events.len() as u64, total);
         Some(t.elapsed())
     };
@@ -863,7 +855,7 @@ fn the_shipped_demo_capture_reads_completely() {
 }
 
 fn nt(s: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap()
+    DateTime::from_timestamp(1_700_000_000 + s, 0).expect("a valid timestamp")
 }
 
 fn nsample(s: i64) -> SourceEvent {

@@ -50,7 +50,7 @@ fn resolve(cli: &Cli, env: &Environment) -> Result<ConnectOptions, ConfigError> 
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, text).expect("write the option file");
     path
 }
 
@@ -586,14 +586,14 @@ fn readme() -> String {
         .expect("README.md")
 }
 
-/// `--help` lists every key of the keymap — the table dispatch reads — with its help text,
-/// and a replay's section names no key a replay refuses.
+/// `--help` lists every key of the keymap — the table dispatch reads, popups and fleet
+/// included — with its help text, and a replay's section names no key a replay refuses.
 #[test]
 fn help_lists_the_keys_of_the_keymap() {
     use innodebt::keymap::{self, Mode};
     let help = parse_err(&["--help"]).to_string();
     assert!(help.contains(&keymap::help_text()), "{help}");
-    for b in keymap::KEYMAP {
+    for b in keymap::rows() {
         let line = help
             .lines()
             .find(|l| l.trim_start().starts_with(&b.label()) && l.ends_with(b.help));
@@ -611,8 +611,7 @@ fn help_lists_the_keys_of_the_keymap() {
         .expect("a replay section");
     let (_, listed) = replay.split_once('\n').expect("rows");
     for row in listed.lines() {
-        let b = keymap::KEYMAP
-            .iter()
+        let b = keymap::rows()
             .find(|b| row.trim_start().starts_with(&b.label()) && row.ends_with(b.help))
             .unwrap_or_else(|| panic!("{row:?} is no keymap row"));
         assert!(b.works_in(Mode::Replay), "{row:?} listed for a replay");

@@ -236,7 +236,7 @@ async fn all_enabled_count(server: &PrivateServer) -> i64 {
     let rows = server
         .sql("SELECT COUNT(*) FROM information_schema.INNODB_METRICS WHERE ENABLED = 1")
         .await;
-    rows[0].get(0).unwrap()
+    rows[0].get(0).expect("a count")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -304,7 +304,8 @@ async fn trx_of(server: &PrivateServer, thread_id: u64) -> Option<u64> {
              FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = {thread_id}"
         ))
         .await;
-    rows.first().map(|r| r.get::<u64, _>(0).unwrap())
+    rows.first()
+        .map(|r| r.get::<u64, _>(0).expect("the transaction age"))
 }
 
 /// The blocker as the poller sees it: the oldest INNODB_TRX row, and its session looked up
@@ -312,21 +313,21 @@ async fn trx_of(server: &PrivateServer, thread_id: u64) -> Option<u64> {
 async fn blocker(server: &PrivateServer, flavor: Flavor) -> Blocker {
     let rows = server.sql(flavor.trx_sql()).await;
     let r = rows.first().expect("a transaction in INNODB_TRX");
-    let thread_id: Option<u64> = r.get(4).unwrap();
+    let thread_id: Option<u64> = r.get(4).expect("trx_mysql_thread_id");
     let session = server
         .sql(&flavor.session_sql(thread_id.expect("a thread id"), false))
         .await;
     let s = session.first().expect("its session");
     Blocker {
-        trx_id: r.get(0).unwrap(),
-        state: r.get(1).unwrap(),
-        age_s: r.get(2).unwrap(),
-        isolation: r.get(3).unwrap(),
+        trx_id: r.get(0).expect("trx_id"),
+        state: r.get(1).expect("trx_state"),
+        age_s: r.get(2).expect("the transaction age"),
+        isolation: r.get(3).expect("trx_isolation_level"),
         thread_id,
-        user: s.get(0).unwrap(),
-        host: s.get(1).unwrap(),
-        command: s.get(2).unwrap(),
-        query: s.get(3).unwrap(),
+        user: s.get(0).expect("the session user"),
+        host: s.get(1).expect("the session host"),
+        command: s.get(2).expect("the session command"),
+        query: s.get(3).expect("the session query"),
     }
 }
 

@@ -1,33 +1,22 @@
 //! Derivation scenarios from hand-built sample sequences: counter resets, server restarts,
 //! disabled counters, the blocker rule. No server needed.
 
-use std::collections::BTreeMap;
+#[path = "common/builders.rs"]
+mod builders;
 
 use chrono::{TimeZone, Utc};
 use innodebt::derive::Deriver;
 use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow};
-use innodebt::source::flavor::Flavor;
 
+/// A 64 MiB redo log, the purge lag armed at 1,000 with a 2 ms cap; purge batches small enough
+/// (4 × 300) that MySQL ≥ 8.0.14 delays at the histories these tests use.
 fn info() -> ServerInfo {
-    let vars: BTreeMap<String, String> = [
+    builders::mariadb(&[
         ("innodb_log_file_size", "67108864"),
-        ("innodb_page_size", "16384"),
-        ("innodb_max_dirty_pages_pct", "90.000000"),
-        ("innodb_max_dirty_pages_pct_lwm", "0.000000"),
-        ("innodb_purge_threads", "4"),
         ("innodb_max_purge_lag", "1000"),
         ("innodb_max_purge_lag_delay", "2000"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    ServerInfo {
-        label: "db:3306".into(),
-        version: "10.11.19-MariaDB".into(),
-        version_comment: "".into(),
-        flavor: Flavor::detect("10.11.19-MariaDB", "", false),
-        variables: vars,
-    }
+        ("innodb_purge_batch_size", "300"),
+    ])
 }
 
 fn sample(t: f64, uptime: u64, flushed: u64, history: u64, purged: i64) -> Sample {
@@ -192,30 +181,16 @@ fn blocker_is_the_oldest_read_view_old_enough_to_matter() {
 fn dml_delay_is_only_armed_on_mariadb_while_a_read_view_blocks_purge() {
     let blocked = |version: &str| {
         let mut d = Deriver::new();
-        let mut i = info();
-        i.version = version.into();
-        i.flavor = Flavor::detect(version, "", false);
         d.push(&SourceEvent::Connected {
             at: Utc::now(),
-            info: i,
+            info: builders::as_version(info(), version, ""),
         });
         d.push_sample(&sample(0.0, 100, 1000, 1000, 50));
         let mut s = sample(2.0, 102, 1400, 3000, 50);
-        s.trx.push(TrxRow {
-            trx_id: "421".into(),
-            state: "RUNNING".into(),
-            age_s: 60,
-            isolation: Some("REPEATABLE READ".into()),
-            thread_id: Some(7),
-            user: Some("report".into()),
-            host: Some("localhost".into()),
-            command: Some("Sleep".into()),
-            query: None,
-            rows_modified: Some(0),
-        });
+        s.trx.push(builders::read_view(7, 60));
         d.push_sample(&s).expect("figures")
     };
-    let mariadb = blocked("10.11.19-MariaDB");
+    let mariadb = blocked(builders::MARIADB_VERSION);
     assert!(mariadb.blocker.is_some());
     assert_eq!(mariadb.purge.dml_delay_us, Some(2000));
     assert_eq!(mariadb.purge.dml_delay_applied_us, Some(0));

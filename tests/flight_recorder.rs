@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -14,26 +13,9 @@ use std::time::Duration;
 use chrono::{DateTime, TimeZone, Utc};
 use innodebt::sample::{Sample, ServerInfo, SourceEvent};
 use innodebt::serve::recorder::{Budget, Rolling, segments};
-use innodebt::source::flavor::Flavor;
 
 fn server() -> ServerInfo {
-    let variables: BTreeMap<String, String> = [
-        ("version", "10.11.19-MariaDB"),
-        ("innodb_log_file_size", "16777216"),
-        ("innodb_page_size", "16384"),
-        ("innodb_max_purge_lag", "0"),
-        ("innodb_purge_threads", "4"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    ServerInfo {
-        label: "db1:3306".into(),
-        version: "10.11.19-MariaDB".into(),
-        version_comment: String::new(),
-        flavor: Flavor::from_variables(&variables),
-        variables,
-    }
+    common::builders::mariadb(&[("innodb_log_file_size", "16777216")])
 }
 
 /// Sample `i` of a server under a wavy write load (values that don't compress to nothing).
@@ -74,15 +56,15 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
     let start = Utc
         .with_ymd_and_hms(2025, 3, 1, 10, 17, 5)
         .single()
-        .unwrap();
+        .expect("a valid start time");
     let mut rolling = Rolling::new(dir.join("db1"), std::sync::Arc::clone(budget));
-    std::fs::create_dir_all(dir.join("db1")).unwrap();
+    std::fs::create_dir_all(dir.join("db1")).expect("create db1/");
     rolling
         .append(&SourceEvent::Connected {
             at: start,
             info: server(),
         })
-        .unwrap();
+        .expect("append the connection");
     let n = hours * 3600 / step_s;
     let mut last = start;
     for i in 0..n {
@@ -95,13 +77,13 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
                     retry_in_ms: 5_000,
                     error: "connection lost".into(),
                 })
-                .unwrap();
+                .expect("append the disconnection");
             rolling
                 .append(&SourceEvent::Connected {
                     at: s.taken_at + chrono::Duration::seconds(300),
                     info: server(),
                 })
-                .unwrap();
+                .expect("append the reconnection");
         }
         if i == 2 * n / 3 {
             rolling
@@ -109,9 +91,11 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
                     at: s.taken_at,
                     variables: [("innodb_max_purge_lag".to_string(), "100000".to_string())].into(),
                 })
-                .unwrap();
+                .expect("append the variable change");
         }
-        rolling.append(&SourceEvent::Sample(Box::new(s))).unwrap();
+        rolling
+            .append(&SourceEvent::Sample(Box::new(s)))
+            .expect("append a sample");
         if i % 200 == 0 {
             let used = budget.used();
             assert!(
@@ -131,14 +115,14 @@ fn replay_json(path: &Path) -> serde_json::Value {
         .arg(path)
         .args(["--once", "--format", "json"])
         .output()
-        .unwrap();
+        .expect("run innodebt replay");
     assert!(
         out.status.success(),
         "replay {}: {}",
         path.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&out.stdout).expect("replay --once JSON")
 }
 
 #[test]
@@ -147,7 +131,7 @@ fn the_disk_limit_holds_over_three_days_and_the_files_replay() {
     let max_disk = 1_500_000;
     let budget = Budget::new(
         dir.path().to_path_buf(),
-        Duration::from_secs(48 * 3600),
+        Some(Duration::from_secs(48 * 3600)),
         max_disk,
     );
     let last = run(dir.path(), &budget, 72, 5);
@@ -168,7 +152,7 @@ fn the_disk_limit_holds_over_three_days_and_the_files_replay() {
     let v = replay_json(&dir.path().join("db1"));
     let at = DateTime::parse_from_rfc3339(v["sampled_at"].as_str().unwrap()).unwrap();
     assert_eq!(at, last);
-    assert_eq!(v["server"]["version"], "10.11.19-MariaDB");
+    assert_eq!(v["server"]["version"], common::builders::MARIADB_VERSION);
     let first = replay_json(&files[0].path);
     assert!(first["history"]["length"].as_u64().is_some(), "{first}");
     // A variable change (after the reconnect) still holds in the files written after it.
@@ -180,7 +164,7 @@ fn retention_keeps_the_last_two_days_when_the_disk_allows() {
     let dir = tempfile::tempdir().unwrap();
     let budget = Budget::new(
         dir.path().to_path_buf(),
-        Duration::from_secs(48 * 3600),
+        Some(Duration::from_secs(48 * 3600)),
         500 << 20,
     );
     let last = run(dir.path(), &budget, 60, 30);

@@ -10,77 +10,12 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use chrono::Utc;
+use common::watch::Watch;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::derive::Deriver;
-use innodebt::figures::Figures;
-use innodebt::sample::SourceEvent;
-use innodebt::source::flavor::{Flavor, mariadb_points, read_only_key};
-use innodebt::source::live::{PollerConfig, Session};
-use innodebt::verdicts::{Assessment, VerdictEngine, VerdictKind};
-use mysql_async::Conn;
-
-/// The project's own poller, derivation and verdict engine on one connection.
-struct Watch {
-    session: Session,
-    cfg: PollerConfig,
-    started: Instant,
-    deriver: Deriver,
-    engine: VerdictEngine,
-    flavor: Flavor,
-}
-
-impl Watch {
-    async fn open(server: &PrivateServer) -> Watch {
-        let cfg = PollerConfig {
-            label: "private test server".into(),
-            ..PollerConfig::default()
-        };
-        let conn = Conn::new(server.opts()).await.expect("connect");
-        let session = Session::open(conn, &cfg).await.expect("session");
-        let mut deriver = Deriver::new();
-        deriver.push(&SourceEvent::Connected {
-            at: Utc::now(),
-            info: session.info.clone(),
-        });
-        let flavor = session.flavor();
-        Watch {
-            session,
-            cfg,
-            started: Instant::now(),
-            deriver,
-            engine: VerdictEngine::default(),
-            flavor,
-        }
-    }
-
-    async fn refresh_variables(&mut self) {
-        if let Some(variables) = self
-            .session
-            .changed_variables(&self.cfg, true)
-            .await
-            .expect("variables")
-        {
-            self.deriver.push(&SourceEvent::Variables {
-                at: Utc::now(),
-                variables,
-            });
-        }
-    }
-
-    async fn tick(&mut self) -> (Figures, Assessment) {
-        let sample = self
-            .session
-            .poll(&self.cfg, self.started, false, false)
-            .await
-            .expect("poll");
-        let figures = self.deriver.push_sample(&sample).expect("figures");
-        let a = self.engine.observe(sample.mono_s, &figures, self.flavor);
-        (figures, a)
-    }
-}
+use innodebt::source::flavor::{mariadb_points, read_only_key};
+use innodebt::verdicts::VerdictKind;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
@@ -99,25 +34,15 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
         Some("NO")
     );
     let snapshot = BlockingSnapshot::open(server.opts()).await;
-    let deadline = Instant::now() + Duration::from_secs(40);
-    loop {
-        let (_, a) = watch.tick().await;
-        if a.get(VerdictKind::BlockedByReadView).is_some() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no blocked verdict: {:?}",
-            a.verdicts
-        );
-        tokio::time::sleep(tick).await;
-    }
+    let (_, a, blocked) = watch
+        .until(tick, Duration::from_secs(40), |a| {
+            a.get(VerdictKind::BlockedByReadView).is_some()
+        })
+        .await;
+    assert!(blocked, "no blocked verdict: {:?}", a.verdicts);
 
     // The lag far below the history the snapshot holds back, the cap 0.
-    server
-        .sql("SET GLOBAL innodb_max_purge_lag = 100, GLOBAL innodb_max_purge_lag_delay = 0")
-        .await;
-    watch.refresh_variables().await;
+    watch.set_purge_lag(&server, 100, 0).await;
     let mut seen_history = 0;
     for _ in 0..12 {
         let (f, a) = watch.tick().await;
@@ -157,27 +82,18 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
     assert!(once["dirty"]["lwm_pct"].is_null(), "{}", once["dirty"]);
 
     // A cap arms the delay (10000 × history / 100 − 5000, capped) and the trap.
-    server
-        .sql("SET GLOBAL innodb_max_purge_lag_delay = 2000")
+    watch.set_purge_lag(&server, 100, 2000).await;
+    let (f, a, trapped) = watch
+        .until(tick, Duration::from_secs(20), |a| {
+            a.get(VerdictKind::PurgeLagTrap).is_some()
+        })
         .await;
-    watch.refresh_variables().await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (f, a) = watch.tick().await;
-        if let Some(t) = a.get(VerdictKind::PurgeLagTrap) {
-            assert_eq!(f.purge.dml_delay_us, Some(2000), "{:?}", f.purge);
-            // MariaDB ≥ 10.11.3 holds it back while the view blocks purge (MDEV-29401).
-            assert_eq!(f.purge.dml_delay_applied_us, Some(0), "{:?}", f.purge);
-            assert!(t.message.contains("armed"), "{}", t.message);
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no trap with a cap: {:?}",
-            a.verdicts
-        );
-        tokio::time::sleep(tick).await;
-    }
+    assert!(trapped, "no trap with a cap: {:?}", a.verdicts);
+    let t = a.get(VerdictKind::PurgeLagTrap).expect("the trap");
+    assert_eq!(f.purge.dml_delay_us, Some(2000), "{:?}", f.purge);
+    // MariaDB ≥ 10.11.3 holds it back while the view blocks purge (MDEV-29401).
+    assert_eq!(f.purge.dml_delay_applied_us, Some(0), "{:?}", f.purge);
+    assert!(t.message.contains("armed"), "{}", t.message);
 
     // The redo rate is the LSN's advance between two samples.
     let (a, _) = watch.tick().await;
@@ -201,9 +117,7 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
         "written {written} vs LSN delta {lsn_rate}"
     );
 
-    server
-        .sql("SET GLOBAL innodb_max_purge_lag = 0, GLOBAL innodb_max_purge_lag_delay = 0")
-        .await;
+    watch.set_purge_lag(&server, 0, 0).await;
     snapshot.commit().await;
     let stats = load.stop().await;
     assert!(stats.ops > 100, "load ran: {stats:?}");

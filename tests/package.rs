@@ -34,7 +34,9 @@ fn have(tool: &str) -> bool {
 fn gunzip(path: &Path) -> String {
     let out = run(Command::new("gzip").arg("-dc").arg(path));
     let mut s = String::new();
-    out.as_bytes().read_to_string(&mut s).unwrap();
+    out.as_bytes()
+        .read_to_string(&mut s)
+        .expect("gunzip output as text");
     s
 }
 

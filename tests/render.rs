@@ -10,10 +10,11 @@
 //! To add a scenario from a capture: turn it into `Vec<SourceEvent>` and call
 //! [`app_from_events`], then [`screen`] / [`plain`].
 
+#[path = "common/builders.rs"]
+mod builders;
 #[path = "common/snapshot.rs"]
 mod snapshot;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -26,7 +27,6 @@ use innodebt::sample::{
     UndoScan,
 };
 use innodebt::source::cadence::{Cadenced, Slowed};
-use innodebt::source::flavor::Flavor;
 use innodebt::theme::{Theme, builtin_names};
 use proptest::prelude::*;
 use ratatui::Terminal;
@@ -81,47 +81,6 @@ pub fn key(app: &mut App, c: char) {
         KeyCode::Char(c),
         KeyModifiers::NONE,
     )));
-}
-
-/// MariaDB 10.11 with a 96 MiB redo log and a 1 GiB buffer pool.
-pub fn mariadb_info(overrides: &[(&str, &str)]) -> ServerInfo {
-    let version = "10.11.6-MariaDB-0+deb12u1-log";
-    let comment = "Debian 12";
-    let mut variables: BTreeMap<String, String> = [
-        ("version", version),
-        ("version_comment", comment),
-        ("hostname", "db1"),
-        ("port", "3306"),
-        ("innodb_page_size", "16384"),
-        ("innodb_log_file_size", "100663296"),
-        ("innodb_log_buffer_size", "16777216"),
-        ("innodb_thread_concurrency", "0"),
-        ("innodb_buffer_pool_size", "1073741824"),
-        ("innodb_io_capacity", "200"),
-        ("innodb_io_capacity_max", "2000"),
-        ("innodb_max_dirty_pages_pct", "90.000000"),
-        ("innodb_max_dirty_pages_pct_lwm", "0.000000"),
-        ("innodb_purge_threads", "4"),
-        ("innodb_purge_batch_size", "1000"),
-        ("innodb_max_purge_lag", "0"),
-        ("innodb_max_purge_lag_delay", "0"),
-        ("innodb_undo_tablespaces", "0"),
-        ("innodb_flush_log_at_trx_commit", "1"),
-        ("innodb_adaptive_flushing_lwm", "10.000000"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    for (k, v) in overrides {
-        variables.insert((*k).to_string(), (*v).to_string());
-    }
-    ServerInfo {
-        label: "db1.example.com:3306".into(),
-        version: version.into(),
-        version_comment: comment.into(),
-        flavor: Flavor::detect(version, comment, false),
-        variables,
-    }
 }
 
 /// What the server is doing in one second of a scenario.
@@ -285,11 +244,6 @@ pub fn samples(
         if let Some(age) = s.blocker_age {
             sample.trx.push(TrxRow {
                 trx_id: "0".into(),
-                state: "RUNNING".into(),
-                age_s: age,
-                isolation: Some("REPEATABLE READ".into()),
-                thread_id: Some(4242),
-                user: Some("report".into()),
                 host: Some("10.0.3.17:51234".into()),
                 command: Some("Query".into()),
                 query: Some(
@@ -297,7 +251,7 @@ pub fn samples(
                      o.customer_id WHERE o.created_at >= '2026-01-01' GROUP BY c.region"
                         .into(),
                 ),
-                rows_modified: Some(0),
+                ..builders::read_view(4242, age)
             });
         }
         if i % 10 == 0 || i + 1 == n {
@@ -390,7 +344,7 @@ fn healthy_second(i: usize) -> Second {
 }
 
 pub fn healthy_events() -> Vec<SourceEvent> {
-    let mut ev = vec![connected(mariadb_info(&[]))];
+    let mut ev = vec![connected(builders::mariadb(&[]))];
     ev.extend(samples(N, Counters::ALL_ON, Some(N - 131), healthy_second));
     ev
 }
@@ -407,7 +361,7 @@ pub fn healthy() -> App {
 /// growing 1.5k/s towards `innodb_max_purge_lag`, purge starved.
 pub fn pressure() -> App {
     let block_from = N - 61;
-    let mut ev = vec![connected(mariadb_info(&[
+    let mut ev = vec![connected(builders::mariadb(&[
         ("innodb_max_purge_lag", "100000"),
         ("innodb_max_purge_lag_delay", "2000"),
     ]))];
@@ -463,13 +417,13 @@ pub fn stale() -> App {
 
 /// MariaDB's defaults: flush-by-source, purge and undo-size counters off.
 pub fn counters_off() -> App {
-    let mut ev = vec![connected(mariadb_info(&[]))];
+    let mut ev = vec![connected(builders::mariadb(&[]))];
     ev.extend(samples(N, Counters::DEFAULTS, None, healthy_second));
     app_from_events(ev, last_time())
 }
 
 pub fn waiting() -> App {
-    app_from_events(vec![connected(mariadb_info(&[]))], at(0.5))
+    app_from_events(vec![connected(builders::mariadb(&[]))], at(0.5))
 }
 
 pub fn zoomed() -> App {
@@ -480,7 +434,7 @@ pub fn zoomed() -> App {
 
 /// The server answers the per-tick statements slower than the budget: polled every 4 s.
 pub fn server_slow() -> App {
-    let mut ev = vec![connected(mariadb_info(&[]))];
+    let mut ev = vec![connected(builders::mariadb(&[]))];
     ev.extend(samples(N, Counters::ALL_ON, None, |i| Second {
         slow_tick_ms: (i + 5 >= N).then_some(310),
         ..healthy_second(i)
@@ -643,7 +597,7 @@ fn hostile_app(s: &str, variant: u8) -> App {
     let info = ServerInfo {
         label: format!("{s}:3306{s}"),
         version: format!("{s}-MariaDB{s}"),
-        ..mariadb_info(&[
+        ..builders::mariadb(&[
             ("innodb_max_purge_lag", "1"),
             ("innodb_max_dirty_pages_pct", "NaN"),
             ("innodb_max_dirty_pages_pct_lwm", "inf"),
@@ -1156,7 +1110,7 @@ fn the_v_overlay_shows_every_verdict_in_full() {
 /// 30 s into a session: the charts span what was sampled, not a sliver at the right of a
 /// 5-minute axis.
 pub fn early() -> App {
-    let mut ev = vec![connected(mariadb_info(&[]))];
+    let mut ev = vec![connected(builders::mariadb(&[]))];
     ev.extend(samples(30, Counters::ALL_ON, None, healthy_second));
     app_from_events(ev, at(30.0))
 }
@@ -1195,7 +1149,7 @@ fn charts_fill_their_width_before_the_window_does() {
 
 /// INNODB_METRICS refused for want of PROCESS: the charts that need it say so.
 pub fn privilege_missing() -> App {
-    let mut ev = vec![connected(mariadb_info(&[]))];
+    let mut ev = vec![connected(builders::mariadb(&[]))];
     let mut more = samples(N, Counters::ALL_ON, None, healthy_second);
     for e in &mut more {
         if let SourceEvent::Sample(s) = e {
@@ -1247,7 +1201,7 @@ fn an_empty_chart_says_why() {
         snapshot!(format!("render_privilege_missing_{w}x{h}"), text);
     }
     // The first sample: nothing to draw yet.
-    let mut ev = vec![connected(mariadb_info(&[]))];
+    let mut ev = vec![connected(builders::mariadb(&[]))];
     ev.extend(samples(1, Counters::ALL_ON, None, healthy_second));
     let first = plain(&screen(&app_from_events(ev, at(1.0)), &theme, 200, 60));
     assert!(first.contains("no samples yet"), "{first}");
@@ -1260,7 +1214,7 @@ fn a_long_server_label_is_whole_at_200_columns() {
     assert!(label.len() >= 66, "{}", label.len());
     let info = ServerInfo {
         label: label.into(),
-        ..mariadb_info(&[])
+        ..builders::mariadb(&[])
     };
     let mut ev = vec![connected(info)];
     ev.extend(samples(N, Counters::ALL_ON, Some(N - 131), healthy_second));
@@ -1300,16 +1254,12 @@ fn neighbor_flushing_is_counted_within_the_sources() {
 pub fn mysql_8030() -> App {
     let version = "8.0.30";
     let comment = "MySQL Community Server - GPL";
-    let mut info = mariadb_info(&[
-        ("version", version),
-        ("version_comment", comment),
+    let mut info = builders::mariadb(&[
         ("innodb_redo_log_capacity", "104857600"),
         ("innodb_max_dirty_pages_pct_lwm", "10.000000"),
     ]);
     info.variables.remove("innodb_log_file_size");
-    info.version = version.into();
-    info.version_comment = comment.into();
-    info.flavor = Flavor::detect(version, comment, true);
+    let info = builders::as_version(info, version, comment);
     let mut ev = vec![connected(info)];
     let mut more = samples(N, Counters::ALL_ON, None, |i| Second {
         // Past where flushing starts (72.3 MiB) and the sync-flush point, below the stall.

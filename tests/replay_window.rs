@@ -514,7 +514,7 @@ fn a_flight_recorders_hourly_files_replay_as_one_recording() {
     std::fs::create_dir_all(&target).expect("mkdir");
     let budget = Budget::new(
         dir.path().to_path_buf(),
-        std::time::Duration::from_secs(48 * 3600),
+        Some(std::time::Duration::from_secs(48 * 3600)),
         1 << 30,
     );
     // Three hours and a half from 09:00: four hourly files, the verdict engine's two-hour

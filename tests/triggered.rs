@@ -43,7 +43,7 @@ impl Recorder {
         let pipe = child.stderr.take().expect("stderr");
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                lines.lock().unwrap().push(line);
+                lines.lock().expect("the stderr lines").push(line);
             }
         });
         let r = Recorder { child, stderr };
@@ -52,7 +52,7 @@ impl Recorder {
     }
 
     fn text(&self) -> String {
-        self.stderr.lock().unwrap().join("\n")
+        self.stderr.lock().expect("the stderr lines").join("\n")
     }
 
     /// Waits until a line contains `what`; fails with everything printed so far.
@@ -62,7 +62,7 @@ impl Recorder {
             if let Some(l) = self
                 .stderr
                 .lock()
-                .unwrap()
+                .expect("the stderr lines")
                 .iter()
                 .find(|l| l.contains(what))
             {

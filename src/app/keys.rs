@@ -178,6 +178,24 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
             replay_key(app, action);
             Vec::new()
         }
+        // A popup's and the fleet's keys: never the dashboard's (the keymap says so).
+        A::Yes
+        | A::No
+        | A::Answer
+        | A::SwitchAnswer
+        | A::Alternative
+        | A::Submit
+        | A::Cancel
+        | A::Erase
+        | A::Type
+        | A::SelectUp
+        | A::SelectDown
+        | A::SelectFirst
+        | A::SelectLast
+        | A::OpenServer
+        | A::Filter
+        | A::ClearFilter
+        | A::GroupServers => Vec::new(),
     }
 }
 
@@ -403,7 +421,9 @@ fn input_limit(input: &Input) -> usize {
     }
 }
 
+/// A key while a popup is open: the popup's rows of the keymap say what it means.
 fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    use KeyAction as A;
     let Some(overlay) = app.overlay.take() else {
         return Vec::new();
     };
@@ -412,20 +432,22 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
             // Any key closes; `q` on help closes rather than quits, as users expect.
             Vec::new()
         }
-        Overlay::Input(mut input) => match key.code {
-            KeyCode::Esc => Vec::new(),
-            KeyCode::Enter => submit_input(app, input),
-            KeyCode::Backspace => {
+        Overlay::Input(mut input) => match keymap::action(Mode::Prompt, &key) {
+            Some(A::Cancel) => Vec::new(),
+            Some(A::Submit) => submit_input(app, input),
+            Some(A::Erase) => {
                 input.text.pop();
                 input.error = None;
                 app.overlay = Some(Overlay::Input(input));
                 Vec::new()
             }
-            KeyCode::Char(c)
-                if !c.is_control() && input.text.chars().count() < input_limit(&input) =>
-            {
-                input.text.push(c);
-                input.error = None;
+            Some(A::Type) => {
+                if let KeyCode::Char(c) = key.code
+                    && input.text.chars().count() < input_limit(&input)
+                {
+                    input.text.push(c);
+                    input.error = None;
+                }
                 app.overlay = Some(Overlay::Input(input));
                 Vec::new()
             }
@@ -434,9 +456,9 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 Vec::new()
             }
         },
-        Overlay::Confirm(mut c) => match key.code {
+        Overlay::Confirm(mut c) => match keymap::action(Mode::Confirm, &key) {
             // The plan's alternative (MySQL 8: SET PERSIST) replaces it, asking again.
-            KeyCode::Char('a') => {
+            Some(A::Alternative) => {
                 match c.action {
                     Action::Change(plan) if plan.alternative.is_some() => {
                         if let Some(alt) = plan.alternative {
@@ -450,14 +472,10 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 }
                 Vec::new()
             }
-            KeyCode::Char('y') | KeyCode::Char('Y') => app.confirmed(c.action),
-            KeyCode::Enter if c.yes_selected => app.confirmed(c.action),
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Enter => Vec::new(),
-            KeyCode::Left
-            | KeyCode::Right
-            | KeyCode::Tab
-            | KeyCode::Char('h')
-            | KeyCode::Char('l') => {
+            Some(A::Yes) => app.confirmed(c.action),
+            Some(A::Answer) if c.yes_selected => app.confirmed(c.action),
+            Some(A::No | A::Answer) => Vec::new(),
+            Some(A::SwitchAnswer) => {
                 c.yes_selected = !c.yes_selected;
                 app.overlay = Some(Overlay::Confirm(c));
                 Vec::new()

@@ -3,11 +3,13 @@
 //! derivation plugs into to store per-section states and summaries), the reader of one
 //! section or a whole file (`reader`), the index that finds every section without
 //! decompressing (`index`, `scan`, `source`), scratch storage (`spill`), query digests
-//! (`digest`), pt-stalk import (`ptstalk`) and CSV export of the derived figures (`export`).
+//! (`digest`), pt-stalk import (`ptstalk`), CSV export of the derived figures (`export`) and
+//! directories of capture files under a disk budget (`budget`).
 //! What the stored states mean, and replaying with them, is `replay`'s.
 //!
 //! [`SourceEvent`]: crate::sample::SourceEvent
 
+pub mod budget;
 mod channel;
 pub mod digest;
 pub mod export;

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use crossterm::event::{Event, EventStream, KeyCode, KeyEvent};
+use crossterm::event::{Event, EventStream, KeyEvent};
 use futures_util::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -24,6 +24,7 @@ use tokio::time::Instant;
 use crate::app::{self, App, DataView};
 use crate::cli::{Cli, FleetArgs};
 use crate::derive::Deriver;
+use crate::keymap::{self, KeyAction, Mode};
 use crate::run::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::source::live::PollerConfig;
@@ -309,7 +310,11 @@ fn open_dashboard(index: usize, recent: &VecDeque<crate::sample::SourceEvent>, c
 /// A key in the dashboard; `true` when it goes back to the fleet (Esc or q with nothing open).
 fn dashboard_key(app: &mut App, k: KeyEvent, terminal: &mut term::Tui) -> anyhow::Result<bool> {
     let nothing_open = app.overlay.is_none() && app.zoom.is_none();
-    if nothing_open && matches!(k.code, KeyCode::Esc | KeyCode::Char('q')) {
+    let back = matches!(
+        keymap::action(Mode::Live, &k),
+        Some(KeyAction::Quit | KeyAction::Back)
+    );
+    if nothing_open && back {
         return Ok(true);
     }
     for cmd in app.update(app::Msg::Key(k)) {

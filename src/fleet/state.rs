@@ -3,9 +3,10 @@
 //! `/` edits a filter over names, groups, tags and verdicts, Enter asks to open a server.
 
 use chrono::{DateTime, Utc};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use super::row::{RowFigures, RowLink, breach_order};
+use crate::keymap::{self, KeyAction, Mode};
 
 /// One server of the fleet.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,52 +196,55 @@ impl Fleet {
         }
     }
 
+    /// A key: the fleet's rows of the keymap say what it means (the filter line, while typed,
+    /// takes every key but Ctrl-C and Ctrl-Z).
     fn key(&mut self, k: KeyEvent) -> Vec<Command> {
+        use KeyAction as A;
         self.needs_draw = true;
         self.notice = None;
-        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && k.code == KeyCode::Char('c') {
-            return vec![Command::Quit];
-        }
-        if ctrl && k.code == KeyCode::Char('z') {
-            return vec![Command::Suspend];
+        let action = keymap::action(Mode::Fleet, &k);
+        match action {
+            Some(A::QuitNow) => return vec![Command::Quit],
+            Some(A::Suspend) => return vec![Command::Suspend],
+            _ => {}
         }
         if self.editing_filter {
-            match k.code {
-                KeyCode::Enter => self.editing_filter = false,
-                KeyCode::Esc => {
+            match keymap::action(Mode::FleetFilter, &k) {
+                Some(A::Submit) => self.editing_filter = false,
+                Some(A::Cancel) => {
                     self.editing_filter = false;
                     self.filter.clear();
                 }
-                KeyCode::Backspace => {
+                Some(A::Erase) => {
                     self.filter.pop();
                 }
-                KeyCode::Char(c) if !ctrl && self.filter.chars().count() < 64 => {
-                    self.filter.push(c)
-                }
+                Some(A::Type) => match k.code {
+                    KeyCode::Char(c) if self.filter.chars().count() < 64 => self.filter.push(c),
+                    _ => return Vec::new(),
+                },
                 _ => return Vec::new(),
             }
             self.reorder();
             return Vec::new();
         }
-        match k.code {
-            KeyCode::Char('q') => return vec![Command::Quit],
-            KeyCode::Char('/') => self.editing_filter = true,
-            KeyCode::Esc if !self.filter.is_empty() => {
+        match action {
+            Some(A::Quit) => return vec![Command::Quit],
+            Some(A::Filter) => self.editing_filter = true,
+            Some(A::ClearFilter) if !self.filter.is_empty() => {
                 self.filter.clear();
                 self.reorder();
             }
-            KeyCode::Char('g') => {
+            Some(A::GroupServers) => {
                 self.by_group = !self.by_group;
                 self.reorder();
             }
-            KeyCode::Down | KeyCode::Char('j') => {
+            Some(A::SelectDown) => {
                 self.selected = (self.selected + 1).min(self.order.len().saturating_sub(1));
             }
-            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Home => self.selected = 0,
-            KeyCode::End => self.selected = self.order.len().saturating_sub(1),
-            KeyCode::Enter => {
+            Some(A::SelectUp) => self.selected = self.selected.saturating_sub(1),
+            Some(A::SelectFirst) => self.selected = 0,
+            Some(A::SelectLast) => self.selected = self.order.len().saturating_sub(1),
+            Some(A::OpenServer) => {
                 if let Some(i) = self.selected_server() {
                     return vec![Command::Open(i)];
                 }
@@ -255,6 +259,7 @@ impl Fleet {
 mod tests {
     use super::*;
     use crate::figures::Severity;
+    use crossterm::event::KeyModifiers;
 
     fn key(c: KeyCode) -> Msg {
         Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
@@ -320,5 +325,19 @@ mod tests {
         f.update(key(KeyCode::Enter));
         assert_eq!(f.order, [1]);
         assert_eq!(f.update(key(KeyCode::Enter)), vec![Command::Open(1)]);
+    }
+
+    #[test]
+    fn ctrl_c_and_ctrl_z_work_while_the_filter_is_typed() {
+        let mut f = fleet();
+        f.update(key(KeyCode::Char('/')));
+        f.update(key(KeyCode::Char('q')));
+        assert_eq!(f.filter, "q");
+        let ctrl = |c| Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+        assert_eq!(f.update(ctrl('z')), vec![Command::Suspend]);
+        assert_eq!(f.update(ctrl('c')), vec![Command::Quit]);
+        // Other Ctrl keys type nothing.
+        f.update(ctrl('x'));
+        assert_eq!(f.filter, "q");
     }
 }

@@ -9,6 +9,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 use super::row::RowLink;
 use super::state::{Fleet, Server};
+use crate::keymap::{self, Bar};
 use crate::text::sanitize;
 use crate::theme::{Theme, ThemeItem};
 use crate::units::{count, duration};
@@ -165,7 +166,10 @@ pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
         Line::from(vec![
             Span::styled("filter: ", theme.style(ThemeItem::Key)),
             Span::raw(fleet.filter.clone()),
-            Span::styled("▏ Enter keep · Esc clear", theme.style(ThemeItem::Dim)),
+            Span::styled(
+                format!("▏ {}", keymap::hint_line(Bar::FleetFilter)),
+                theme.style(ThemeItem::Dim),
+            ),
         ])
     } else if let Some(n) = &fleet.notice {
         Line::from(Span::styled(n.clone(), theme.style(ThemeItem::Warning)))
@@ -177,10 +181,7 @@ pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
         };
         Line::from(vec![
             Span::styled(filter, theme.style(ThemeItem::Text)),
-            Span::styled(
-                "↑↓ select · Enter dashboard · / filter · g group · q quit",
-                theme.style(ThemeItem::Key),
-            ),
+            Span::styled(keymap::hint_line(Bar::Fleet), theme.style(ThemeItem::Key)),
         ])
     };
     frame.render_widget(Paragraph::new(foot), footer);

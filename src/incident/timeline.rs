@@ -136,6 +136,8 @@ mod tests {
                 since: t(s),
                 message: String::new(),
                 thread_id: None,
+                clearing: false,
+                missing: Vec::new(),
             });
         }
         f

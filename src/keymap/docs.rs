@@ -1,7 +1,7 @@
 //! The keymap written out for people: the keys section of `--help` and the README's key
 //! table, both from [`super::KEYMAP`] so neither can drift from what the keys do.
 
-use super::{Binding, KEYMAP, KeyAction, Mode, bindings};
+use super::{Binding, KeyAction, Mode, bindings, rows};
 
 /// Where a row works, in words.
 fn works_in_text(b: &Binding) -> String {
@@ -11,11 +11,7 @@ fn works_in_text(b: &Binding) -> String {
 
 /// The keys for `--help`: the dashboard's, then what a replay does differently.
 pub fn help_text() -> String {
-    let w = KEYMAP
-        .iter()
-        .map(|b| b.label().chars().count())
-        .max()
-        .unwrap_or(0);
+    let w = rows().map(|b| b.label().chars().count()).max().unwrap_or(0);
     let row = |b: &Binding| {
         let label = b.label();
         let pad = w - label.chars().count();
@@ -40,10 +36,26 @@ pub fn help_text() -> String {
     for b in bindings(Mode::Replay).filter(|b| !b.works_in(Mode::Live)) {
         out.push_str(&row(b));
     }
-    // A blank line first: the compare screen is a screen of its own, not a kind of replay.
-    out.push_str("\nKeys of `compare` on a terminal (without --format):\n");
-    for b in bindings(Mode::Compare) {
-        out.push_str(&row(b));
+    // A blank line first: each of these is a screen (or popup) of its own.
+    for (mode, title) in [
+        (
+            Mode::Compare,
+            "Keys of `compare` on a terminal (without --format):",
+        ),
+        (
+            Mode::Confirm,
+            "In a confirmation (the default answer is No):",
+        ),
+        (Mode::Prompt, "In a prompt (a value, a time, a note):"),
+        (Mode::Fleet, "Keys of `innodebt fleet`:"),
+        (Mode::FleetFilter, "While typing the fleet's filter:"),
+    ] {
+        out.push('\n');
+        out.push_str(title);
+        out.push('\n');
+        for b in bindings(mode) {
+            out.push_str(&row(b));
+        }
     }
     out
 }
@@ -51,7 +63,7 @@ pub fn help_text() -> String {
 /// The README's key table (tests/cli.rs checks the README holds exactly this).
 pub fn markdown_table() -> String {
     let mut out = String::from("| key | does | works in |\n|---|---|---|\n");
-    for b in KEYMAP {
+    for b in rows() {
         // Key names (`Enter`, `Ctrl-C`, `arrows`) plain, keys you type (`t`, `1-6`, `←`) as code.
         let keys: Vec<String> = b
             .names

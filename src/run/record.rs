@@ -193,14 +193,12 @@ pub(super) async fn triggered(
     let incident_opts = IncidentOptions {
         dir: dir.clone(),
         watch: t.watch,
-        max_disk: t.max_disk,
+        budget: crate::capture::budget::Budget::new(dir.clone(), None, t.max_disk),
         exec: t.exec,
         exec_timeout: t.exec_timeout,
         keep_queries: cli.options.record_queries,
         interval_ms: u64::try_from(cfg.interval.as_millis()).ok(),
         target: None,
-        max_disk_root: None,
-        writing: Default::default(),
     };
     // The directory first: a bad path is a usage error before any connection.
     let mut incidents = match Incidents::new(incident_opts, t.triggers, report) {

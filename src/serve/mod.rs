@@ -138,7 +138,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             "innodebt serve: every target watches for {}; incidents go to {}/TARGET/ (at most {})",
             shown.join(", "),
             p.opts.dir.display(),
-            crate::units::bytes(p.opts.max_disk)
+            crate::units::bytes(p.opts.budget.max_disk)
         );
     }
     eprintln!(
@@ -160,7 +160,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             .map(|b| format!(
                 "; recording to {} (retain {}, max {})",
                 b.root.display(),
-                crate::units::duration(b.retain.as_secs()),
+                crate::units::duration(b.retain.unwrap_or_default().as_secs()),
                 crate::units::bytes(b.max_disk)
             ))
             .unwrap_or_default()
@@ -187,11 +187,15 @@ fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<IncidentPlan>, St
     Ok(Some(IncidentPlan {
         triggers,
         opts: crate::trigger::files::IncidentOptions {
+            // --incident-max-disk bounds every target's files together.
+            budget: Budget::new(
+                dir.clone(),
+                None,
+                args.incident_max_disk
+                    .unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
+            ),
             dir,
             watch,
-            max_disk: args
-                .incident_max_disk
-                .unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
             exec: args.trigger.exec.clone(),
             exec_timeout: args
                 .trigger
@@ -200,8 +204,6 @@ fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<IncidentPlan>, St
             keep_queries: cli.options.record_queries,
             interval_ms: u64::try_from(cli.options.interval.as_millis()).ok(),
             target: None,
-            max_disk_root: None,
-            writing: Default::default(),
         },
     }))
 }
@@ -231,7 +233,7 @@ fn record_budget(args: &ServeArgs, file: &ConfigFile) -> Result<Option<Arc<Budge
         Some(m) => m,
         None => in_file("max_disk", &file.serve.max_disk, parse_size)?.unwrap_or(DEFAULT_MAX_DISK),
     };
-    Ok(Some(Budget::new(dir, retain, max_disk)))
+    Ok(Some(Budget::new(dir, Some(retain), max_disk)))
 }
 
 /// Binds, with the fix in the message when the port is taken or privileged.
@@ -319,8 +321,6 @@ impl Server {
             let dir = if dir.is_empty() { "local" } else { dir };
             let mut opts = p.opts.clone();
             opts.dir = opts.dir.join(dir.replace([':', '[', ']', '/'], "_"));
-            // --max-disk bounds every target's files together.
-            opts.max_disk_root = Some(p.opts.dir.clone());
             opts.target = Some(if name.is_empty() { "local" } else { name }.to_string());
             let who = opts.target.clone().unwrap_or_default();
             let report: crate::trigger::files::Report =

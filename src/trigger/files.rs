@@ -5,7 +5,6 @@
 //! (joining its writer) and the command run on threads of their own, reporting through the
 //! caller's `report`.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -15,11 +14,11 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::{Incident, Step, Trigger, Watch, WatchConfig};
+use crate::capture::budget::{Budget, create_private, unused_path};
 use crate::capture::{CaptureSender, Header, Note, WriterHandle};
 use crate::figures::Figures;
 use crate::sample::SourceEvent;
 
-pub const EXTENSION: &str = "idbt";
 /// Events queued for an incident's writer beyond its backlog before copies are dropped.
 const QUEUE: usize = 1024;
 
@@ -28,8 +27,9 @@ const QUEUE: usize = 1024;
 pub struct IncidentOptions {
     pub dir: PathBuf,
     pub watch: WatchConfig,
-    /// Incident files in `dir` never take more than this together (the oldest go first).
-    pub max_disk: u64,
+    /// `--max-disk`: incident files never take more than its `max_disk` together (the oldest
+    /// go first). Its root is `dir`, or wider (`serve`: every target's directory under one).
+    pub budget: Arc<Budget>,
     /// `sh -c` command run when an incident opens.
     pub exec: Option<String>,
     /// Past this the command (its whole process group) is killed.
@@ -38,14 +38,7 @@ pub struct IncidentOptions {
     pub interval_ms: Option<u64>,
     /// The target's name in `serve` (`INNODEBT_TARGET`).
     pub target: Option<String>,
-    /// Where `max_disk` is counted, when wider than `dir` (`serve`: every target's files).
-    pub max_disk_root: Option<PathBuf>,
-    /// Files being written (shared by every target counted under one `max_disk`): never
-    /// deleted.
-    pub writing: Writing,
 }
-
-pub type Writing = Arc<Mutex<HashSet<PathBuf>>>;
 
 /// Where a message about incidents goes (`record`: stderr; `serve`: stderr with the target).
 pub type Report = Arc<dyn Fn(String) + Send + Sync>;
@@ -62,7 +55,6 @@ pub struct Incidents {
     watch: Watch,
     open: Option<OpenFile>,
     report: Report,
-    writing: Writing,
     /// Threads finishing files and running commands (joined at the end).
     threads: Vec<JoinHandle<()>>,
     written: Arc<Mutex<Vec<PathBuf>>>,
@@ -76,13 +68,11 @@ impl Incidents {
         report: Report,
     ) -> Result<Incidents, String> {
         create_dir_private(&opts.dir)?;
-        let writing = Arc::clone(&opts.writing);
         Ok(Incidents {
             watch: Watch::new(triggers, opts.watch),
             opts,
             open: None,
             report,
-            writing,
             threads: Vec::new(),
             written: Arc::default(),
         })
@@ -154,9 +144,7 @@ impl Incidents {
                 return;
             }
         };
-        if let Ok(mut w) = self.writing.lock() {
-            w.insert(path.clone());
-        }
+        self.opts.budget.opened(&path);
         // Each file replays on its own: it starts with the server's description.
         if let Some(info) = server
             && !matches!(backlog.first(), Some(SourceEvent::Connected { .. }))
@@ -205,16 +193,7 @@ impl Incidents {
                 _ => '_',
             })
             .collect();
-        let mut path = self.opts.dir.join(format!("{stamp}-{slug}.{EXTENSION}"));
-        let mut n = 1;
-        while path.exists() {
-            path = self
-                .opts
-                .dir
-                .join(format!("{stamp}-{slug}-{n}.{EXTENSION}"));
-            n += 1;
-        }
-        path
+        unused_path(&self.opts.dir, &format!("{stamp}-{slug}"))
     }
 
     fn exec(&mut self, cmd: String, path: &Path, incident: &Incident) {
@@ -269,21 +248,13 @@ impl Incidents {
         let dropped = sender.dropped();
         drop(sender);
         let report = Arc::clone(&self.report);
-        let writing = Arc::clone(&self.writing);
+        let budget = Arc::clone(&self.opts.budget);
         let written = Arc::clone(&self.written);
-        let dir = self
-            .opts
-            .max_disk_root
-            .clone()
-            .unwrap_or_else(|| self.opts.dir.clone());
-        let max_disk = self.opts.max_disk;
         let flaps = why.map_or(0, |(i, _)| i.rejoined);
         let ended = why.map(|(_, at)| at.format("%H:%M:%S UTC").to_string());
         let finish = move || {
             let result = handle.join();
-            if let Ok(mut w) = writing.lock() {
-                w.remove(&path);
-            }
+            budget.closed(&path);
             match result {
                 Ok(s) => {
                     let mut line = format!(
@@ -313,11 +284,11 @@ impl Incidents {
                 }
                 Err(e) => report(format!("incident file {}: {e}", path.display())),
             }
-            let keep = writing.lock().map(|w| w.clone()).unwrap_or_default();
-            for (gone, bytes) in enforce_max_disk(&dir, max_disk, &keep) {
+            for gone in budget.enforce() {
                 report(format!(
-                    "--max-disk: deleted the oldest incident file {} ({bytes} bytes)",
-                    gone.display()
+                    "--max-disk: deleted the oldest incident file {} ({} bytes)",
+                    gone.path.display(),
+                    gone.bytes
                 ));
             }
         };
@@ -426,65 +397,17 @@ fn short(d: Duration) -> String {
 }
 
 fn create_dir_private(dir: &Path) -> Result<(), String> {
-    use std::os::unix::fs::DirBuilderExt as _;
     if dir.exists() && !dir.is_dir() {
         return Err(format!(
             "{}: is a file; a triggered recording writes one file per incident into a directory — name a directory",
             dir.display()
         ));
     }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| {
-            format!(
-                "{}: cannot create the incident directory: {e} (check the path and its permissions)",
-                dir.display()
-            )
-        })
-}
-
-/// Deletes the oldest incident files under `dir` (and its target subdirectories) while they
-/// take more than `max` bytes; files in `keep` (being written) stay, and so does the newest
-/// (the incident just captured is never the one to go). Returns what went.
-pub fn enforce_max_disk(dir: &Path, max: u64, keep: &HashSet<PathBuf>) -> Vec<(PathBuf, u64)> {
-    let mut files = Vec::new();
-    collect(dir, 0, &mut files);
-    // Oldest first: by modification time, then name.
-    files.sort_by(|a, b| (a.2, &a.0).cmp(&(b.2, &b.0)));
-    let newest = files.last().map(|f| f.0.clone());
-    let mut total: u64 = files.iter().map(|f| f.1).sum();
-    let mut gone = Vec::new();
-    for (path, bytes, _) in files {
-        if total <= max {
-            break;
-        }
-        if keep.contains(&path) || newest.as_ref() == Some(&path) {
-            continue;
-        }
-        if std::fs::remove_file(&path).is_ok() {
-            total = total.saturating_sub(bytes);
-            gone.push((path, bytes));
-        }
-    }
-    gone
-}
-
-fn collect(dir: &Path, depth: u32, out: &mut Vec<(PathBuf, u64, std::time::SystemTime)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        let Ok(meta) = e.metadata() else { continue };
-        if meta.is_dir() && depth == 0 {
-            collect(&p, 1, out);
-        } else if meta.is_file() && p.extension().is_some_and(|x| x == EXTENSION) {
-            let mtime = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
-            out.push((p, meta.len(), mtime));
-        }
-    }
+    create_private(
+        dir,
+        "incident directory",
+        "check the path and its permissions",
+    )
 }
 
 #[cfg(test)]
@@ -540,38 +463,5 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err, "failed (exit status: 3): pager unreachable");
-    }
-
-    #[test]
-    fn max_disk_deletes_the_oldest_closed_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let sub = dir.path().join("db1");
-        std::fs::create_dir(&sub).unwrap();
-        let mut paths = Vec::new();
-        for (i, d) in [dir.path(), &sub, dir.path()].iter().enumerate() {
-            let p = d.join(format!("2025010{i}T000000Z-history.idbt"));
-            std::fs::write(&p, vec![0u8; 1000]).unwrap();
-            // Distinct, increasing modification times.
-            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + i as u64);
-            std::fs::File::options()
-                .write(true)
-                .open(&p)
-                .unwrap()
-                .set_modified(t)
-                .unwrap();
-            paths.push(p);
-        }
-        std::fs::write(dir.path().join("notes.txt"), vec![0u8; 5000]).unwrap();
-        let keep: HashSet<PathBuf> = [paths[0].clone()].into();
-        let gone = enforce_max_disk(dir.path(), 2000, &keep);
-        // The oldest is being written: the next oldest goes instead.
-        assert_eq!(gone, vec![(paths[1].clone(), 1000)]);
-        assert!(paths[0].exists() && paths[2].exists());
-        assert!(enforce_max_disk(dir.path(), 2000, &keep).is_empty());
-        // Past the limit with nothing else to delete: the newest stays.
-        let none: HashSet<PathBuf> = HashSet::new();
-        let gone = enforce_max_disk(dir.path(), 1, &none);
-        assert_eq!(gone, vec![(paths[0].clone(), 1000)]);
-        assert!(paths[2].exists());
     }
 }

@@ -106,15 +106,7 @@ impl Watch {
 
     /// One source event and, for a sample, its figures.
     pub fn push(&mut self, ev: &SourceEvent, figures: Option<&Figures>) -> Vec<Step> {
-        match ev {
-            SourceEvent::Connected { info, .. } => self.server = Some(info.clone()),
-            SourceEvent::Variables { variables, .. } => {
-                if let Some(s) = self.server.as_mut() {
-                    s.variables.extend(variables.clone());
-                }
-            }
-            _ => {}
-        }
+        ev.describe(&mut self.server);
         let at = ev.at();
         let cause = figures.and_then(|f| first_holding(&self.triggers, f));
         let turned_on = cause.is_some() && !self.was_holding;

@@ -245,6 +245,8 @@ fn bar(tl: &SideTimeline, scale: f64, width: usize) -> Vec<(char, Option<ThemeIt
             Some(Severity::Critical) => ('━', Some(ThemeItem::Critical)),
             Some(Severity::Warning) => ('━', Some(ThemeItem::Warning)),
             Some(Severity::Ok) => ('─', Some(ThemeItem::Dim)),
+            // Not judged (still watching, data missing): drawn apart from healthy.
+            Some(Severity::Unknown) => ('┄', Some(ThemeItem::Dim)),
             None => (' ', None),
         };
     }

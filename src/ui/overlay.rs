@@ -256,10 +256,7 @@ fn confirm_lines(
         Span::styled("[ No ]", no),
     ]));
     out.push(Line::default());
-    out.push(Line::styled(
-        "y yes · n/Esc no · ←/→ choose · Enter answers",
-        dim,
-    ));
+    out.push(Line::styled(keymap::hint_line(keymap::Bar::Confirm), dim));
     out
 }
 
@@ -300,6 +297,6 @@ fn input_lines(
         }
     }
     out.push(Line::default());
-    out.push(Line::styled("Enter go · Esc cancel", dim));
+    out.push(Line::styled(keymap::hint_line(keymap::Bar::Prompt), dim));
     out
 }

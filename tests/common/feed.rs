@@ -7,7 +7,8 @@
 //! a runtime change. Poll times jitter by fractions of a millisecond, as real polls do.
 //!
 //! Everything a verdict or a chart remembers across sections is in here, so a replay that
-//! rebuilds state from a checkpoint has to get all of it right.
+//! rebuilds state from a checkpoint has to get all of it right. The soak test drives the live
+//! path with it for half a million seconds ([`Plan::soak`]).
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -20,7 +21,13 @@ use innodebt::sample::{
     UndoScan,
 };
 
-/// What the feed does when; `Feed::default()` is the rich mix the equality tests use.
+/// The most the fed server does in a second; no derived rate may exceed it.
+pub const REDO_PER_S: u64 = 6 << 20;
+pub const FLUSH_PER_S: u64 = 900;
+pub const DML_PER_S: u64 = 4_000;
+pub const PURGE_PER_S: u64 = 4_000;
+
+/// What the feed does when; `Plan::default()` is the rich mix the equality tests use.
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// A read view blocks purge for 300 s of every this many seconds (0: never).
@@ -38,6 +45,8 @@ pub struct Plan {
     pub undo_scan_every: u64,
     pub variables_every: u64,
     pub audit_at: Option<u64>,
+    /// `FLUSH STATUS` every this many seconds: `Handler_*` start again, `Uptime` does not.
+    pub flush_status_every: u64,
 }
 
 impl Default for Plan {
@@ -53,6 +62,7 @@ impl Default for Plan {
             undo_scan_every: 1_800,
             variables_every: 900,
             audit_at: Some(4_444),
+            flush_status_every: 0,
         }
     }
 }
@@ -71,6 +81,26 @@ impl Plan {
             undo_scan_every: 0,
             variables_every: 0,
             audit_at: None,
+            flush_status_every: 0,
+        }
+    }
+
+    /// The soak's long run: load waves, a reporting job's read view for 5 minutes of every
+    /// 20, a crash every 50,000 s, a `FLUSH STATUS` every 70,000 s, the purge threads changed
+    /// every 10 minutes.
+    pub fn soak() -> Self {
+        Plan {
+            blocker_every: 1_200,
+            age_period: 300,
+            long_blocker: None,
+            reconnect_every: 0,
+            restart_every: 50_000,
+            resize_at: None,
+            seis_refused: None,
+            undo_scan_every: 0,
+            variables_every: 600,
+            audit_at: None,
+            flush_status_every: 70_000,
         }
     }
 }
@@ -94,6 +124,9 @@ pub struct Feed {
     history: u64,
     purge_threads: u32,
     redo_mib: u64,
+    /// Connections lost so far, and of those the server restarts.
+    pub disconnects: u64,
+    pub restarts: u64,
 }
 
 /// Integer triangle wave 0 → `amp` → 0 over `period`.
@@ -149,6 +182,8 @@ impl Feed {
             history: 1_000,
             purge_threads: 4,
             redo_mib: 16,
+            disconnects: 0,
+            restarts: 0,
         }
     }
 
@@ -208,6 +243,8 @@ impl Feed {
                 retry_in_ms: 1_000,
                 error: "Lost connection to server during query".into(),
             });
+            self.disconnects += 1;
+            self.restarts += 1;
             self.t += 6;
             self.uptime = 2;
             (self.flushed, self.lru_flushed) = (0, 0);
@@ -224,8 +261,15 @@ impl Feed {
                 retry_in_ms: 2_000,
                 error: "MySQL server has gone away".into(),
             });
+            self.disconnects += 1;
             self.t += 3;
             out.push(self.connected());
+        }
+        if self.every(
+            self.plan.flush_status_every,
+            self.plan.flush_status_every / 2,
+        ) {
+            (self.handler_update, self.handler_delete) = (0, 0);
         }
         if self.every(self.plan.variables_every, 450) {
             self.purge_threads = if self.purge_threads == 4 { 8 } else { 4 };
@@ -251,13 +295,13 @@ impl Feed {
         let t = self.t;
         self.uptime += 1;
         let load = 1 + wave(t, 900, 9);
-        let redo = (6 << 20) * load / 10;
+        let redo = REDO_PER_S * load / 10;
         self.lsn += redo;
         self.log_written += redo;
-        let flush = 900 * load / 10;
+        let flush = FLUSH_PER_S * load / 10;
         self.flushed += flush;
         self.lru_flushed += flush / 5;
-        let dml = 4_000 * load / 10;
+        let dml = DML_PER_S * load / 10;
         self.handler_update += dml * 3 / 4;
         self.handler_delete += dml / 4;
         let short = (self.plan.blocker_every > 0)
@@ -273,7 +317,7 @@ impl Feed {
         let purged = if blocked_for.is_some() {
             0
         } else {
-            (dml + 2_000).min(4_000).min(self.history + dml)
+            (dml + 2_000).min(PURGE_PER_S).min(self.history + dml)
         };
         self.history = self.history + dml - purged;
         self.purged += purged;

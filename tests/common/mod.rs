@@ -10,12 +10,17 @@
 //! - [`tmux`]: the real TUI in a tmux pane.
 //! - [`snapshot`]: screens as reviewable text (characters, style codes and their legend).
 //! - [`gate`]: what a test needs from the machine; in CI a missing piece fails.
+//! - [`watch`]: the project's poller, derivation and verdict engine on a private server.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
 //!
-//! `feed.rs` (synthetic source events) is included by path by the tests that need no server.
+//! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
+//!
+//! `builders.rs` and `feed.rs` (synthetic source events) are included by path by the tests and
+//! benches that need no server.
 #![allow(dead_code)]
 
 pub mod accounts;
+pub mod builders;
 pub mod certs;
 pub mod gate;
 pub mod load;
@@ -24,6 +29,7 @@ pub mod serve;
 pub mod server;
 pub mod snapshot;
 pub mod tmux;
+pub mod watch;
 
 // Not every test uses both; the glob keeps `common::PrivateServer` and friends short.
 #[allow(unused_imports)]

@@ -68,7 +68,7 @@ impl Serve {
                 let status = child.wait();
                 panic!(
                     "innodebt serve did not start ({status:?}): {}",
-                    log.lock().unwrap()
+                    log.lock().expect("the serve log")
                 );
             }
         };
@@ -139,7 +139,8 @@ impl HttpResponse {
 pub fn http_raw(addr: SocketAddr, request: &[u8]) -> HttpResponse {
     let started = Instant::now();
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("set a read timeout");
     s.write_all(request).expect("send");
     let mut raw = Vec::new();
     let _ = s.read_to_end(&mut raw);
@@ -246,10 +247,11 @@ impl Prometheus {
             ));
         }
         let cfg = dir.path().join("prometheus.yml");
-        std::fs::write(&cfg, config).unwrap();
+        std::fs::write(&cfg, config).expect("write prometheus.yml");
         let port = free_port();
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let log = std::fs::File::create(dir.path().join("prometheus.log"))
+            .expect("create prometheus.log");
         let child = Command::new(prometheus_bin())
             .arg(format!("--config.file={}", cfg.display()))
             .arg(format!(
