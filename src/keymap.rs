@@ -273,7 +273,8 @@ impl Binding {
 }
 
 const BOTH: &[Mode] = &[Mode::Live, Mode::Replay];
-const ALL: &[Mode] = &Mode::ALL;
+/// The three screens (the popups and the fleet have their own rows).
+const SCREENS: &[Mode] = &[Mode::Live, Mode::Replay, Mode::Compare];
 const LIVE: &[Mode] = &[Mode::Live];
 const REPLAY: &[Mode] = &[Mode::Replay];
 const COMPARE: &[Mode] = &[Mode::Compare];
@@ -286,14 +287,14 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(ch('?'), A::Help)],
         names: &["?"],
-        modes: ALL,
+        modes: SCREENS,
         help: "every key",
         hint: footer(0, "?", "help"),
     },
     Binding {
         keys: &[(ch('q'), A::Quit), (ctrl('c'), A::QuitNow)],
         names: &["q", "Ctrl-C"],
-        modes: ALL,
+        modes: SCREENS,
         help: "quit",
         hint: footer(1, "q", "quit"),
     },
@@ -358,7 +359,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(code(KeyCode::Esc), A::Back)],
         names: &["Esc"],
-        modes: ALL,
+        modes: SCREENS,
         help: "back / close",
         hint: footer(2, "Esc", "back"),
     },
@@ -547,7 +548,7 @@ pub const KEYMAP: &[Binding] = &[
     Binding {
         keys: &[(ctrl('z'), A::Suspend)],
         names: &["Ctrl-Z"],
-        modes: ALL,
+        modes: SCREENS,
         help: "suspend (fg to resume)",
         hint: None,
     },

@@ -54,6 +54,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if r.severity.is_some() {
         let state = match sev {
             Severity::Ok | Severity::Unknown => words.below_flushing,
+            // MySQL 8.0+ past sync flushing, below the stall (the flush verdict says the same).
+            Severity::Warning
+                if r.sync_flush_bytes
+                    .zip(r.checkpoint_age_bytes)
+                    .is_some_and(|(p, a)| a >= p) =>
+            {
+                "past sync flush"
+            }
             Severity::Warning => words.past_flushing,
             Severity::Critical => words.past_stall,
         };

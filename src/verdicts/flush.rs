@@ -74,6 +74,16 @@ pub(crate) fn flush_pressure(f: &Figures, flavor: Flavor, j: &FlushJudgement) ->
                 bytes(r.sync_point_bytes.unwrap_or_default()),
                 flavor.sync_point_effect()
             ));
+        } else if let Some(sync_flush) = r.sync_flush_bytes.filter(|p| age >= *p) {
+            // MySQL 8.0+ past sync flushing (`log0chkp.cc log_consider_sync_flush`): the page
+            // cleaner no longer holds to innodb_io_capacity; writes have not stalled yet.
+            reasons.push(format!(
+                "checkpoint age {} is past sync flushing {}{of_capacity}: the page cleaner \
+                 flushes regardless of innodb_io_capacity; writes stall at {}",
+                bytes(age),
+                bytes(sync_flush),
+                bytes(r.sync_point_bytes.unwrap_or_default())
+            ));
         } else {
             // MySQL 8.0+ acts a concurrency margin before its async counter: that point is
             // "where flushing starts" there, as the panel calls it (`Flavor::point_words`).

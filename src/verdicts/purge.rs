@@ -275,10 +275,11 @@ pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
             .length
             .map(|h| format!(" (history {}{growth})", count(h as f64)))
             .unwrap_or_default();
-    // The way out comes first after who: at 80 columns two lines reach about this far.
+    // The way out comes right after who: at 80 columns the verdict's two lines reach about
+    // this far.
     let message = format!(
-        "{thread} ({who}) has held a read view for {} — commit it, or kill it with K (asks \
-         for confirmation). Purge cannot pass it: {held}{history}. {what}.",
+        "{thread} ({who}): commit or kill it (K, asks first) — it has held a read view for {}. \
+         Purge cannot pass it: {held}{history}. {what}.",
         duration(b.age_s)
     );
     let critical = c

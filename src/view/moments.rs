@@ -222,7 +222,8 @@ impl Scanner {
         let prev = self.s.prev.take();
         self.redo_zone(f, at);
         if let Some(p) = &prev {
-            for v in &f.verdicts {
+            // "Unknown" (still watching after a start or a reconnection) marks nothing.
+            for v in f.verdicts.iter().filter(|v| v.kind != VerdictKind::Unknown) {
                 if !p.verdicts.contains(&v.kind) {
                     self.push(
                         MomentKind::Verdict,

@@ -32,6 +32,25 @@ fn flush_pressure_warning_at_async_critical_at_sync() {
         "{}",
         w.message
     );
+    // Past sync flushing, below the stall: the page cleaner ignores io_capacity (log0chkp.cc
+    // log_consider_sync_flush) — said as such, still a warning.
+    let mut f = fig(0);
+    f.redo.sync_flush_bytes = f.redo.async_point_bytes.map(|a| a + MIB);
+    f.redo.checkpoint_age_bytes = f.redo.sync_flush_bytes;
+    let mut e = VerdictEngine::default();
+    e.observe(0.0, &f, mysql());
+    f.sampled_at = at(1);
+    let a = e.observe(1.0, &f, mysql());
+    let v = a
+        .get(VerdictKind::FlushPressure)
+        .expect("past sync flushing");
+    assert_eq!(v.severity, Severity::Warning);
+    assert!(
+        v.message.contains("is past sync flushing")
+            && v.message.contains("regardless of innodb_io_capacity"),
+        "{}",
+        v.message
+    );
     let c = out[11].get(VerdictKind::FlushPressure).expect("critical");
     assert_eq!(c.severity, Severity::Critical);
     assert_eq!(c.since, at(0), "a severity change keeps since");
