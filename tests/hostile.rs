@@ -73,19 +73,24 @@ fn width(s: &str) -> usize {
 
 const BOX: &[char] = &['┌', '┐', '└', '┘', '│', '─', '├', '┤', '┬', '┴', '┼'];
 
-/// Every row within the width; the panel rows (between the verdict line and the footer)
-/// exactly the width, starting and ending on a border: one mis-measured wide character
-/// shifts the right border.
+/// Every row within the width; the panel rows (between the verdict — one or two lines — and
+/// the footer) exactly the width, starting and ending on a border: one mis-measured wide
+/// character shifts the right border.
 fn assert_intact(screen: &str, w: usize, h: usize) {
     let rows: Vec<&str> = screen.lines().collect();
     assert_eq!(rows.len(), h, "rows on screen:\n{screen}");
+    let top = rows
+        .iter()
+        .position(|r| r.starts_with('┌'))
+        .unwrap_or_else(|| panic!("no panel on screen:\n{screen}"));
+    assert!(top <= 3, "the verdict takes at most two lines:\n{screen}");
     for (i, row) in rows.iter().enumerate() {
         assert!(
             width(row) <= w,
             "row {i} is {} columns wide (> {w}):\n{screen}",
             width(row)
         );
-        if (2..h - 1).contains(&i) {
+        if (top..h - 1).contains(&i) {
             let first = row.chars().next();
             let last = row.chars().last();
             assert!(

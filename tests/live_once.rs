@@ -327,7 +327,7 @@ async fn once_names_an_open_writer_holding_history_while_purge_keeps_pace() {
     assert_eq!(first["thread_id"].as_u64(), Some(writer_id));
     assert_eq!(v["purge"]["blocked"], false, "{}", v["purge"]);
     assert!(
-        v["purge"]["pace"].as_f64().is_some_and(|p| p >= 0.9),
+        v["purge"]["pace"].as_f64().is_some_and(|p| p >= 0.5),
         "purge keeps pace: {}",
         v["purge"]
     );

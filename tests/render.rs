@@ -526,17 +526,21 @@ fn layout_of_every_scenario() {
     }
 }
 
-#[test]
-fn styles_of_every_theme() {
-    let app = pressure();
+/// `app`'s styled screen in every theme at every size, as `{prefix}_{theme}_{w}x{h}`.
+fn snapshot_every_theme(prefix: &str, app: &App) {
     for theme in themes() {
         for (w, h) in SIZES {
             snapshot!(
-                format!("render_style_{}_{w}x{h}", theme.name()),
-                styled(&screen(&app, &theme, w, h))
+                format!("{prefix}_{}_{w}x{h}", theme.name()),
+                styled(&screen(app, &theme, w, h))
             );
         }
     }
+}
+
+#[test]
+fn styles_of_every_theme() {
+    snapshot_every_theme("render_style", &pressure());
 }
 
 #[test]
@@ -1327,14 +1331,7 @@ fn mysql_8_checkpoint_panel_in_its_own_words() {
         }
         snapshot!(format!("render_mysql_8030_{w}x{h}"), text);
     }
-    for theme in themes() {
-        for (w, h) in SIZES {
-            snapshot!(
-                format!("render_mysql_8030_style_{}_{w}x{h}", theme.name()),
-                styled(&screen(&app, &theme, w, h))
-            );
-        }
-    }
+    snapshot_every_theme("render_mysql_8030_style", &app);
 }
 
 /// More verdicts than 80×24 holds: the overlay cuts them above a `…` and still says how to

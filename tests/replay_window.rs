@@ -391,7 +391,7 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         (2, 0x32cd_bf31),
         (3, 0xdaef_38e7),
         (4, 0x711f_a278),
-        (5, 0x4407_0a51),
+        (5, 0x8975_a7f2),
     ];
     let want = pinned
         .iter()

@@ -106,9 +106,17 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
             .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
         // Between the values a tick or two either side. Under write load checkpoint age moves
         // in steps of several hundred kB between two polls a fraction of a second apart, so
-        // allow 25 %: a wrong figure (another unit, another source) is off by far more.
+        // allow 25 %: a wrong figure (another unit, another source) is off by far more. A
+        // checkpoint in the window (a fall between two scrapes) may have taken the age
+        // anywhere down to nothing at the moment --once read it.
+        let fell = around.windows(2).any(|w| w[1] < w[0]);
+        let floor = if fell && series == "innodebt_checkpoint_age_bytes" {
+            0.0
+        } else {
+            lo * 0.75
+        };
         assert!(
-            want >= lo * 0.75 && want <= hi * 1.25,
+            want >= floor && want <= hi * 1.25,
             "{series}: --once said {want}, Prometheus had {around:?} around that moment"
         );
         assert!(want > 0.0, "{series} should have moved under load: {want}");

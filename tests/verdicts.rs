@@ -9,99 +9,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
+use common::watch::Watch;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::derive::Deriver;
-use innodebt::figures::Figures;
-use innodebt::sample::SourceEvent;
-use innodebt::source::flavor::Flavor;
-use innodebt::source::live::{PollerConfig, Session};
 use innodebt::verdicts::{Assessment, Severity, VerdictEngine, VerdictKind};
-use mysql_async::Conn;
-
-/// Polls the server, derives figures and assesses them, keeping what it saw.
-struct Watch {
-    session: Session,
-    cfg: PollerConfig,
-    started: Instant,
-    deriver: Deriver,
-    engine: VerdictEngine,
-    flavor: Flavor,
-    recorded: Vec<Figures>,
-}
-
-impl Watch {
-    async fn open(server: &PrivateServer) -> Watch {
-        let cfg = PollerConfig {
-            label: "private test server".into(),
-            ..PollerConfig::default()
-        };
-        let conn = Conn::new(server.opts()).await.expect("connect");
-        let session = Session::open(conn, &cfg).await.expect("session");
-        let mut deriver = Deriver::new();
-        deriver.push(&SourceEvent::Connected {
-            at: Utc::now(),
-            info: session.info.clone(),
-        });
-        let flavor = session.flavor();
-        Watch {
-            session,
-            cfg,
-            started: Instant::now(),
-            deriver,
-            engine: VerdictEngine::default(),
-            flavor,
-            recorded: Vec::new(),
-        }
-    }
-
-    /// Re-reads the variables now (after a SET GLOBAL).
-    async fn refresh_variables(&mut self) {
-        if let Some(variables) = self
-            .session
-            .changed_variables(&self.cfg, true)
-            .await
-            .expect("variables")
-        {
-            self.deriver.push(&SourceEvent::Variables {
-                at: Utc::now(),
-                variables,
-            });
-        }
-    }
-
-    async fn tick(&mut self) -> Assessment {
-        let sample = self
-            .session
-            .poll(&self.cfg, self.started, false, false)
-            .await
-            .expect("poll");
-        let figures = self.deriver.push_sample(&sample).expect("figures");
-        let a = self.engine.observe(sample.mono_s, &figures, self.flavor);
-        self.recorded.push(figures);
-        a
-    }
-
-    /// Ticks every `every` until `done` holds or `limit` passes; returns the last assessment.
-    async fn until(
-        &mut self,
-        every: Duration,
-        limit: Duration,
-        done: impl Fn(&Assessment) -> bool,
-    ) -> (Assessment, bool) {
-        let deadline = Instant::now() + limit;
-        loop {
-            let a = self.tick().await;
-            if done(&a) {
-                return (a, true);
-            }
-            if Instant::now() > deadline {
-                return (a, false);
-            }
-            tokio::time::sleep(every).await;
-        }
-    }
-}
 
 fn kinds(a: &Assessment) -> Vec<&'static str> {
     a.verdicts.iter().map(|v| v.kind.as_str()).collect()
@@ -116,7 +26,7 @@ async fn a_real_snapshot_is_named_and_the_purge_lag_setting_is_armed_on_mariadb(
     let tick = Duration::from_millis(500);
 
     // Load alone: no read-view verdict.
-    let (calm, _) = watch.until(tick, Duration::from_secs(3), |_| false).await;
+    let (_, calm, _) = watch.until(tick, Duration::from_secs(3), |_| false).await;
     assert!(
         calm.get(VerdictKind::BlockedByReadView).is_none(),
         "{:?}",
@@ -125,7 +35,7 @@ async fn a_real_snapshot_is_named_and_the_purge_lag_setting_is_armed_on_mariadb(
 
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let thread = snapshot.thread_id();
-    let (blocked, ok) = watch
+    let (_, blocked, ok) = watch
         .until(tick, Duration::from_secs(40), |a| {
             a.get(VerdictKind::BlockedByReadView).is_some()
         })
@@ -153,11 +63,8 @@ async fn a_real_snapshot_is_named_and_the_purge_lag_setting_is_armed_on_mariadb(
     );
 
     // Arm the purge-lag throttle below the history the snapshot holds back.
-    server
-        .sql("SET GLOBAL innodb_max_purge_lag = 100, GLOBAL innodb_max_purge_lag_delay = 2000")
-        .await;
-    watch.refresh_variables().await;
-    let (trap, ok) = watch
+    watch.set_purge_lag(&server, 100, 2000).await;
+    let (_, trap, ok) = watch
         .until(tick, Duration::from_secs(20), |a| {
             a.get(VerdictKind::PurgeLagTrap).is_some()
         })
@@ -170,13 +77,10 @@ async fn a_real_snapshot_is_named_and_the_purge_lag_setting_is_armed_on_mariadb(
     assert!(t.message.contains("key l"), "{}", t.message);
     eprintln!("trap: {}", t.message);
 
-    server
-        .sql("SET GLOBAL innodb_max_purge_lag = 0, GLOBAL innodb_max_purge_lag_delay = 0")
-        .await;
-    watch.refresh_variables().await;
+    watch.set_purge_lag(&server, 0, 0).await;
     snapshot.commit().await;
     let committed = Instant::now();
-    let (after, ok) = watch
+    let (_, after, ok) = watch
         .until(tick, Duration::from_secs(30), |a| {
             a.get(VerdictKind::BlockedByReadView).is_none()
                 && a.get(VerdictKind::PurgeLagTrap).is_none()

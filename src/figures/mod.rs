@@ -311,6 +311,10 @@ pub struct Purge {
     /// nothing committed in between.
     #[serde(default)]
     pub pace: Option<f64>,
+    /// How far back that pace looks: seconds from the older of the two SEIS reads to this
+    /// sample. A read view younger than this may not have been there while purge kept pace.
+    #[serde(default)]
+    pub pace_over_s: Option<f64>,
     /// Open transactions (INNODB_TRX's count; `null` where the server cannot count them in
     /// the same statement: no window functions).
     #[serde(default)]

@@ -62,8 +62,9 @@ struct SlowCounters {
     lsn_rate: Option<f64>,
     /// (mono_s, trx id counter, purge done below) of the last SEIS that printed both.
     purge_position: Option<(f64, u64, u64)>,
-    /// Purge's position's advance over the counter's between the last two of those.
-    purge_pace: Option<f64>,
+    /// Purge's position's advance over the counter's between the last two of those, and
+    /// when the older of the two was read (mono_s).
+    purge_pace: Option<(f64, f64)>,
 }
 
 impl SlowCounters {
@@ -102,8 +103,10 @@ impl SlowCounters {
             if mono_s <= at {
                 return;
             }
-            self.purge_pace = (counter > prev_counter)
-                .then(|| done.saturating_sub(prev_done) as f64 / (counter - prev_counter) as f64);
+            self.purge_pace = (counter > prev_counter).then(|| {
+                let pace = done.saturating_sub(prev_done) as f64 / (counter - prev_counter) as f64;
+                (pace, at)
+            });
         }
         self.purge_position = Some((mono_s, counter, done));
     }
@@ -498,7 +501,13 @@ impl Context<'_> {
             pace: self
                 .slow
                 .purge_position_at(self.cur.mono_s)
-                .and(self.slow.purge_pace),
+                .and(self.slow.purge_pace)
+                .map(|(pace, _)| pace),
+            pace_over_s: self
+                .slow
+                .purge_position_at(self.cur.mono_s)
+                .and(self.slow.purge_pace)
+                .map(|(_, from)| (self.cur.mono_s - from).max(0.0)),
             open_trx: self.cur.trx_open,
             open_rw_trx: self.cur.trx_rw,
             oldest_rw: self

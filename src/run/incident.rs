@@ -87,20 +87,7 @@ async fn show(cli: &Cli, view: incident::CompareView) -> ExitCode {
         Err(code) => return code,
     };
     let app = crate::app::App::comparing(view, chrono::Utc::now());
-    // No source: nothing arrives but keys.
-    let (_tx, rx) = tokio::sync::mpsc::channel(1);
-    let wiring = crate::tui::Wiring {
-        control: None,
-        events: rx,
-        messages: None,
-        poller: None,
-        recorder: None,
-        recording: None,
-    };
-    match crate::tui::run(app, theme, wiring).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
-    }
+    super::shared::run_without_source(app, theme).await
 }
 
 /// `replay FILE --what-if VAR=VALUE`: the dashboard with the what-if on the checkpoint-age

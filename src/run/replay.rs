@@ -6,15 +6,12 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
-
 use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, Recording, Replay};
 use crate::capture;
 use crate::cli::{Cli, ExportFormat, TimeSpec};
 use crate::replay::CaptureSet;
-use crate::tui;
 
 /// The demo: a real capture recorded by innodebt from MariaDB under write load, with a long
 /// transaction blocking purge and checkpoint age past the async point.
@@ -105,20 +102,7 @@ async fn show_with(
     let mut replay = Replay::new(recording, first, last);
     replay.what_if = what_if;
     let app = App::replaying(replay, interval);
-    // No live source: the app is fed by its own transport.
-    let (_tx, rx) = mpsc::channel(1);
-    let wiring = tui::Wiring {
-        control: None,
-        events: rx,
-        messages: None,
-        poller: None,
-        recorder: None,
-        recording: None,
-    };
-    match tui::run(app, theme, wiring).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
-    }
+    super::shared::run_without_source(app, theme).await
 }
 
 /// The typical gap between samples, for the header.

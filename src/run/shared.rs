@@ -33,3 +33,22 @@ pub fn theme(cli: &Cli) -> Result<Theme, ExitCode> {
     }
     Theme::load(&cli.options.theme).map_err(|e| fail(EXIT_CONFIG, e))
 }
+
+/// The dashboard over what `app` holds already (a replay with its own transport, a
+/// comparison): no live source, nothing arrives but keys.
+pub async fn run_without_source(app: crate::app::App, theme: Theme) -> ExitCode {
+    // The sender lives until the screen closes: the source channel stays open and empty.
+    let (_tx, rx) = tokio::sync::mpsc::channel(1);
+    let wiring = crate::tui::Wiring {
+        control: None,
+        events: rx,
+        messages: None,
+        poller: None,
+        recorder: None,
+        recording: None,
+    };
+    match crate::tui::run(app, theme, wiring).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
+    }
+}

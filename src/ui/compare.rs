@@ -84,12 +84,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
 }
 
 fn header(frame: &mut Frame, area: Rect, c: &Compare, theme: &Theme) {
-    let bg = theme.style(ThemeItem::HeaderBg);
-    let text = theme
-        .style(ThemeItem::Text)
-        .patch(bg)
-        .patch(theme.style(ThemeItem::HeaderText));
-    let dim = theme.style(ThemeItem::Dim).patch(bg);
+    let (bg, text, dim) = super::header::bar_styles(theme);
     let badge = Span::styled(" COMPARE ", bg.patch(theme.style(ThemeItem::BadgeFrozen)));
     let sides = vec![
         Span::styled(" incident ", dim),

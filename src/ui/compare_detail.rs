@@ -6,13 +6,10 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear};
 
 use crate::app::compare::Compare;
 use crate::text::{sanitize, truncate, width, wrap};
 use crate::theme::{Theme, ThemeItem};
-
-use super::flow::draw_lines;
 
 /// Widest the popup gets, so lines stay readable on huge terminals.
 const MAX_WIDTH: u16 = 100;
@@ -77,30 +74,6 @@ pub fn render(frame: &mut Frame, area: Rect, c: &Compare, theme: &Theme) {
         ));
     }
     let h = lines.len() as u16 + 2;
-    let popup = Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    };
-    frame.render_widget(Clear, popup);
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .border_style(bg.patch(theme.style(ThemeItem::PopupBorder)))
-        .title(Line::styled(
-            format!(
-                " {} ",
-                truncate(&sanitize(&d.title, 200), w.saturating_sub(4) as usize)
-            ),
-            bg.patch(theme.style(ThemeItem::Title)),
-        ))
-        .style(base);
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
-    let text_area = Rect {
-        x: inner.x + 1.min(inner.width),
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
-    draw_lines(frame.buffer_mut(), text_area, &lines);
+    let title = sanitize(&d.title, 200);
+    super::frame::popup(frame, area, (w, h), &title, &lines, theme);
 }

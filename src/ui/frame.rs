@@ -71,3 +71,45 @@ pub fn waiting(buf: &mut Buffer, area: Rect, theme: &Theme) {
         )],
     );
 }
+
+/// A bordered popup of `w` × `h` centred in `area`, cleared, titled (cut to fit), its
+/// `lines` drawn inside with a column of margin: the one shape every overlay takes.
+pub fn popup(
+    frame: &mut Frame,
+    area: Rect,
+    (w, h): (u16, u16),
+    title: &str,
+    lines: &[Line<'static>],
+    theme: &Theme,
+) {
+    use ratatui::widgets::Clear;
+    let bg = theme.style(ThemeItem::PopupBg);
+    let base = theme.style(ThemeItem::Text).patch(bg);
+    let (w, h) = (w.min(area.width), h.min(area.height));
+    let rect = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    };
+    frame.render_widget(Clear, rect);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(bg.patch(theme.style(ThemeItem::PopupBorder)))
+        .title(Line::styled(
+            format!(
+                " {} ",
+                crate::text::truncate(title, w.saturating_sub(4) as usize)
+            ),
+            bg.patch(theme.style(ThemeItem::Title)),
+        ))
+        .style(base);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let text_area = Rect {
+        x: inner.x + 1.min(inner.width),
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    draw_lines(frame.buffer_mut(), text_area, lines);
+}

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Freshness, Link, secs_between};
@@ -24,13 +25,18 @@ const LABEL_COLS: usize = 40;
 /// Parts at this importance or above (interval, cost) go before the label shrinks.
 const SHRINK_LABEL_AT: u8 = 5;
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// The header bar's background, text and dim styles (the compare screen's header too).
+pub fn bar_styles(theme: &Theme) -> (Style, Style, Style) {
     let bg = theme.style(ThemeItem::HeaderBg);
     let text = theme
         .style(ThemeItem::Text)
         .patch(bg)
         .patch(theme.style(ThemeItem::HeaderText));
-    let dim = theme.style(ThemeItem::Dim).patch(bg);
+    (bg, text, theme.style(ThemeItem::Dim).patch(bg))
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let (bg, text, dim) = bar_styles(theme);
     let badge = |item: ThemeItem| bg.patch(theme.style(item));
 
     let view = app.view();

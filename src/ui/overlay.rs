@@ -5,15 +5,14 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear};
 
 use crate::app::keys;
 use crate::app::{App, Confirm, Input, Overlay, secs_between};
 use crate::keymap;
 use crate::theme::{Theme, ThemeItem};
 
-use super::flow::{draw_lines, wrap_line};
-use crate::text::{sanitize, truncate, width, wrap};
+use super::flow::wrap_line;
+use crate::text::{sanitize, width, wrap};
 use crate::units;
 
 /// Widest a popup gets, so lines stay readable on huge terminals.
@@ -64,29 +63,7 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme
     if w < 3 || h < 3 {
         return;
     }
-    let popup = Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    };
-    frame.render_widget(Clear, popup);
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .border_style(bg.patch(theme.style(ThemeItem::PopupBorder)))
-        .title(Line::styled(
-            format!(" {} ", truncate(&title, w.saturating_sub(4) as usize)),
-            bg.patch(theme.style(ThemeItem::Title)),
-        ))
-        .style(base);
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
-    let text_area = Rect {
-        x: inner.x + 1.min(inner.width),
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
-    draw_lines(frame.buffer_mut(), text_area, &lines);
+    super::frame::popup(frame, area, (w, h), &title, &lines, theme);
 }
 
 /// The keys that work here (a replay lists its own, not the ones it refuses).

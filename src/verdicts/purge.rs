@@ -60,7 +60,7 @@ pub(crate) fn judge(f: &Figures, trend: &Trend, th: &Thresholds, flavor: Flavor)
     let blocked = if f.blocker.is_some() {
         Some(
             !falling
-                && !keeps_pace(f, th)
+                && !passed_by_purge(f, th)
                 && (trend.held_back.unwrap_or(0) >= th.held_back_min.max(1)
                     || trend.steady
                     || purge_stuck(f, th)),
@@ -104,6 +104,17 @@ pub(crate) fn purge_stuck(f: &Figures, th: &Thresholds) -> bool {
 pub(crate) fn keeps_pace(f: &Figures, th: &Thresholds) -> bool {
     f.purge.pace.is_some_and(|p| p >= th.pace_keeps_up)
         && f.purge.lag_trx.is_some_and(|l| l <= th.lag_trx_caught_up)
+}
+
+/// Purge kept pace over a window the oldest read view was open for the whole of: purge is
+/// passing it, so it blocks nothing (whatever history does meanwhile). A view younger than
+/// the window may have stopped purge since; it is judged as before.
+pub(crate) fn passed_by_purge(f: &Figures, th: &Thresholds) -> bool {
+    keeps_pace(f, th)
+        && match (&f.blocker, f.purge.pace_over_s) {
+            (Some(b), Some(over)) => b.age_s as f64 >= over,
+            _ => false,
+        }
 }
 
 /// Purge has caught up: next to the counter (under [`Thresholds::lag_trx_stuck_min`]: at rest),

@@ -255,7 +255,7 @@ fn history_held_by_open_writes_is_named_with_their_count() {
         },
         |t| {
             let mut f = held(t);
-            f.purge.pace = Some(0.5);
+            f.purge.pace = Some(0.3);
             f
         },
     ] as [fn(i64) -> Figures; 2]
@@ -342,4 +342,35 @@ fn without_fresh_data_no_old_green_check_survives() {
         shown.iter().map(|v| v.kind).collect::<Vec<_>>(),
         vec![VerdictKind::Unknown, VerdictKind::BlockedByReadView]
     );
+}
+
+/// Purge keeping pace over a window the view was open for the whole of passes that view:
+/// history growing behind it is held some other way (MariaDB's open writers), not blocked by
+/// it. A view younger than the window gets no such pass: the pace was seen before it opened.
+#[test]
+fn purge_keeping_pace_past_a_view_is_not_blocked_by_it_unless_the_view_is_newer() {
+    let growing_with = |age: u64| {
+        move |t: i64| {
+            let mut f = fig(t);
+            f.history.length = Some(2_000 + 400 * t as u64);
+            f.blocker = Some(blocker(age + t as u64));
+            f.purge.lag_trx = Some(3_000);
+            f.purge.pace = Some(0.97);
+            f.purge.pace_over_s = Some(9.0);
+            f
+        }
+    };
+    let mut e = VerdictEngine::default();
+    let out = run(&mut e, mariadb(), growing_with(30), 0..15);
+    assert_eq!(out[14].purge.blocked, Some(false));
+    assert!(out[14].get(VerdictKind::BlockedByReadView).is_none());
+    // The same, but the view is 3 s old: it opened after the older SEIS read 9 s ago.
+    let young = |t: i64| {
+        let mut f = growing_with(3)(t);
+        f.blocker = Some(blocker(3));
+        f
+    };
+    let mut e = VerdictEngine::default();
+    let out = run(&mut e, mariadb(), young, 0..15);
+    assert_eq!(out[14].purge.blocked, Some(true), "{:?}", kinds(&out[14]));
 }
