@@ -60,3 +60,117 @@ fn install_panic_hook() {
         previous(info);
     }));
 }
+
+/// What the terminal gives the screen's loop.
+#[derive(Debug)]
+pub enum Input {
+    Event(crossterm::event::Event),
+    /// The terminal went away (its ssh session or window closed without a SIGHUP reaching
+    /// us): nothing will ever be typed again.
+    Gone,
+    Failed(io::Error),
+}
+
+/// Terminal input on threads of their own, as a channel. crossterm's reader spins on a
+/// terminal that hung up — `read` returns 0 bytes and it reads again, forever, at a full core
+/// (`event/source/unix/mio.rs`, its TTY loop) — and whoever called it never returns. So it
+/// reads on a thread of its own (blocking, as crossterm expects: no readiness of its lost to
+/// another poller), and a second thread watches the terminal itself without reading
+/// (`poll(2)`: `POLLHUP`, or readable with nothing to read) and says when it is gone. The
+/// screen's loop only ever awaits the channel, so SIGHUP, SIGTERM and a hang-up all end it.
+pub fn spawn_input() -> tokio::sync::mpsc::Receiver<Input> {
+    use std::os::fd::AsRawFd as _;
+    // crossterm reads standard input when it is a terminal, else /dev/tty: watch the same.
+    // SAFETY: isatty only inspects the descriptor.
+    let tty = (unsafe { libc::isatty(0) } != 1)
+        .then(|| std::fs::File::open("/dev/tty").ok())
+        .flatten();
+    let fd = tty.as_ref().map_or(0, |f| f.as_raw_fd());
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    let reader = tx.clone();
+    std::thread::spawn(move || {
+        loop {
+            let input = crossterm::event::read().map_or_else(Input::Failed, Input::Event);
+            let failed = matches!(input, Input::Failed(_));
+            if reader.blocking_send(input).is_err() || failed {
+                return;
+            }
+        }
+    });
+    watch_hangup(fd, tty, tx);
+    rx
+}
+
+/// Sends [`Input::Gone`] once `fd` hangs up (looked at every quarter second; `keep` holds it
+/// open meanwhile), or stops when nobody listens any more.
+fn watch_hangup(fd: i32, keep: Option<std::fs::File>, tx: tokio::sync::mpsc::Sender<Input>) {
+    std::thread::spawn(move || {
+        let _keep = keep;
+        while !tx.is_closed() {
+            if hung_up(fd, 250) {
+                let _ = tx.blocking_send(Input::Gone);
+                return;
+            }
+        }
+    });
+}
+
+/// Whether `fd`'s terminal is gone, waiting at most `timeout_ms` for a change; reads nothing.
+fn hung_up(fd: i32, timeout_ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        // Asking for nothing: POLLHUP, POLLERR and POLLNVAL come anyway, and waiting input
+        // does not end the wait (the reader takes it).
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd for the call's duration.
+    let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+    if n <= 0 {
+        // Nothing happened, or EINTR (a signal: SIGWINCH, SIGCONT).
+        return false;
+    }
+    p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// A terminal whose other end closes (an ssh session dropped, a window closed) is noticed
+    /// as gone within a poll, not read forever.
+    #[test]
+    fn a_hung_up_terminal_is_gone_not_spun_on() {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty fills the two descriptors; the other arguments may be null.
+        let r = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(r, 0, "openpty: {}", io::Error::last_os_error());
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        watch_hangup(slave, None, tx);
+        // Nothing typed: nothing arrives.
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(rx.try_recv().is_err());
+        // SAFETY: closing the master we opened: the slave side hangs up.
+        unsafe { libc::close(master) };
+        let start = Instant::now();
+        let got = loop {
+            match rx.try_recv() {
+                Ok(i) => break Some(i),
+                Err(_) if start.elapsed() > Duration::from_secs(3) => break None,
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        };
+        assert!(matches!(got, Some(Input::Gone)), "{got:?}");
+        // SAFETY: closing the slave we opened.
+        unsafe { libc::close(slave) };
+    }
+}

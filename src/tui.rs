@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use crossterm::event::{Event, EventStream};
-use futures_util::StreamExt;
+use crossterm::event::Event;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -19,7 +18,7 @@ use crate::control::{self, AuditLog};
 use crate::sample::SourceEvent;
 use crate::source::connect::ConnectOptions;
 use crate::source::live::PollerCommand;
-use crate::term;
+use crate::term::{self, Input};
 use crate::theme::Theme;
 
 const MIN_FRAME: Duration = Duration::from_millis(66);
@@ -72,9 +71,11 @@ async fn event_loop(
     wiring: &mut Wiring,
     terminal: &mut term::Tui,
 ) -> anyhow::Result<()> {
-    let mut input = EventStream::new();
+    let mut input = term::spawn_input();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
+    // The input thread watches the terminal, not window sizes: the resize comes from here.
+    let mut winch = signal(SignalKind::window_change())?;
     let mut clock = tokio::time::interval(CLOCK);
     clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_draw = Instant::now() - MIN_FRAME;
@@ -101,15 +102,17 @@ async fn event_loop(
             biased;
             _ = sigterm.recv() => break,
             _ = sighup.recv() => break,
-            ev = input.next() => match ev {
-                Some(Ok(Event::Key(k))) => {
+            _ = winch.recv() => Msg::Resize,
+            ev = input.recv() => match ev {
+                Some(Input::Event(Event::Key(k))) => {
                     timings.key();
                     Msg::Key(k)
                 }
-                Some(Ok(Event::Resize(_, _))) => Msg::Resize,
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(e).context("reading the terminal failed"),
-                None => break,
+                Some(Input::Event(Event::Resize(_, _))) => Msg::Resize,
+                Some(Input::Event(_)) => continue,
+                Some(Input::Failed(e)) => return Err(e).context("reading the terminal failed"),
+                // The terminal hung up: finish like on SIGHUP (the capture is closed after).
+                Some(Input::Gone) | None => break,
             },
             ev = wiring.events.recv(), if source_open => match ev {
                 Some(ev) => {

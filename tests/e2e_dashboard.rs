@@ -168,3 +168,47 @@ async fn record_while_the_dashboard_runs_then_replay_it() {
     tmux.keys(&["q"]);
     tmux.wait_for("the shell", long, |s| !s.contains("REPLAY"));
 }
+
+/// The terminal hangs up under a recording dashboard and the SIGHUP does not get through
+/// (blocked here, as when the screen loop is busy): innodebt notices the hang-up itself and
+/// exits within seconds with its capture finished. It used to spin on the dead terminal —
+/// reads returning nothing, forever — at most of a core, deaf even to SIGTERM.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dashboard_whose_terminal_goes_away_exits_and_finishes_its_capture() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("gone.idbt");
+    let tmux = Tmux::start(dir.path(), 120, 40);
+    let pidfile = dir.path().join("pid");
+    let dashboard = command_line(&server, &format!("--record {}", file.display()));
+    // perl blocks SIGHUP and execs: a blocked signal stays blocked across exec.
+    tmux.type_text(&format!(
+        "perl -MPOSIX -e 'sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGHUP)); exec @ARGV' {}",
+        common::tmux::with_pidfile(&dashboard, &pidfile)
+    ));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the dashboard", Duration::from_secs(20), |s| {
+        s.contains("Checkpoint age")
+    });
+    let pid = std::fs::read_to_string(&pidfile).expect("pid");
+    let pid = pid.trim().to_string();
+    // The terminal goes: the tmux server and its panes.
+    drop(tmux);
+    let gone_at = std::time::Instant::now();
+    let alive = || std::path::Path::new(&format!("/proc/{pid}")).exists();
+    while alive() && gone_at.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if alive() {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+        panic!("innodebt still runs 15 s after its terminal went away");
+    }
+    let cap = innodebt::capture::open(&file).expect("capture");
+    assert!(cap.end.is_complete(), "{:?}", cap.end);
+    eprintln!(
+        "exited {:?} after the terminal went away",
+        gone_at.elapsed()
+    );
+}

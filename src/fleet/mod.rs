@@ -15,8 +15,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use crossterm::event::{Event, EventStream, KeyEvent};
-use futures_util::StreamExt;
+use crossterm::event::{Event, KeyEvent};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -28,7 +27,7 @@ use crate::keymap::{self, KeyAction, Mode};
 use crate::run::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::source::live::PollerConfig;
-use crate::term;
+use crate::term::{self, Input};
 use crate::theme::Theme;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
@@ -179,9 +178,10 @@ async fn event_loop(
     terminal: &mut term::Tui,
     cli: &Cli,
 ) -> anyhow::Result<()> {
-    let mut input = EventStream::new();
+    let mut input = term::spawn_input();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
+    let mut winch = signal(SignalKind::window_change())?;
     let mut clock = tokio::time::interval(Duration::from_millis(250));
     clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut recent: Vec<VecDeque<crate::sample::SourceEvent>> =
@@ -211,8 +211,14 @@ async fn event_loop(
             biased;
             _ = sigterm.recv() => return Ok(()),
             _ = sighup.recv() => return Ok(()),
-            ev = input.next() => match ev {
-                Some(Ok(Event::Key(k))) => {
+            _ = winch.recv() => {
+                fleet.needs_draw = true;
+                if let Some(o) = open.as_mut() {
+                    o.app.update(app::Msg::Resize);
+                }
+            }
+            ev = input.recv() => match ev {
+                Some(Input::Event(Event::Key(k))) => {
                     if let Some(o) = open.as_mut() {
                         if dashboard_key(&mut o.app, k, terminal)? {
                             open = None;
@@ -249,15 +255,16 @@ async fn event_loop(
                         }
                     }
                 }
-                Some(Ok(Event::Resize(_, _))) => {
+                Some(Input::Event(Event::Resize(_, _))) => {
                     fleet.needs_draw = true;
                     if let Some(o) = open.as_mut() {
                         o.app.update(app::Msg::Resize);
                     }
                 }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(e).context("reading the terminal failed"),
-                None => return Ok(()),
+                Some(Input::Event(_)) => {}
+                Some(Input::Failed(e)) => return Err(e).context("reading the terminal failed"),
+                // The terminal hung up: nothing more will be typed.
+                Some(Input::Gone) | None => return Ok(()),
             },
             msg = wiring.incoming.recv() => match msg {
                 Some(Incoming::Row(index, update)) => {
