@@ -9,6 +9,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+mod compare;
 mod docs;
 mod fleet;
 mod popup;
@@ -220,15 +221,6 @@ const fn footer(rank: u8, key: &'static str, what: &'static str) -> Option<Hint>
     hint(Bar::Footer, rank, key, what)
 }
 
-const fn compare(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
-    Some(Hint {
-        bar: Bar::Compare,
-        rank,
-        key,
-        what,
-    })
-}
-
 const fn timeline(rank: u8, key: &'static str, what: &'static str) -> Option<Hint> {
     hint(Bar::Timeline, rank, key, what)
 }
@@ -277,7 +269,6 @@ const BOTH: &[Mode] = &[Mode::Live, Mode::Replay];
 const SCREENS: &[Mode] = &[Mode::Live, Mode::Replay, Mode::Compare];
 const LIVE: &[Mode] = &[Mode::Live];
 const REPLAY: &[Mode] = &[Mode::Replay];
-const COMPARE: &[Mode] = &[Mode::Compare];
 
 use KeyAction as A;
 
@@ -507,45 +498,6 @@ pub const KEYMAP: &[Binding] = &[
         hint: timeline(5, "a", "note"),
     },
     Binding {
-        keys: &[
-            (code(KeyCode::Up), A::DiffUp),
-            (code(KeyCode::Down), A::DiffDown),
-            (ch('k'), A::DiffUp),
-            (ch('j'), A::DiffDown),
-        ],
-        names: &["↑ ↓", "k j"],
-        modes: COMPARE,
-        help: "previous / next difference",
-        hint: compare(0, "↑↓", "difference"),
-    },
-    Binding {
-        keys: &[
-            (code(KeyCode::PageUp), A::DiffPageUp),
-            (code(KeyCode::PageDown), A::DiffPageDown),
-        ],
-        names: &["PgUp", "PgDn"],
-        modes: COMPARE,
-        help: "ten differences up / down",
-        hint: None,
-    },
-    Binding {
-        keys: &[
-            (code(KeyCode::Home), A::DiffFirst),
-            (code(KeyCode::End), A::DiffLast),
-        ],
-        names: &["Home", "End"],
-        modes: COMPARE,
-        help: "first / last difference",
-        hint: None,
-    },
-    Binding {
-        keys: &[(code(KeyCode::Enter), A::DiffDetail)],
-        names: &["Enter"],
-        modes: COMPARE,
-        help: "the difference in detail: both sides' median, p95, max, and what it means",
-        hint: compare(1, "Enter", "detail"),
-    },
-    Binding {
         keys: &[(ctrl('z'), A::Suspend)],
         names: &["Ctrl-Z"],
         modes: SCREENS,
@@ -554,10 +506,11 @@ pub const KEYMAP: &[Binding] = &[
     },
 ];
 
-/// Every row: the dashboard's, then the popups', then the fleet's.
+/// Every row: the dashboard's, then the compare screen's, the popups' and the fleet's.
 pub fn rows() -> impl Iterator<Item = &'static Binding> {
     KEYMAP
         .iter()
+        .chain(compare::COMPARE_KEYS)
         .chain(popup::POPUP_KEYS)
         .chain(fleet::FLEET_KEYS)
 }
@@ -620,78 +573,4 @@ pub fn hint_line(bar: Bar) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// No key means two things in one mode.
-    #[test]
-    fn a_key_does_one_thing_per_mode() {
-        for mode in Mode::ALL {
-            let rows: Vec<&Binding> = bindings(mode).collect();
-            for (i, a) in rows.iter().enumerate() {
-                for b in &rows[i + 1..] {
-                    for (ka, _) in a.keys {
-                        assert!(
-                            !b.keys.iter().any(|(kb, _)| kb == ka),
-                            "{ka:?} is in both `{}` and `{}` in {mode:?}",
-                            a.label(),
-                            b.label()
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn every_row_works_somewhere_and_has_words() {
-        for b in rows() {
-            assert!(!b.modes.is_empty() && !b.names.is_empty() && !b.help.is_empty());
-            assert!(!b.keys.is_empty(), "{}", b.label());
-        }
-    }
-
-    /// The popups' and the fleet's key lines, as they read before they came from the table.
-    #[test]
-    fn popup_and_fleet_hint_lines() {
-        assert_eq!(
-            hint_line(Bar::Confirm),
-            "y yes · n/Esc no · ←/→ choose · Enter answers"
-        );
-        assert_eq!(hint_line(Bar::Prompt), "Enter go · Esc cancel");
-        assert_eq!(
-            hint_line(Bar::Fleet),
-            "↑↓ select · Enter dashboard · / filter · g group · q quit"
-        );
-        assert_eq!(hint_line(Bar::FleetFilter), "Enter keep · Esc clear");
-    }
-
-    #[test]
-    fn text_is_a_printable_character_typed_without_ctrl() {
-        let ev = |c: KeyCode, m: KeyModifiers| KeyEvent::new(c, m);
-        let typed = |e: KeyEvent| action(Mode::Prompt, &e);
-        assert_eq!(
-            typed(ev(KeyCode::Char('é'), KeyModifiers::NONE)),
-            Some(KeyAction::Type)
-        );
-        assert_eq!(
-            typed(ev(KeyCode::Char('Q'), KeyModifiers::SHIFT)),
-            Some(KeyAction::Type)
-        );
-        assert_eq!(typed(ev(KeyCode::Char('a'), KeyModifiers::CONTROL)), None);
-        assert_eq!(typed(ev(KeyCode::Char('\u{7}'), KeyModifiers::NONE)), None);
-        assert_eq!(
-            typed(ev(KeyCode::Backspace, KeyModifiers::NONE)),
-            Some(KeyAction::Erase)
-        );
-    }
-
-    /// A popup's key never explains itself as "works on a live server only" in a replay.
-    #[test]
-    fn elsewhere_names_only_dashboard_rows() {
-        let y = KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE);
-        assert!(elsewhere(Mode::Replay, &y).is_none());
-        let t = KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE);
-        assert!(elsewhere(Mode::Replay, &t).is_some());
-    }
-}
+mod tests;

@@ -74,11 +74,37 @@ pub enum Input {
 /// Terminal input on threads of their own, as a channel. crossterm's reader spins on a
 /// terminal that hung up — `read` returns 0 bytes and it reads again, forever, at a full core
 /// (`event/source/unix/mio.rs`, its TTY loop) — and whoever called it never returns. So it
-/// reads on a thread of its own (blocking, as crossterm expects: no readiness of its lost to
-/// another poller), and a second thread watches the terminal itself without reading
-/// (`poll(2)`: `POLLHUP`, or readable with nothing to read) and says when it is gone. The
-/// screen's loop only ever awaits the channel, so SIGHUP, SIGTERM and a hang-up all end it.
-pub fn spawn_input() -> tokio::sync::mpsc::Receiver<Input> {
+/// reads on a thread of its own, and a second thread watches the terminal itself without
+/// reading (`poll(2)`: `POLLHUP`) and says when it is gone. The screen's loop only ever
+/// awaits the channel, so SIGHUP, SIGTERM and a hang-up all end it. Dropped, it stops reading
+/// before the shell gets the terminal back: keys typed next are the shell's.
+pub struct InputThread {
+    rx: tokio::sync::mpsc::Receiver<Input>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stopped: std::sync::mpsc::Receiver<()>,
+}
+
+impl InputThread {
+    pub async fn recv(&mut self) -> Option<Input> {
+        self.rx.recv().await
+    }
+}
+
+impl Drop for InputThread {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // It stops within one of its polls; a reader spinning on a dead terminal never does,
+        // and is not waited for.
+        let _ = self
+            .stopped
+            .recv_timeout(std::time::Duration::from_millis(INPUT_POLL_MS as u64 * 4));
+    }
+}
+
+/// How long the reader waits for a key before it looks at its stop flag again.
+const INPUT_POLL_MS: u32 = 50;
+
+pub fn spawn_input() -> InputThread {
     use std::os::fd::AsRawFd as _;
     // crossterm reads standard input when it is a terminal, else /dev/tty: watch the same.
     // SAFETY: isatty only inspects the descriptor.
@@ -87,18 +113,26 @@ pub fn spawn_input() -> tokio::sync::mpsc::Receiver<Input> {
         .flatten();
     let fd = tty.as_ref().map_or(0, |f| f.as_raw_fd());
     let (tx, rx) = tokio::sync::mpsc::channel(64);
-    let reader = tx.clone();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let (stopped_tx, stopped) = std::sync::mpsc::channel();
+    let (reader, halt) = (tx.clone(), stop.clone());
     std::thread::spawn(move || {
-        loop {
-            let input = crossterm::event::read().map_or_else(Input::Failed, Input::Event);
+        let wait = std::time::Duration::from_millis(INPUT_POLL_MS.into());
+        while !halt.load(Ordering::SeqCst) {
+            let input = match crossterm::event::poll(wait) {
+                Ok(false) => continue,
+                Ok(true) => crossterm::event::read().map_or_else(Input::Failed, Input::Event),
+                Err(e) => Input::Failed(e),
+            };
             let failed = matches!(input, Input::Failed(_));
             if reader.blocking_send(input).is_err() || failed {
-                return;
+                break;
             }
         }
+        let _ = stopped_tx.send(());
     });
     watch_hangup(fd, tty, tx);
-    rx
+    InputThread { rx, stop, stopped }
 }
 
 /// Sends [`Input::Gone`] once `fd` hangs up (looked at every quarter second; `keep` holds it

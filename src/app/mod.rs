@@ -5,6 +5,7 @@ pub mod compare;
 pub mod keys;
 pub mod notes;
 pub mod replay;
+mod server_keys;
 
 /// The view and the moments live below the app (a capture's writer uses them too).
 pub use crate::view::{self, moments};

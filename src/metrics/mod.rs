@@ -5,6 +5,7 @@
 pub mod rates;
 pub mod selfcost;
 pub mod series;
+mod slow;
 mod state;
 
 use chrono::{DateTime, Utc};
@@ -14,6 +15,7 @@ use crate::figures::{
     Redo, ServerFigures, Undo, Unreadable, seconds_to_point,
 };
 use rates::{counter_rate, gauge_change, metric_rate, sum_known};
+use slow::SlowCounters;
 pub use state::MeasurerState;
 
 use crate::innodb_status::InnodbStatus;
@@ -42,97 +44,6 @@ pub struct Measurer {
     slow: SlowCounters,
     /// innodebt's own cost over the last minute.
     cost: selfcost::CostWindow,
-}
-
-/// `Uptime` and `Handler_update`/`Handler_delete` where they are not read every tick, and
-/// purge's position from SEIS (read every ~10 s).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-struct SlowCounters {
-    /// (mono_s, Uptime) of the last sample that carried it.
-    uptime: Option<(f64, u64)>,
-    /// (mono_s, Handler_update + Handler_delete) of the last sample that carried them.
-    changes: Option<(f64, u64)>,
-    /// Rows updated + deleted per second between the last two readings.
-    inflow: Option<f64>,
-    /// (mono_s, LSN) of the last sample that carried an LSN (where only SEIS has it, that
-    /// is its slower cadence).
-    lsn: Option<(f64, u64)>,
-    /// Redo generated per second: the LSN's advance between the last two readings.
-    lsn_rate: Option<f64>,
-    /// (mono_s, trx id counter, purge done below) of the last SEIS that printed both.
-    purge_position: Option<(f64, u64, u64)>,
-    /// Purge's position's advance over the counter's between the last two of those, and
-    /// when the older of the two was read (mono_s).
-    purge_pace: Option<(f64, f64)>,
-}
-
-impl SlowCounters {
-    fn observe(&mut self, s: &Sample) {
-        if let Some(up) = s.status("Uptime") {
-            self.uptime = Some((s.mono_s, up));
-        }
-        if let (Some(u), Some(d)) = (s.status("Handler_update"), s.status("Handler_delete")) {
-            let now = (s.mono_s, u.saturating_add(d));
-            self.inflow = self
-                .changes
-                .and_then(|prev| counter_rate(Some(prev.1), Some(now.1), now.0 - prev.0));
-            self.changes = Some(now);
-        }
-    }
-
-    fn observe_lsn(&mut self, mono_s: f64, lsn: Option<u64>) {
-        let Some(lsn) = lsn else { return };
-        match self.lsn {
-            // The same reading again, or time not advancing: keep the last rate.
-            Some(prev) if mono_s <= prev.0 => return,
-            Some(prev) => self.lsn_rate = counter_rate(Some(prev.1), Some(lsn), mono_s - prev.0),
-            None => {}
-        }
-        self.lsn = Some((mono_s, lsn));
-    }
-
-    /// Purge's position from one SEIS: how far it moved since the last one for each
-    /// transaction number the counter moved — only when transactions committed in between
-    /// (an idle server's purge has nothing to move for).
-    fn observe_purge_position(&mut self, mono_s: f64, st: &InnodbStatus) {
-        let (Some(counter), Some(done)) = (st.trx_id_counter, st.purge_done_trx) else {
-            return;
-        };
-        if let Some((at, prev_counter, prev_done)) = self.purge_position {
-            if mono_s <= at {
-                return;
-            }
-            self.purge_pace = (counter > prev_counter).then(|| {
-                let pace = done.saturating_sub(prev_done) as f64 / (counter - prev_counter) as f64;
-                (pace, at)
-            });
-        }
-        self.purge_position = Some((mono_s, counter, done));
-    }
-
-    /// Purge's position while its SEIS read is recent (SEIS is read every ~10 s; a position
-    /// older than a minute says nothing about now).
-    fn purge_position_at(&self, mono_s: f64) -> Option<(f64, u64, u64)> {
-        const FRESH_S: f64 = 60.0;
-        self.purge_position
-            .filter(|(at, _, _)| mono_s - at <= FRESH_S)
-    }
-
-    /// The redo rate of the last two LSN readings while the last one is recent (SEIS is read
-    /// every ~10 s where it is the only LSN source); older, unknown.
-    fn lsn_rate_at(&self, mono_s: f64) -> Option<f64> {
-        const FRESH_S: f64 = 120.0;
-        self.lsn
-            .filter(|(at, _)| mono_s - at <= FRESH_S)
-            .and(self.lsn_rate)
-    }
-
-    /// Uptime now: read this tick, else the last reading plus the time since.
-    fn uptime_at(&self, mono_s: f64) -> Option<u64> {
-        self.uptime
-            .map(|(at, up)| up + (mono_s - at).max(0.0).round() as u64)
-    }
 }
 
 impl Measurer {

@@ -48,11 +48,19 @@ pub(crate) fn history_held_by_open_writes(c: &Context) -> Option<Finding> {
             )
         },
     );
+    // K kills the session the history panel names (the oldest read view); say K only when
+    // that is this transaction, else the statement to run.
+    let thread = oldest.and_then(|o| o.thread_id);
+    let kill = match (thread, f.blocker.as_ref().and_then(|b| b.thread_id)) {
+        (Some(t), Some(b)) if t == b => "kill it with K".to_string(),
+        (Some(t), _) => format!("KILL {t}"),
+        (None, _) => "kill it".to_string(),
+    };
     let message = format!(
         "history {} is not freed while purge has caught up ({} transaction numbers behind): \
          {who}, and while any read-write transaction is open InnoDB frees no rollback \
-         segment's history. It falls once that transaction commits — commit it, or kill it \
-         with K; more purge threads will not help.",
+         segment's history. It falls once that transaction commits — commit it, or {kill}; \
+         more purge threads will not help.",
         count(history as f64),
         count(lag as f64),
     );
@@ -63,6 +71,6 @@ pub(crate) fn history_held_by_open_writes(c: &Context) -> Option<Finding> {
             Severity::Warning
         },
         message,
-        thread_id: oldest.and_then(|o| o.thread_id),
+        thread_id: thread,
     })
 }

@@ -239,10 +239,32 @@ fn history_held_by_open_writes_is_named_with_their_count() {
         "history 270.0k",
         "caught up (2700 transaction numbers behind)",
         "thread 77 (one of 150 open) has been open 5m 00s",
-        "commit it, or kill it with K",
+        // K kills the oldest read view's session; this writer holds none: the statement.
+        "commit it, or KILL 77",
     ] {
         assert!(v.message.contains(needle), "{needle:?}: {}", v.message);
     }
+    // The same writer in REPEATABLE READ is also the panel's blocker (purge keeps pace past
+    // it): then K acts on it.
+    let mut e = VerdictEngine::default();
+    let as_blocker = |t| {
+        let mut f = held(t);
+        f.blocker = Some(Blocker {
+            thread_id: Some(77),
+            ..blocker(300)
+        });
+        f.purge.pace_over_s = Some(9.0);
+        f
+    };
+    let out2 = run(&mut e, mariadb(), as_blocker, 0..5);
+    let v2 = out2[4]
+        .get(VerdictKind::HistoryHeldByOpenWrites)
+        .expect("held, K on the blocker");
+    assert!(
+        v2.message.contains("commit it, or kill it with K"),
+        "{}",
+        v2.message
+    );
     assert!(out[4].get(VerdictKind::Healthy).is_none());
     assert!(out[4].get(VerdictKind::PurgeTooSlow).is_none());
 

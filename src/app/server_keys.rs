@@ -1,0 +1,90 @@
+//! The keys that change the server (`t` `T` `P` `l` `d` `b`, `m`, `K`): what stops them
+//! here (a replay, `--read-only`, a change still running, no server yet), and the first step
+//! of each — facts to read, or a plan to confirm.
+
+use super::{App, Command, FactsThen};
+use crate::control::{self, Knob};
+use crate::sample::SourceKind;
+
+/// Why a change key does nothing here, if it doesn't.
+fn change_blocked(app: &App) -> Option<String> {
+    if app.replay.is_some() {
+        return Some("replays never change a server: this is a recording".into());
+    }
+    if app.read_only {
+        return Some("read-only mode (--read-only): changes are disabled".into());
+    }
+    if app.busy.is_some() {
+        return Some("another change is still running: wait for its result".into());
+    }
+    if app.live.info().is_none() {
+        return Some("not connected to a server yet".into());
+    }
+    None
+}
+
+/// `t`/`T`/`P`/`l`/`d`/`b`: read the knob's facts first (a side connection), then step or ask.
+pub(super) fn change_key(app: &mut App, knob: Knob, then: FactsThen) -> Vec<Command> {
+    if let Some(why) = change_blocked(app) {
+        app.notice(knob.variable(), why);
+        return Vec::new();
+    }
+    app.busy = Some(format!("reading {} …", knob.variable()));
+    vec![Command::FetchFacts { knob, then }]
+}
+
+/// `m`: enable the counters the panels need that are off.
+pub(super) fn monitors_key(app: &mut App) -> Vec<Command> {
+    if let Some(why) = change_blocked(app) {
+        app.notice("INNODB_METRICS", why);
+        return Vec::new();
+    }
+    let latest = app.live.latest.as_ref();
+    if let Some(u) = latest.and_then(|f| f.refused(SourceKind::InnodbMetrics)) {
+        let why = control::Refusal::metrics_unreadable(u).to_string();
+        app.notice("INNODB_METRICS", why);
+        return Vec::new();
+    }
+    let off = latest.map(|f| f.metrics_off.clone()).unwrap_or_default();
+    match app
+        .plan_context()
+        .ok_or_else(|| "not connected".to_string())
+        .and_then(|ctx| control::plan_enable_monitors(&off, &ctx).map_err(|r| r.to_string()))
+    {
+        Ok(plan) => app.confirm_plan(plan),
+        Err(e) => app.notice("INNODB_METRICS", e),
+    }
+    Vec::new()
+}
+
+/// `K`: kill the session the history panel names as the purge blocker.
+pub(super) fn kill_key(app: &mut App) -> Vec<Command> {
+    if let Some(why) = change_blocked(app) {
+        app.notice("Kill the purge blocker", why);
+        return Vec::new();
+    }
+    let latest = app.live.latest.as_ref();
+    let blocker = latest.and_then(|f| f.blocker.clone());
+    let unreadable = latest.and_then(|f| f.refused(SourceKind::InnodbTrx));
+    if let (None, Some(u)) = (&blocker, unreadable) {
+        let why = control::Refusal::blocker_unreadable(u).to_string();
+        app.notice("Kill the purge blocker", why);
+        return Vec::new();
+    }
+    let Some(blocker) = blocker else {
+        app.notice(
+            "Kill the purge blocker",
+            "no transaction is blocking purge right now".into(),
+        );
+        return Vec::new();
+    };
+    match app
+        .plan_context()
+        .ok_or_else(|| "not connected".to_string())
+        .and_then(|ctx| control::plan_kill(&blocker, &ctx).map_err(|r| r.to_string()))
+    {
+        Ok(plan) => app.confirm_plan(plan),
+        Err(e) => app.notice("Kill the purge blocker", e),
+    }
+    Vec::new()
+}
