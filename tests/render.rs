@@ -918,10 +918,15 @@ fn replay_screen_with_timeline() {
     }
 }
 
-/// `replay --what-if innodb_log_file_size=20M`: the what-if's points as a second pair of
-/// lines on the checkpoint-age chart, labelled "what if", and its summary in the panel.
-#[test]
-fn replay_with_a_what_if_draws_its_lines() {
+/// The demo replayed with a what-if of `variable = value` over the whole of it (the report
+/// set on the replay, and a copy).
+fn demo_what_if(
+    variable: &str,
+    value: u64,
+) -> (
+    innodebt::app::Replay,
+    innodebt::verdicts::whatif::WhatIfReport,
+) {
     use innodebt::app::{Recording, Replay};
     let mut rec = Recording::from_events(
         &demo_events(),
@@ -933,12 +938,20 @@ fn replay_with_a_what_if_draws_its_lines() {
     let report = innodebt::incident::what_if(
         &mut rec.set,
         innodebt::incident::Window { first: 0, last },
-        &[("innodb_log_file_size".to_string(), 20 * 1024 * 1024)],
+        &[(variable.to_string(), value)],
         innodebt::verdicts::RecoveryModel::published_default(),
     )
     .expect("what-if on the demo");
     let mut replay = Replay::new(rec, 0, last);
-    replay.what_if = Some(report);
+    replay.what_if = Some(report.clone());
+    (replay, report)
+}
+
+/// `replay --what-if innodb_log_file_size=20M`: the what-if's points as a second pair of
+/// lines on the checkpoint-age chart, labelled "what if", and its summary in the panel.
+#[test]
+fn replay_with_a_what_if_draws_its_lines() {
+    let (replay, _) = demo_what_if("innodb_log_file_size", 20 * 1024 * 1024);
     let mut app = App::replaying(replay, Duration::from_secs(1));
     app.seek(60);
     let (w, h) = (200, 60);
@@ -956,29 +969,13 @@ fn replay_with_a_what_if_draws_its_lines() {
 /// applied while the read view blocks purge).
 #[test]
 fn replay_with_a_purge_what_if_draws_its_lag() {
-    use innodebt::app::{Recording, Replay};
-    let mut rec = Recording::from_events(
-        &demo_events(),
-        "mariadb-10.11-blocker.idbt",
-        innodebt::verdicts::RecoveryModel::published_default(),
-    )
-    .expect("the demo opens for replay");
-    let last = rec.len() - 1;
-    let report = innodebt::incident::what_if(
-        &mut rec.set,
-        innodebt::incident::Window { first: 0, last },
-        &[("innodb_max_purge_lag".to_string(), 5000)],
-        innodebt::verdicts::RecoveryModel::published_default(),
-    )
-    .expect("what-if on the demo");
+    let (replay, report) = demo_what_if("innodb_max_purge_lag", 5000);
     let said = report.purge_summary().expect("a purge line").to_string();
     let short = report.purge_short().expect("a short form");
     assert_eq!(
         short,
         "max_purge_lag = 5000: never delayed (armed 1m 13s while purge was blocked)"
     );
-    let mut replay = Replay::new(rec, 0, last);
-    replay.what_if = Some(report);
     let mut app = App::replaying(replay, Duration::from_secs(1));
     app.seek(90);
     for (w, h) in SIZES {

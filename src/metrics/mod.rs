@@ -380,6 +380,9 @@ impl Context<'_> {
             (_, Some(0), _) => Some(0),
             _ => None,
         };
+        // Purge's position and pace from SEIS, while its last read is recent.
+        let position = self.slow.purge_position_at(self.cur.mono_s);
+        let pace = position.and(self.slow.purge_pace);
         Purge {
             records_per_s: records,
             undo_pages_per_s: self.metric_rate("purge_undo_log_pages"),
@@ -405,20 +408,9 @@ impl Context<'_> {
             max_purge_lag: lag,
             max_purge_lag_delay_us: max_delay,
             blocked: None,
-            lag_trx: self
-                .slow
-                .purge_position_at(self.cur.mono_s)
-                .map(|(_, counter, done)| counter.saturating_sub(done)),
-            pace: self
-                .slow
-                .purge_position_at(self.cur.mono_s)
-                .and(self.slow.purge_pace)
-                .map(|(pace, _)| pace),
-            pace_over_s: self
-                .slow
-                .purge_position_at(self.cur.mono_s)
-                .and(self.slow.purge_pace)
-                .map(|(_, from)| (self.cur.mono_s - from).max(0.0)),
+            lag_trx: position.map(|(_, counter, done)| counter.saturating_sub(done)),
+            pace: pace.map(|(pace, _)| pace),
+            pace_over_s: pace.map(|(_, from)| (self.cur.mono_s - from).max(0.0)),
             open_trx: self.cur.trx_open,
             open_rw_trx: self.cur.trx_rw,
             oldest_rw: self

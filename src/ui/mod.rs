@@ -55,7 +55,8 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         let header = Rect { height: 1, ..area };
         // A verdict too long for one line takes a second from the panels (at 80×24 the
         // grid still fits all six).
-        let verdict_rows = verdict::rows(app, theme, area.width);
+        let verdict_line = verdict::verdict_line(app, theme);
+        let verdict_rows = verdict::rows(&verdict_line, area.width);
         let verdict = Rect {
             y: area.y + 1,
             height: verdict_rows,
@@ -72,7 +73,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
             ..area
         };
         header::render(frame, header, app, theme);
-        verdict::render(frame, verdict, app, theme);
+        verdict::render(frame, verdict, verdict_line, app, theme);
         match app.zoom {
             Some(panel) => render_panel(frame, body, panel, app, theme),
             None => {

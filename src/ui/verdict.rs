@@ -63,9 +63,8 @@ fn text_width(width: u16) -> usize {
     width.saturating_sub(1) as usize
 }
 
-/// Rows the verdict needs at `width`: one when it fits, else two.
-pub fn rows(app: &App, theme: &Theme, width: u16) -> u16 {
-    let line = verdict_line(app, theme);
+/// Rows `line` (the [`verdict_line`]) needs at `width`: one when it fits, else two.
+pub fn rows(line: &Line<'_>, width: u16) -> u16 {
     if line.width() <= text_width(width) {
         1
     } else {
@@ -76,8 +75,14 @@ pub fn rows(app: &App, theme: &Theme, width: u16) -> u16 {
 /// The verdict wrapped into at most `rows` lines of `max` columns; when it does not fit, the
 /// last line is cut and ends with `… v full text` (the key that shows it whole), where the key
 /// works.
-pub fn lines(app: &App, theme: &Theme, max: usize, rows: usize) -> Vec<Line<'static>> {
-    let mut wrapped = wrap_line(verdict_line(app, theme), max);
+fn lines(
+    line: Line<'static>,
+    app: &App,
+    theme: &Theme,
+    max: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
+    let mut wrapped = wrap_line(line, max);
     if wrapped.len() <= rows.max(1) {
         return wrapped;
     }
@@ -109,11 +114,13 @@ pub fn lines(app: &App, theme: &Theme, max: usize, rows: usize) -> Vec<Line<'sta
     wrapped
 }
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// Draws `line` (the [`verdict_line`], built once per frame by the caller that also sized
+/// `area` with [`rows`]).
+pub fn render(frame: &mut Frame, area: Rect, line: Line<'static>, app: &App, theme: &Theme) {
     let max = text_width(area.width);
     let x = area.x + 1.min(area.width);
     let buf = frame.buffer_mut();
-    for (i, line) in lines(app, theme, max, area.height as usize)
+    for (i, line) in lines(line, app, theme, max, area.height as usize)
         .iter()
         .enumerate()
     {
