@@ -14,6 +14,7 @@ fn main() -> ExitCode {
     if let Some(password) = &cli.connection.password {
         argv::hide_password(password.expose());
     }
+    keep_driver_buffers_small();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -29,4 +30,17 @@ fn main() -> ExitCode {
     // Don't wait for a poller stuck on a dead server: everything worth keeping is flushed.
     runtime.shutdown_timeout(std::time::Duration::from_millis(500));
     code
+}
+
+/// mysql_async keeps every reply buffer it reuses at up to 4 MiB: one SHOW ENGINE INNODB
+/// STATUS reply of a server with thousands of sessions would stay resident for good. Above
+/// 64 KiB a buffer is shrunk when it goes back to the pool (the rows innodebt reads per tick
+/// are far smaller; the rare big reply pays one allocation). A value the user set is kept.
+fn keep_driver_buffers_small() {
+    const VAR: &str = "MYSQL_ASYNC_BUFFER_SIZE_CAP";
+    if std::env::var_os(VAR).is_none() {
+        // SAFETY: called first thing in main, before the runtime or any other thread starts,
+        // so nothing reads the environment concurrently.
+        unsafe { std::env::set_var(VAR, "65536") };
+    }
 }

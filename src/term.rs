@@ -71,16 +71,18 @@ pub enum Input {
     Failed(io::Error),
 }
 
-/// Terminal input on threads of their own, as a channel. crossterm's reader spins on a
+/// Terminal input on a thread of its own, as a channel. crossterm's reader spins on a
 /// terminal that hung up — `read` returns 0 bytes and it reads again, forever, at a full core
-/// (`event/source/unix/mio.rs`, its TTY loop) — and whoever called it never returns. So it
-/// reads on a thread of its own, and a second thread watches the terminal itself without
-/// reading (`poll(2)`: `POLLHUP`) and says when it is gone. The screen's loop only ever
-/// awaits the channel, so SIGHUP, SIGTERM and a hang-up all end it. Dropped, it stops reading
-/// before the shell gets the terminal back: keys typed next are the shell's.
+/// (`event/source/unix/mio.rs`, its TTY loop) — and whoever called it never returns. So the
+/// thread waits on the terminal itself with `poll(2)`, and hands it to crossterm only when
+/// there is input: a hang-up (`POLLHUP`) ends the screen instead. It waits with no timeout,
+/// so an idle dashboard is not woken 20 times a second to look at a flag; dropping this
+/// closes a pipe the thread also waits on, and it stops before the shell gets the terminal
+/// back: keys typed next are the shell's.
 pub struct InputThread {
     rx: tokio::sync::mpsc::Receiver<Input>,
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Closed on drop: the thread's wait ends and it stops.
+    wake: Option<std::os::fd::OwnedFd>,
     stopped: std::sync::mpsc::Receiver<()>,
 }
 
@@ -92,17 +94,14 @@ impl InputThread {
 
 impl Drop for InputThread {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // It stops within one of its polls; a reader spinning on a dead terminal never does,
-        // and is not waited for.
+        drop(self.wake.take());
+        // It stops as soon as its wait ends; a reader spinning on a dead terminal never
+        // does, and is not waited for.
         let _ = self
             .stopped
-            .recv_timeout(std::time::Duration::from_millis(INPUT_POLL_MS as u64 * 4));
+            .recv_timeout(std::time::Duration::from_millis(200));
     }
 }
-
-/// How long the reader waits for a key before it looks at its stop flag again.
-const INPUT_POLL_MS: u32 = 50;
 
 pub fn spawn_input() -> InputThread {
     use std::os::fd::AsRawFd as _;
@@ -113,58 +112,127 @@ pub fn spawn_input() -> InputThread {
         .flatten();
     let fd = tty.as_ref().map_or(0, |f| f.as_raw_fd());
     let (tx, rx) = tokio::sync::mpsc::channel(64);
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
     let (stopped_tx, stopped) = std::sync::mpsc::channel();
-    let (reader, halt) = (tx.clone(), stop.clone());
-    std::thread::spawn(move || {
-        let wait = std::time::Duration::from_millis(INPUT_POLL_MS.into());
-        while !halt.load(Ordering::SeqCst) {
-            let input = match crossterm::event::poll(wait) {
-                Ok(false) => continue,
-                Ok(true) => crossterm::event::read().map_or_else(Input::Failed, Input::Event),
-                Err(e) => Input::Failed(e),
-            };
-            let failed = matches!(input, Input::Failed(_));
-            if reader.blocking_send(input).is_err() || failed {
-                break;
-            }
+    let (wake_rx, wake) = match pipe() {
+        Ok((r, w)) => (Some(r), Some(w)),
+        Err(e) => {
+            let _ = tx.try_send(Input::Failed(e));
+            (None, None)
         }
-        let _ = stopped_tx.send(());
-    });
-    watch_hangup(fd, tty, tx);
-    InputThread { rx, stop, stopped }
+    };
+    if let Some(wake_rx) = wake_rx {
+        std::thread::spawn(move || {
+            let _keep = tty;
+            read_terminal(fd, wake_rx.as_raw_fd(), &tx, crossterm_events);
+            let _ = stopped_tx.send(());
+        });
+    }
+    InputThread { rx, wake, stopped }
 }
 
-/// Sends [`Input::Gone`] once `fd` hangs up (looked at every quarter second; `keep` holds it
-/// open meanwhile), or stops when nobody listens any more.
-fn watch_hangup(fd: i32, keep: Option<std::fs::File>, tx: tokio::sync::mpsc::Sender<Input>) {
-    std::thread::spawn(move || {
-        let _keep = keep;
-        while !tx.is_closed() {
-            if hung_up(fd, 250) {
+/// What one look at the terminal found.
+#[derive(Debug, PartialEq)]
+enum Ready {
+    Input,
+    HungUp,
+    /// The wake pipe closed (nobody listens any more) or poll failed for good.
+    Stop,
+}
+
+/// Waits, without a timeout, until `fd` has input or hangs up, or `wake` closes.
+fn wait_terminal(fd: i32, wake: i32) -> Ready {
+    let mut p = [
+        // POLLHUP, POLLERR and POLLNVAL come whether asked for or not.
+        libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: wake,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    loop {
+        // SAFETY: two valid pollfds for the call's duration.
+        let n = unsafe { libc::poll(p.as_mut_ptr(), 2, -1) };
+        if n < 0 {
+            // EINTR (SIGWINCH, SIGCONT): wait again; anything else will not get better.
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Ready::Stop;
+        }
+        if p[1].revents != 0 {
+            return Ready::Stop;
+        }
+        // A hang-up first: input that came with it has nobody left to read it.
+        if p[0].revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            return Ready::HungUp;
+        }
+        if p[0].revents & libc::POLLIN != 0 {
+            return Ready::Input;
+        }
+    }
+}
+
+/// The reader's loop: wait, then hand every event crossterm makes of the input to `tx`.
+/// `events` drains what is ready (crossterm, outside tests); false when it failed.
+fn read_terminal(
+    fd: i32,
+    wake: i32,
+    tx: &tokio::sync::mpsc::Sender<Input>,
+    mut events: impl FnMut(&tokio::sync::mpsc::Sender<Input>) -> bool,
+) {
+    loop {
+        match wait_terminal(fd, wake) {
+            Ready::Stop => return,
+            Ready::HungUp => {
                 let _ = tx.blocking_send(Input::Gone);
                 return;
             }
+            Ready::Input => {
+                if !events(tx) {
+                    return;
+                }
+            }
         }
-    });
+    }
 }
 
-/// Whether `fd`'s terminal is gone, waiting at most `timeout_ms` for a change; reads nothing.
-fn hung_up(fd: i32, timeout_ms: i32) -> bool {
-    let mut p = libc::pollfd {
-        fd,
-        // Asking for nothing: POLLHUP, POLLERR and POLLNVAL come anyway, and waiting input
-        // does not end the wait (the reader takes it).
-        events: 0,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd for the call's duration.
-    let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
-    if n <= 0 {
-        // Nothing happened, or EINTR (a signal: SIGWINCH, SIGCONT).
-        return false;
+/// Every event crossterm has ready, without waiting (one read may carry several keys, and
+/// an escape sequence may need a second look); false once the terminal failed or nobody
+/// listens.
+fn crossterm_events(tx: &tokio::sync::mpsc::Sender<Input>) -> bool {
+    loop {
+        let input = match crossterm::event::poll(std::time::Duration::ZERO) {
+            Ok(false) => return true,
+            Ok(true) => crossterm::event::read().map_or_else(Input::Failed, Input::Event),
+            Err(e) => Input::Failed(e),
+        };
+        let failed = matches!(input, Input::Failed(_));
+        if tx.blocking_send(input).is_err() || failed {
+            return false;
+        }
     }
-    p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd as _;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors on success.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just opened and are owned by nobody else.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -172,10 +240,7 @@ mod tests {
     use super::*;
     use std::time::{Duration, Instant};
 
-    /// A terminal whose other end closes (an ssh session dropped, a window closed) is noticed
-    /// as gone within a poll, not read forever.
-    #[test]
-    fn a_hung_up_terminal_is_gone_not_spun_on() {
+    fn openpty() -> (i32, i32) {
         let (mut master, mut slave) = (0, 0);
         // SAFETY: openpty fills the two descriptors; the other arguments may be null.
         let r = unsafe {
@@ -188,23 +253,85 @@ mod tests {
             )
         };
         assert_eq!(r, 0, "openpty: {}", io::Error::last_os_error());
+        (master, slave)
+    }
+
+    /// A stand-in for crossterm: reads what is there and says a key came.
+    fn one_key_per_read(tx: &tokio::sync::mpsc::Sender<Input>) -> bool {
+        let _ = tx.blocking_send(Input::Event(crossterm::event::Event::FocusGained));
+        true
+    }
+
+    /// A terminal whose other end closes (an ssh session dropped, a window closed) is noticed
+    /// as gone within a poll, not read forever; a key is handed on; closing the wake pipe
+    /// stops the thread at once, with no timeout to wait out.
+    #[test]
+    fn a_hung_up_terminal_is_gone_not_spun_on() {
+        let (master, slave) = openpty();
+        let (wake_rx, wake) = pipe().expect("pipe");
         let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-        watch_hangup(slave, None, tx);
+        let (done_tx, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::os::fd::AsRawFd as _;
+            read_terminal(slave, wake_rx.as_raw_fd(), &tx, move |tx| {
+                // Consume what the slave has, as crossterm would.
+                let mut buf = [0u8; 16];
+                // SAFETY: reading into a buffer we own from a descriptor we opened.
+                unsafe { libc::read(slave, buf.as_mut_ptr().cast(), buf.len()) };
+                one_key_per_read(tx)
+            });
+            let _ = done_tx.send(());
+        });
         // Nothing typed: nothing arrives.
         std::thread::sleep(Duration::from_millis(300));
         assert!(rx.try_recv().is_err());
+        // A key typed is handed on (a line: the pty is in canonical mode, where input is
+        // ready at a newline).
+        // SAFETY: writing two bytes we own to the master we opened.
+        unsafe { libc::write(master, b"q\n".as_ptr().cast(), 2) };
+        assert!(matches!(wait_for(&mut rx), Some(Input::Event(_))));
         // SAFETY: closing the master we opened: the slave side hangs up.
         unsafe { libc::close(master) };
-        let start = Instant::now();
-        let got = loop {
-            match rx.try_recv() {
-                Ok(i) => break Some(i),
-                Err(_) if start.elapsed() > Duration::from_secs(3) => break None,
-                Err(_) => std::thread::sleep(Duration::from_millis(10)),
-            }
-        };
-        assert!(matches!(got, Some(Input::Gone)), "{got:?}");
+        assert!(matches!(wait_for(&mut rx), Some(Input::Gone)));
+        assert!(done.recv_timeout(Duration::from_secs(3)).is_ok());
+        drop(wake);
         // SAFETY: closing the slave we opened.
         unsafe { libc::close(slave) };
+    }
+
+    /// Dropping the input (the screen ends) stops the waiting thread at once.
+    #[test]
+    fn closing_the_wake_pipe_stops_the_wait() {
+        let (master, slave) = openpty();
+        let (wake_rx, wake) = pipe().expect("pipe");
+        let (tx, _rx) = tokio::sync::mpsc::channel(4);
+        let (done_tx, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::os::fd::AsRawFd as _;
+            read_terminal(slave, wake_rx.as_raw_fd(), &tx, one_key_per_read);
+            let _ = done_tx.send(());
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(done.try_recv().is_err(), "the reader stopped on its own");
+        let start = Instant::now();
+        drop(wake);
+        assert!(done.recv_timeout(Duration::from_secs(3)).is_ok());
+        assert!(start.elapsed() < Duration::from_millis(500));
+        // SAFETY: closing the descriptors we opened.
+        unsafe {
+            libc::close(master);
+            libc::close(slave);
+        }
+    }
+
+    fn wait_for(rx: &mut tokio::sync::mpsc::Receiver<Input>) -> Option<Input> {
+        let start = Instant::now();
+        loop {
+            match rx.try_recv() {
+                Ok(i) => return Some(i),
+                Err(_) if start.elapsed() > Duration::from_secs(3) => return None,
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
     }
 }

@@ -379,6 +379,43 @@ fn a_slowed_tick_is_not_called_stale_before_it_is_due() {
     assert!(matches!(plain, Freshness::Stale { .. }), "{plain:?}");
 }
 
+/// A screen whose samples arrive on time is drawn once per sample, never for the clock: the
+/// header shows the sample's own time. Once the next sample is overdue the header counts its
+/// age, and each second it changes is drawn.
+#[test]
+fn the_clock_redraws_only_an_overdue_screen() {
+    use innodebt::app::Freshness;
+    let mut app = App::new(Duration::from_secs(1), now());
+    let info = builders::mariadb(&[]);
+    app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
+    let mut s = Sample::new(now(), 0.0);
+    s.status.insert("Innodb_history_list_length".into(), 5000);
+    app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
+    assert!(app.needs_draw, "a sample is drawn");
+    app.needs_draw = false;
+    let tick = |app: &mut App, ms: i64| {
+        app.update(Msg::Tick(now() + chrono::Duration::milliseconds(ms)));
+        std::mem::take(&mut app.needs_draw)
+    };
+    // Within one interval and a half: four clock ticks a second, none drawn.
+    for ms in [250, 500, 750, 1000, 1250, 1500] {
+        assert!(!tick(&mut app, ms), "drawn at {ms} ms while on time");
+        assert!(
+            matches!(app.freshness(), Freshness::Fresh { late: false, .. }),
+            "{:?}",
+            app.freshness()
+        );
+    }
+    // Overdue (past max(1.5 × interval, interval + 1 s)): each new second is drawn once.
+    assert!(tick(&mut app, 2250), "the sample became overdue");
+    assert!(matches!(
+        app.freshness(),
+        Freshness::Fresh { late: true, .. }
+    ));
+    assert!(!tick(&mut app, 2500), "same second drawn twice");
+    assert!(tick(&mut app, 3000), "a new second of age not drawn");
+}
+
 // ---------------------------------------------------------------------------
 // `v`: every verdict in full (the verdict line may cut them), live and in a replay
 // ---------------------------------------------------------------------------

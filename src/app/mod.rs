@@ -219,6 +219,9 @@ pub enum Freshness {
     Waiting,
     Fresh {
         age_s: f64,
+        /// The next sample is overdue (not yet stale): the header counts the seconds then,
+        /// and only then, so an on-time screen is redrawn once per sample, not per second.
+        late: bool,
     },
     Stale {
         age_s: f64,
@@ -396,7 +399,10 @@ impl App {
         if age_s > (interval * 2.5).max(interval + 2.0) {
             Freshness::Stale { age_s }
         } else {
-            Freshness::Fresh { age_s }
+            Freshness::Fresh {
+                age_s,
+                late: age_s > (interval * 1.5).max(interval + 1.0),
+            }
         }
     }
 
@@ -584,7 +590,9 @@ impl App {
 fn badge_text(f: &Freshness) -> String {
     match f {
         Freshness::Waiting => "waiting".into(),
-        Freshness::Fresh { age_s } => format!("fresh {}", *age_s as u64),
+        // On time, the header shows the sample's own time, which only a sample changes.
+        Freshness::Fresh { late: false, .. } => "fresh".into(),
+        Freshness::Fresh { age_s, late: true } => format!("late {}", *age_s as u64),
         Freshness::Stale { age_s } => format!("stale {}", *age_s as u64),
         Freshness::Disconnected { retry_in_s, .. } => format!("down {}", retry_in_s.ceil() as u64),
     }

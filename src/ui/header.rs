@@ -138,21 +138,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             };
             left.push((2, vec![Span::styled(what, dim)]));
         }
+        // The sample's own time, not a count of seconds: it changes only when a sample
+        // arrives, so a quiet screen is not redrawn every second just for the header.
         Freshness::Fresh { .. } if app.is_frozen() => {
-            let shown = latest.map(|f| secs_between(f.sampled_at, app.now).max(0.0));
             left.push((
                 2,
                 vec![
-                    Span::styled("showing data from ", dim),
+                    Span::styled("showing ", dim),
                     Span::styled(
-                        shown.map_or_else(|| "n/a".into(), |s| format!("{}s", s as u64)),
+                        latest.map_or_else(|| "n/a".into(), |f| clock_time(f.sampled_at)),
                         text,
                     ),
-                    Span::styled(" ago", dim),
                 ],
             ));
         }
-        Freshness::Fresh { age_s } => {
+        Freshness::Fresh { late: false, .. } => {
+            let at = latest.map_or_else(|| "n/a".into(), |f| clock_time(f.sampled_at));
+            left.push((2, vec![Span::styled("data ", dim), Span::styled(at, text)]));
+        }
+        // Overdue but not yet stale: count the seconds, so a slow server shows it at once.
+        Freshness::Fresh { age_s, late: true } => {
             left.push((
                 2,
                 vec![
@@ -313,6 +318,11 @@ fn interval(d: Duration) -> String {
     } else {
         format!("{:.1}s", d.as_secs_f64())
     }
+}
+
+/// A sample's time of day as the header shows it (UTC, like every time innodebt prints).
+fn clock_time(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%H:%M:%S UTC").to_string()
 }
 
 #[cfg(test)]
