@@ -1,7 +1,7 @@
 //! The terminal: raw mode + alternate screen in, and always back out — on quit, on error, on
 //! panic, on SIGTERM/SIGHUP, around Ctrl-Z. Restoring twice is harmless.
 
-use std::io::{self, Stdout, Write};
+use std::io::{self, BufWriter, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::cursor::{Hide, Show};
@@ -12,7 +12,13 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+/// Frames go out whole: standard output alone flushes every 1 KiB, so a full frame (tens of
+/// KiB of cells and escapes) left in dozens of writes, and a slow ssh link or a screen
+/// capture could show half of one. ratatui flushes once per frame.
+pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+
+/// Bigger than a full 200×60 frame with colours.
+const FRAME_BUFFER: usize = 1 << 17;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
@@ -20,7 +26,10 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 pub fn init() -> io::Result<Tui> {
     install_panic_hook();
     enter()?;
-    let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    let mut t = Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
+        FRAME_BUFFER,
+        io::stdout(),
+    )))?;
     t.clear()?;
     Ok(t)
 }
@@ -71,35 +80,34 @@ pub enum Input {
     Failed(io::Error),
 }
 
-/// Terminal input on a thread of its own, as a channel. crossterm's reader spins on a
-/// terminal that hung up — `read` returns 0 bytes and it reads again, forever, at a full core
-/// (`event/source/unix/mio.rs`, its TTY loop) — and whoever called it never returns. So the
-/// thread waits on the terminal itself with `poll(2)`, and hands it to crossterm only when
-/// there is input: a hang-up (`POLLHUP`) ends the screen instead. It waits with no timeout,
-/// so an idle dashboard is not woken 20 times a second to look at a flag; dropping this
-/// closes a pipe the thread also waits on, and it stops before the shell gets the terminal
-/// back: keys typed next are the shell's.
+/// Terminal input, as a stream the screen's loop awaits. Keys come from crossterm's
+/// `EventStream`: idle, its thread waits for the terminal with no timeout (no wake-ups while
+/// nobody types), and dropping it wakes that thread, which stops before the shell gets the
+/// terminal back: keys typed next are the shell's. crossterm's reader spins on a terminal that
+/// hung up — `read` returns 0 bytes and it reads again, forever (`event/source/unix/mio.rs`,
+/// its TTY loop) — so a thread of ours watches the terminal itself without reading
+/// (`poll(2)`: `POLLHUP`, no timeout either) and says when it is gone; the loop then ends
+/// whatever crossterm's thread does.
 pub struct InputThread {
-    rx: tokio::sync::mpsc::Receiver<Input>,
-    /// Closed on drop: the thread's wait ends and it stops.
-    wake: Option<std::os::fd::OwnedFd>,
-    stopped: std::sync::mpsc::Receiver<()>,
+    events: crossterm::event::EventStream,
+    gone: tokio::sync::mpsc::Receiver<Input>,
+    /// Closed on drop: the watcher's wait ends and it stops.
+    _wake: Option<std::os::fd::OwnedFd>,
 }
 
 impl InputThread {
+    /// The next key, resize or hang-up. Cancel-safe: an event not yet taken stays queued.
     pub async fn recv(&mut self) -> Option<Input> {
-        self.rx.recv().await
-    }
-}
-
-impl Drop for InputThread {
-    fn drop(&mut self) {
-        drop(self.wake.take());
-        // It stops as soon as its wait ends; a reader spinning on a dead terminal never
-        // does, and is not waited for.
-        let _ = self
-            .stopped
-            .recv_timeout(std::time::Duration::from_millis(200));
+        use futures_util::StreamExt as _;
+        tokio::select! {
+            biased;
+            gone = self.gone.recv() => gone,
+            ev = self.events.next() => match ev {
+                Some(Ok(e)) => Some(Input::Event(e)),
+                Some(Err(e)) => Some(Input::Failed(e)),
+                None => None,
+            },
+        }
     }
 }
 
@@ -111,41 +119,36 @@ pub fn spawn_input() -> InputThread {
         .then(|| std::fs::File::open("/dev/tty").ok())
         .flatten();
     let fd = tty.as_ref().map_or(0, |f| f.as_raw_fd());
-    let (tx, rx) = tokio::sync::mpsc::channel(64);
-    let (stopped_tx, stopped) = std::sync::mpsc::channel();
-    let (wake_rx, wake) = match pipe() {
-        Ok((r, w)) => (Some(r), Some(w)),
-        Err(e) => {
-            let _ = tx.try_send(Input::Failed(e));
-            (None, None)
+    let (tx, gone) = tokio::sync::mpsc::channel(4);
+    let wake = match pipe() {
+        Ok((wake_rx, wake)) => {
+            std::thread::spawn(move || {
+                let _keep = tty;
+                if wait_for_hangup(fd, wake_rx.as_raw_fd()) {
+                    let _ = tx.blocking_send(Input::Gone);
+                }
+            });
+            Some(wake)
         }
+        // Without the watcher a hang-up still ends the screen by SIGHUP, as it mostly does.
+        Err(_) => None,
     };
-    if let Some(wake_rx) = wake_rx {
-        std::thread::spawn(move || {
-            let _keep = tty;
-            read_terminal(fd, wake_rx.as_raw_fd(), &tx, crossterm_events);
-            let _ = stopped_tx.send(());
-        });
+    InputThread {
+        events: crossterm::event::EventStream::new(),
+        gone,
+        _wake: wake,
     }
-    InputThread { rx, wake, stopped }
 }
 
-/// What one look at the terminal found.
-#[derive(Debug, PartialEq)]
-enum Ready {
-    Input,
-    HungUp,
-    /// The wake pipe closed (nobody listens any more) or poll failed for good.
-    Stop,
-}
-
-/// Waits, without a timeout, until `fd` has input or hangs up, or `wake` closes.
-fn wait_terminal(fd: i32, wake: i32) -> Ready {
+/// Waits, without a timeout and without reading, until `fd` hangs up (true) or the `wake`
+/// pipe closes (false: nobody listens any more).
+fn wait_for_hangup(fd: i32, wake: i32) -> bool {
     let mut p = [
-        // POLLHUP, POLLERR and POLLNVAL come whether asked for or not.
+        // Asking for nothing: POLLHUP, POLLERR and POLLNVAL come anyway, and waiting input
+        // does not end the wait (crossterm takes it).
         libc::pollfd {
             fd,
-            events: libc::POLLIN,
+            events: 0,
             revents: 0,
         },
         libc::pollfd {
@@ -162,58 +165,13 @@ fn wait_terminal(fd: i32, wake: i32) -> Ready {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            return Ready::Stop;
+            return false;
         }
         if p[1].revents != 0 {
-            return Ready::Stop;
-        }
-        // A hang-up first: input that came with it has nobody left to read it.
-        if p[0].revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
-            return Ready::HungUp;
-        }
-        if p[0].revents & libc::POLLIN != 0 {
-            return Ready::Input;
-        }
-    }
-}
-
-/// The reader's loop: wait, then hand every event crossterm makes of the input to `tx`.
-/// `events` drains what is ready (crossterm, outside tests); false when it failed.
-fn read_terminal(
-    fd: i32,
-    wake: i32,
-    tx: &tokio::sync::mpsc::Sender<Input>,
-    mut events: impl FnMut(&tokio::sync::mpsc::Sender<Input>) -> bool,
-) {
-    loop {
-        match wait_terminal(fd, wake) {
-            Ready::Stop => return,
-            Ready::HungUp => {
-                let _ = tx.blocking_send(Input::Gone);
-                return;
-            }
-            Ready::Input => {
-                if !events(tx) {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Every event crossterm has ready, without waiting (one read may carry several keys, and
-/// an escape sequence may need a second look); false once the terminal failed or nobody
-/// listens.
-fn crossterm_events(tx: &tokio::sync::mpsc::Sender<Input>) -> bool {
-    loop {
-        let input = match crossterm::event::poll(std::time::Duration::ZERO) {
-            Ok(false) => return true,
-            Ok(true) => crossterm::event::read().map_or_else(Input::Failed, Input::Event),
-            Err(e) => Input::Failed(e),
-        };
-        let failed = matches!(input, Input::Failed(_));
-        if tx.blocking_send(input).is_err() || failed {
             return false;
+        }
+        if p[0].revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            return true;
         }
     }
 }
@@ -256,82 +214,51 @@ mod tests {
         (master, slave)
     }
 
-    /// A stand-in for crossterm: reads what is there and says a key came.
-    fn one_key_per_read(tx: &tokio::sync::mpsc::Sender<Input>) -> bool {
-        let _ = tx.blocking_send(Input::Event(crossterm::event::Event::FocusGained));
-        true
-    }
-
     /// A terminal whose other end closes (an ssh session dropped, a window closed) is noticed
-    /// as gone within a poll, not read forever; a key is handed on; closing the wake pipe
-    /// stops the thread at once, with no timeout to wait out.
+    /// as gone at once, not read forever; input waiting meanwhile does not end the wait.
     #[test]
     fn a_hung_up_terminal_is_gone_not_spun_on() {
         let (master, slave) = openpty();
         let (wake_rx, wake) = pipe().expect("pipe");
-        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
         let (done_tx, done) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             use std::os::fd::AsRawFd as _;
-            read_terminal(slave, wake_rx.as_raw_fd(), &tx, move |tx| {
-                // Consume what the slave has, as crossterm would.
-                let mut buf = [0u8; 16];
-                // SAFETY: reading into a buffer we own from a descriptor we opened.
-                unsafe { libc::read(slave, buf.as_mut_ptr().cast(), buf.len()) };
-                one_key_per_read(tx)
-            });
-            let _ = done_tx.send(());
+            let _ = done_tx.send(wait_for_hangup(slave, wake_rx.as_raw_fd()));
         });
-        // Nothing typed: nothing arrives.
-        std::thread::sleep(Duration::from_millis(300));
-        assert!(rx.try_recv().is_err());
-        // A key typed is handed on (a line: the pty is in canonical mode, where input is
-        // ready at a newline).
+        // A line typed (the pty is in canonical mode): not a hang-up, and not read here.
         // SAFETY: writing two bytes we own to the master we opened.
         unsafe { libc::write(master, b"q\n".as_ptr().cast(), 2) };
-        assert!(matches!(wait_for(&mut rx), Some(Input::Event(_))));
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(done.try_recv().is_err(), "the watcher ended on input");
         // SAFETY: closing the master we opened: the slave side hangs up.
         unsafe { libc::close(master) };
-        assert!(matches!(wait_for(&mut rx), Some(Input::Gone)));
-        assert!(done.recv_timeout(Duration::from_secs(3)).is_ok());
+        assert_eq!(done.recv_timeout(Duration::from_secs(3)), Ok(true));
         drop(wake);
         // SAFETY: closing the slave we opened.
         unsafe { libc::close(slave) };
     }
 
-    /// Dropping the input (the screen ends) stops the waiting thread at once.
+    /// Dropping the input (the screen ends) stops the watcher at once, with no timeout to
+    /// wait out.
     #[test]
     fn closing_the_wake_pipe_stops_the_wait() {
         let (master, slave) = openpty();
         let (wake_rx, wake) = pipe().expect("pipe");
-        let (tx, _rx) = tokio::sync::mpsc::channel(4);
         let (done_tx, done) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             use std::os::fd::AsRawFd as _;
-            read_terminal(slave, wake_rx.as_raw_fd(), &tx, one_key_per_read);
-            let _ = done_tx.send(());
+            let _ = done_tx.send(wait_for_hangup(slave, wake_rx.as_raw_fd()));
         });
         std::thread::sleep(Duration::from_millis(100));
-        assert!(done.try_recv().is_err(), "the reader stopped on its own");
+        assert!(done.try_recv().is_err(), "the watcher stopped on its own");
         let start = Instant::now();
         drop(wake);
-        assert!(done.recv_timeout(Duration::from_secs(3)).is_ok());
+        assert_eq!(done.recv_timeout(Duration::from_secs(3)), Ok(false));
         assert!(start.elapsed() < Duration::from_millis(500));
         // SAFETY: closing the descriptors we opened.
         unsafe {
             libc::close(master);
             libc::close(slave);
-        }
-    }
-
-    fn wait_for(rx: &mut tokio::sync::mpsc::Receiver<Input>) -> Option<Input> {
-        let start = Instant::now();
-        loop {
-            match rx.try_recv() {
-                Ok(i) => return Some(i),
-                Err(_) if start.elapsed() > Duration::from_secs(3) => return None,
-                Err(_) => std::thread::sleep(Duration::from_millis(10)),
-            }
         }
     }
 }
