@@ -214,17 +214,23 @@ mod tests {
         (master, slave)
     }
 
-    /// A terminal whose other end closes (an ssh session dropped, a window closed) is noticed
-    /// as gone at once, not read forever; input waiting meanwhile does not end the wait.
-    #[test]
-    fn a_hung_up_terminal_is_gone_not_spun_on() {
-        let (master, slave) = openpty();
+    /// The hang-up watcher on `slave`, on a thread: its wake pipe, and where its answer comes.
+    fn watch(slave: i32) -> (std::os::fd::OwnedFd, std::sync::mpsc::Receiver<bool>) {
         let (wake_rx, wake) = pipe().expect("pipe");
         let (done_tx, done) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             use std::os::fd::AsRawFd as _;
             let _ = done_tx.send(wait_for_hangup(slave, wake_rx.as_raw_fd()));
         });
+        (wake, done)
+    }
+
+    /// A terminal whose other end closes (an ssh session dropped, a window closed) is noticed
+    /// as gone at once, not read forever; input waiting meanwhile does not end the wait.
+    #[test]
+    fn a_hung_up_terminal_is_gone_not_spun_on() {
+        let (master, slave) = openpty();
+        let (wake, done) = watch(slave);
         // A line typed (the pty is in canonical mode): not a hang-up, and not read here.
         // SAFETY: writing two bytes we own to the master we opened.
         unsafe { libc::write(master, b"q\n".as_ptr().cast(), 2) };
@@ -243,12 +249,7 @@ mod tests {
     #[test]
     fn closing_the_wake_pipe_stops_the_wait() {
         let (master, slave) = openpty();
-        let (wake_rx, wake) = pipe().expect("pipe");
-        let (done_tx, done) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            use std::os::fd::AsRawFd as _;
-            let _ = done_tx.send(wait_for_hangup(slave, wake_rx.as_raw_fd()));
-        });
+        let (wake, done) = watch(slave);
         std::thread::sleep(Duration::from_millis(100));
         assert!(done.try_recv().is_err(), "the watcher stopped on its own");
         let start = Instant::now();
