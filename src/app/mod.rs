@@ -423,7 +423,7 @@ impl App {
                 let before = self.freshness();
                 self.now = now;
                 // Redraw only when the badge or countdown text would change.
-                if badge_text(&before) != badge_text(&self.freshness()) {
+                if shown_freshness(&before) != shown_freshness(&self.freshness()) {
                     self.needs_draw = true;
                 }
                 Vec::new()
@@ -587,14 +587,16 @@ impl App {
 }
 
 /// Whole seconds are what the header shows, so that is what decides a redraw.
-fn badge_text(f: &Freshness) -> String {
+/// What the header shows of the freshness, as a value that changes when its text does (the
+/// clock compares it four times a second; nothing is formatted for that).
+fn shown_freshness(f: &Freshness) -> (u8, u64) {
     match f {
-        Freshness::Waiting => "waiting".into(),
+        Freshness::Waiting => (0, 0),
         // On time, the header shows the sample's own time, which only a sample changes.
-        Freshness::Fresh { late: false, .. } => "fresh".into(),
-        Freshness::Fresh { age_s, late: true } => format!("late {}", *age_s as u64),
-        Freshness::Stale { age_s } => format!("stale {}", *age_s as u64),
-        Freshness::Disconnected { retry_in_s, .. } => format!("down {}", retry_in_s.ceil() as u64),
+        Freshness::Fresh { late: false, .. } => (1, 0),
+        Freshness::Fresh { age_s, late: true } => (2, *age_s as u64),
+        Freshness::Stale { age_s } => (3, *age_s as u64),
+        Freshness::Disconnected { retry_in_s, .. } => (4, retry_in_s.ceil() as u64),
     }
 }
 

@@ -3,7 +3,7 @@
 //! of each — facts to read, or a plan to confirm.
 
 use super::{App, Command, FactsThen};
-use crate::control::{self, Knob};
+use crate::control::{self, ChangePlan, Knob, PlanContext, Refusal};
 use crate::sample::SourceKind;
 
 /// Why a change key does nothing here, if it doesn't.
@@ -46,14 +46,9 @@ pub(super) fn monitors_key(app: &mut App) -> Vec<Command> {
         return Vec::new();
     }
     let off = latest.map(|f| f.metrics_off.clone()).unwrap_or_default();
-    match app
-        .plan_context()
-        .ok_or_else(|| "not connected".to_string())
-        .and_then(|ctx| control::plan_enable_monitors(&off, &ctx).map_err(|r| r.to_string()))
-    {
-        Ok(plan) => app.confirm_plan(plan),
-        Err(e) => app.notice("INNODB_METRICS", e),
-    }
+    confirm_or_say_why(app, "INNODB_METRICS", |ctx| {
+        control::plan_enable_monitors(&off, ctx)
+    });
     Vec::new()
 }
 
@@ -78,13 +73,25 @@ pub(super) fn kill_key(app: &mut App) -> Vec<Command> {
         );
         return Vec::new();
     };
+    confirm_or_say_why(app, "Kill the purge blocker", |ctx| {
+        control::plan_kill(&blocker, ctx)
+    });
+    Vec::new()
+}
+
+/// Plans a change against what the screen shows and asks to confirm it, or says (under
+/// `title`) why it cannot be made.
+fn confirm_or_say_why(
+    app: &mut App,
+    title: &str,
+    plan: impl FnOnce(&PlanContext) -> Result<ChangePlan, Refusal>,
+) {
     match app
         .plan_context()
         .ok_or_else(|| "not connected".to_string())
-        .and_then(|ctx| control::plan_kill(&blocker, &ctx).map_err(|r| r.to_string()))
+        .and_then(|ctx| plan(&ctx).map_err(|r| r.to_string()))
     {
         Ok(plan) => app.confirm_plan(plan),
-        Err(e) => app.notice("Kill the purge blocker", e),
+        Err(e) => app.notice(title, e),
     }
-    Vec::new()
 }
