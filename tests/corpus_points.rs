@@ -22,7 +22,6 @@
 #[path = "common/gate.rs"]
 mod gate;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use innodebt::innodb_status;

@@ -121,16 +121,14 @@ fn the_package_holds_nothing_stray() {
         "LICENSE-APACHE",
         ".cargo_vcs_info.json",
     ];
-    let stray: Vec<&&str> = files
-        .iter()
-        .filter(|f| {
-            !top.contains(f)
-                && !(f.starts_with("src/") && f.ends_with(".rs"))
-                && !(f.starts_with("themes/") && f.ends_with(".toml"))
-                && !(f.starts_with("demo/") && f.ends_with(".idbt"))
-                && !(f.starts_with("docs/") && f.ends_with(".md"))
-        })
-        .collect();
+    let allowed = |f: &str| {
+        top.contains(&f)
+            || (f.starts_with("src/") && f.ends_with(".rs"))
+            || (f.starts_with("themes/") && f.ends_with(".toml"))
+            || (f.starts_with("demo/") && f.ends_with(".idbt"))
+            || (f.starts_with("docs/") && f.ends_with(".md"))
+    };
+    let stray: Vec<&&str> = files.iter().filter(|f| !allowed(f)).collect();
     assert!(stray.is_empty(), "stray files in the package: {stray:?}");
     for needed in [
         "Cargo.toml",
