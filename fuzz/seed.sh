@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the seed corpora of the fuzz targets into fuzz/corpus/<target>/ (gitignored) from
-# the shared sample corpus, demo/, tests/fixtures/, themes/ and the examples below.
+# the sample corpus (tests/data/samples), demo/, tests/fixtures/, themes/ and the examples below.
 #
 #   fuzz/seed.sh                      # from anywhere in the repository
-#   INNODEBT_SAMPLES=DIR fuzz/seed.sh # the sample corpus elsewhere (default ../shared/samples)
+#   INNODEBT_SAMPLES=DIR fuzz/seed.sh # the sample corpus elsewhere (default tests/data/samples)
 #   INNODEBT_SEED_CAPTURES="a.idbt b.idbt" fuzz/seed.sh   # more real captures to seed from
 #
 # Existing corpus files are kept (libFuzzer adds what it finds there), seeds overwritten.
@@ -11,7 +11,7 @@ set -euo pipefail
 
 fuzz_dir=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$fuzz_dir/.." && pwd)
-samples=${INNODEBT_SAMPLES:-$repo/../shared/samples}
+samples=${INNODEBT_SAMPLES:-$repo/tests/data/samples}
 corpus=$fuzz_dir/corpus
 ptstalk=$repo/tests/fixtures/ptstalk
 

@@ -44,6 +44,11 @@ install -D -m 0644 contrib/prometheus/alerts.yml "$root/usr/share/innodebt/prome
 install -D -m 0644 contrib/grafana/innodebt.json "$root/usr/share/innodebt/grafana/innodebt.json"
 install -D -m 0644 README.md "$root/usr/share/doc/innodebt/README.md"
 gzip -9n "$root/usr/share/doc/innodebt/README.md"
+# The reference the README links to, at the same relative place.
+for f in docs/*.md; do
+    install -D -m 0644 "$f" "$root/usr/share/doc/innodebt/$f"
+    gzip -9n "$root/usr/share/doc/innodebt/$f"
+done
 # Who builds the package: the Debian packager's usual variables, else a placeholder.
 maintainer="${DEBFULLNAME:-innodebt developers} <${DEBEMAIL:-innodebt@example.org}>"
 # A native package's changelog (lintian: no-changelog), dated like the build.
@@ -59,9 +64,34 @@ gzip -9n "$root/usr/share/doc/innodebt/changelog"
 cat > "$root/usr/share/doc/innodebt/copyright" <<'COPYRIGHT'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: innodebt
+Source: https://github.com/innodebt/innodebt
+
 Files: *
-Copyright: the innodebt authors
-License: see the source repository
+Copyright: The innodebt developers
+License: Expat or Apache-2.0
+
+License: Expat
+ Permission is hereby granted, free of charge, to any person obtaining a copy
+ of this software and associated documentation files (the "Software"), to deal
+ in the Software without restriction, including without limitation the rights
+ to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+ copies of the Software, and to permit persons to whom the Software is
+ furnished to do so, subject to the following conditions:
+ .
+ The above copyright notice and this permission notice shall be included in all
+ copies or substantial portions of the Software.
+ .
+ THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+ OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+ SOFTWARE.
+
+License: Apache-2.0
+ On Debian systems, the full text of the Apache License, Version 2.0 is in
+ /usr/share/common-licenses/Apache-2.0 (also LICENSE-APACHE in the source).
 COPYRIGHT
 
 mkdir -p "$root/DEBIAN"

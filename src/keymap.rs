@@ -1,6 +1,6 @@
 //! Every dashboard key, as data: one table of rows (keys → actions, where they work, what they
 //! do). Dispatch (`app::keys`), the `?` overlay, the footer, the replay timeline's hints,
-//! `--help` and the README's key table all read it, so they cannot disagree.
+//! `--help` and the key table of docs/dashboard.md all read it, so they cannot disagree.
 //!
 //! Adding a key: one [`Binding`] row here (and, for a new action, its [`KeyAction`] variant and
 //! one arm in `app::keys::act`). The keys inside a popup (a confirmation, a prompt) are rows of
@@ -50,7 +50,7 @@ impl Mode {
         matches!(self, Mode::Live | Mode::Replay)
     }
 
-    /// As the README's key table and `--help` say where a key works.
+    /// As the key table (docs/dashboard.md) and `--help` say where a key works.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Live => "live",

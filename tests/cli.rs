@@ -581,9 +581,20 @@ fn help_is_question_mark_because_h_is_the_host() {
     assert!(!help.contains("password-prompt"));
 }
 
+/// The user documentation: README.md and the reference it links to in `docs/`.
 fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("a docs/ entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    std::iter::once(root.join("README.md"))
+        .chain(files)
+        .map(|p| std::fs::read_to_string(&p).expect("a documentation file"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `--help` lists every key of the keymap — the table dispatch reads, popups and fleet
@@ -630,17 +641,17 @@ fn a_subcommands_help_is_help_subcommand() {
     assert!(help.to_string().contains("--at"), "{help}");
 }
 
-/// The README's key table is the keymap's, verbatim.
+/// The key table (docs/dashboard.md) is the keymap's, verbatim.
 #[test]
 fn readme_key_table_is_the_keymap() {
     let table = innodebt::keymap::markdown_table();
     assert!(
         readme().contains(&table),
-        "README.md's key table differs from the keymap; it should read:\n{table}"
+        "docs/dashboard.md's key table differs from the keymap; it should read:\n{table}"
     );
 }
 
-/// `--help` says what the README says: the demo is a real recording, what the undo scan
+/// `--help` says what the README and docs/ say: the demo is a real recording, what the undo scan
 /// scans, and capture files end in `.idbt` in every example.
 #[test]
 fn help_wording_matches_the_readme() {
@@ -665,7 +676,7 @@ fn help_wording_matches_the_readme() {
         let row = readme
             .lines()
             .find(|l| l.starts_with("| `--undo-scan-interval"))
-            .expect("README's --undo-scan-interval row");
+            .expect("docs/polling.md's --undo-scan-interval row");
         assert!(row.contains(said), "{said:?}: {row}");
     }
     assert!(!scan.contains("tablespace"), "{scan}");

@@ -1,4 +1,4 @@
-//! Parses every file of the shared sample corpus (`index.tsv` of `../shared/samples`, or of
+//! Parses every file of the sample corpus (`index.tsv` of `tests/data/samples`, or of
 //! `$INNODEBT_SAMPLES`) with the parser for its kind and checks what the index says is in
 //! it, then checks exact values read by eye from one file per flavour family.
 //! All problems are collected and reported as one table.
@@ -348,10 +348,55 @@ fn every_corpus_file_parses_and_matches_the_index() {
         });
     }
     println!(
-        "corpus: parsed {parsed} of {} files listed in index.tsv",
-        entries.len()
+        "corpus: parsed {parsed} of {} files listed in {}",
+        entries.len(),
+        dir.join("index.tsv").display()
     );
     r.finish("corpus vs index.tsv");
+}
+
+/// A fresh clone runs the corpus tests: the test above, run again in a child process as CI
+/// runs it (`CI=true`, so a missing corpus fails) with `INNODEBT_SAMPLES` unset, reads the
+/// copy inside the repository and every row of its index — nothing outside the checkout
+/// (such as a sibling `../shared/samples`) is needed.
+#[test]
+fn a_clone_runs_the_corpus_tests_from_the_repository() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let in_repo = repo.join("tests/data/samples");
+    let rows = read_index(&in_repo).len();
+    assert!(
+        rows >= 70,
+        "tests/data/samples/index.tsv lists only {rows} files"
+    );
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = std::process::Command::new(exe)
+        .args([
+            "every_corpus_file_parses_and_matches_the_index",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env_remove("INNODEBT_SAMPLES")
+        .env("CI", "true")
+        .output()
+        .expect("the corpus test runs again in a child process");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the corpus test failed without INNODEBT_SAMPLES:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = format!(
+        "corpus: parsed {rows} of {rows} files listed in {}",
+        in_repo.join("index.tsv").display()
+    );
+    assert!(
+        stdout.contains(&format!("{want}\n")),
+        "expected the line {want:?} from the child run:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("1 passed"),
+        "the corpus test did not run:\n{stdout}"
+    );
 }
 
 /// Values read by eye from the files, one or more per flavour family, so that returning

@@ -1,5 +1,5 @@
 //! The redo formulas against every value a server computed itself in the sample corpus
-//! (`../shared/samples`, or `$INNODEBT_SAMPLES`): SEIS `Max checkpoint age` / `Checkpoint age
+//! (`tests/data/samples`, or `$INNODEBT_SAMPLES`): SEIS `Max checkpoint age` / `Checkpoint age
 //! target` (Percona, XtraDB, MariaDB 5.5), `Innodb_checkpoint_max_age`, and INNODB_METRICS
 //! `log_max_modified_age_async` / `_sync`. One table names the file, the flavour, the server's
 //! value, ours, the difference and what ours was computed from; it is printed on every run and
@@ -19,7 +19,9 @@
 //! (and the target at the same size): the inferred size is printed; a value no size reproduces
 //! fails. Rows that differ for a known reason are named exceptions with that reason.
 
-use std::io::Write;
+#[path = "common/gate.rs"]
+mod gate;
+
 use std::path::{Path, PathBuf};
 
 use innodebt::innodb_status;
@@ -44,24 +46,7 @@ const EXCEPTIONS: &[(&str, i64, &str)] = &[(
 )];
 
 fn samples_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("INNODEBT_SAMPLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples"));
-    if dir.join("index.tsv").is_file() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "sample corpus not found at {} (set INNODEBT_SAMPLES to its directory)",
-        dir.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** NOTE: {msg}: the corpus cross-check did NOT run ***\n"
-    );
-    None
+    gate::samples_dir("the corpus cross-check")
 }
 
 /// One server-computed value found in a file.

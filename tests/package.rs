@@ -71,6 +71,7 @@ fn the_debian_package_installs_binary_man_completions_and_service() {
         "./usr/share/innodebt/prometheus/alerts.yml",
         "./usr/share/innodebt/grafana/innodebt.json",
         "./usr/share/doc/innodebt/copyright",
+        "./usr/share/doc/innodebt/docs/prometheus.md.gz",
     ] {
         assert!(
             listing.lines().any(|l| l.ends_with(path)),

@@ -1,7 +1,7 @@
 //! Properties of the text parsers: they never panic, whatever the input (arbitrary strings,
 //! status-like lines, corpus files cut anywhere, corpus lines shuffled and duplicated), and
 //! a status output cut after its LOG section still gives the LSN of the whole output.
-//! The corpus is `../shared/samples` (or `$INNODEBT_SAMPLES`); in CI a missing corpus or file
+//! The corpus is `tests/data/samples` (or `$INNODEBT_SAMPLES`); in CI a missing corpus or file
 //! fails, elsewhere the corpus-based properties say loudly that they did not run.
 
 #[path = "common/gate.rs"]

@@ -1,7 +1,7 @@
 //! pt-stalk import: a real capture of MariaDB 10.11 under write load (`tests/fixtures/ptstalk`,
 //! made with `pt-stalk --no-stalk --iterations=1 --run-time=20`; the mysqladmin file keeps its
 //! first 4 tables, path-valued variables were removed), and the innodbstatus-only pt-stalk
-//! files of the shared corpus.
+//! files of the sample corpus (`tests/data/samples`).
 
 #[path = "common/gate.rs"]
 mod gate;
@@ -20,7 +20,7 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ptstalk")
 }
 
-/// The shared corpus directory holding pt-stalk files, or `None` (with a loud note) outside CI.
+/// The sample corpus directory holding pt-stalk files, or `None` (with a loud note) outside CI.
 /// With the corpus there, a missing `percona-5.5` is a failure.
 fn shared_ptstalk() -> Option<PathBuf> {
     let dir = gate::samples_dir("the pt-stalk corpus tests")?.join("percona-5.5");

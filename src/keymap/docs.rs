@@ -1,5 +1,5 @@
-//! The keymap written out for people: the keys section of `--help` and the README's key
-//! table, both from [`super::KEYMAP`] so neither can drift from what the keys do.
+//! The keymap written out for people: the keys section of `--help` and the key table of
+//! docs/dashboard.md, both from [`super::KEYMAP`] so neither can drift from what the keys do.
 
 use super::{Binding, KeyAction, Mode, bindings, rows};
 
@@ -60,7 +60,7 @@ pub fn help_text() -> String {
     out
 }
 
-/// The README's key table (tests/cli.rs checks the README holds exactly this).
+/// The key table of docs/dashboard.md (tests/cli.rs checks it holds exactly this).
 pub fn markdown_table() -> String {
     let mut out = String::from("| key | does | works in |\n|---|---|---|\n");
     for b in rows() {

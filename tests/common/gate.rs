@@ -25,18 +25,24 @@ pub fn missing<T>(what: &str, fix: &str, skipped: &str) -> Option<T> {
     None
 }
 
-/// The recorded sample corpus (`INNODEBT_SAMPLES`, default `../shared/samples` next to the
-/// checkout), or `None` after [`missing`] when its `index.tsv` is absent.
-pub fn samples_dir(skipped: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("INNODEBT_SAMPLES")
+/// Where the recorded sample corpus is: `INNODEBT_SAMPLES` when set, else the copy in the
+/// repository (`tests/data/samples`), so a fresh clone runs every corpus test.
+pub fn samples_path() -> PathBuf {
+    std::env::var_os("INNODEBT_SAMPLES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/samples"))
+}
+
+/// The recorded sample corpus ([`samples_path`]), or `None` after [`missing`] when its
+/// `index.tsv` is absent.
+pub fn samples_dir(skipped: &str) -> Option<PathBuf> {
+    let dir = samples_path();
     if dir.join("index.tsv").is_file() {
         return Some(dir);
     }
     missing(
         &format!("sample corpus not found at {}", dir.display()),
-        "set INNODEBT_SAMPLES to its directory",
+        "unset INNODEBT_SAMPLES to use the copy in tests/data/samples, or point it at a corpus",
         skipped,
     )
 }
