@@ -3,14 +3,20 @@
 #   packaging/build-deb.sh                 # release build, then target/debian/innodebt_VERSION_ARCH.deb
 #   INNODEBT_BIN=path packaging/build-deb.sh   # package an already built binary (tests)
 #   OUT_DIR=dir packaging/build-deb.sh         # write the .deb there
+#   DEB_VERSION=0.1.0+1 packaging/build-deb.sh # another package version (the upgrade test)
+#   DEB_COMPRESS=gzip packaging/build-deb.sh   # faster than the default xz (tests)
 # The man pages and shell completions are generated from the binary's own clap definitions.
+# Why dpkg-deb rather than cargo-deb: Debian ships no cargo-deb, so a clean machine (and CI)
+# would compile it first; the package needs nothing cargo-deb adds, and the maintainer
+# scripts in packaging/debian/ do what its systemd-units handling (dh_installsystemd's
+# snippets) does: enable on install, restart on upgrade, stop on remove, purge drops data.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 die() { printf 'build-deb: %s\n' "$*" >&2; exit 1; }
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
 
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+version=${DEB_VERSION:-$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)}
 [ -n "$version" ] || die "no version in Cargo.toml"
 arch=$(dpkg --print-architecture)
 bin=${INNODEBT_BIN:-}
@@ -40,6 +46,7 @@ install -D -m 0644 "$stage/assets/completions/innodebt.fish" "$root/usr/share/fi
 install -D -m 0644 packaging/debian/innodebt.service "$root/lib/systemd/system/innodebt.service"
 install -D -m 0640 packaging/debian/innodebt.toml "$root/etc/innodebt/innodebt.toml"
 install -D -m 0640 packaging/debian/my.cnf "$root/etc/innodebt/my.cnf"
+install -D -m 0644 packaging/debian/default "$root/etc/default/innodebt"
 install -D -m 0644 contrib/prometheus/alerts.yml "$root/usr/share/innodebt/prometheus/alerts.yml"
 install -D -m 0644 contrib/grafana/innodebt.json "$root/usr/share/innodebt/grafana/innodebt.json"
 install -D -m 0644 README.md "$root/usr/share/doc/innodebt/README.md"
@@ -68,9 +75,15 @@ Source: https://github.com/innodebt/innodebt
 
 Files: *
 Copyright: The innodebt developers
+<<<<<<< ours
 License: Expat or Apache-2.0
 
 License: Expat
+=======
+License: MIT or Apache-2.0
+
+License: MIT
+>>>>>>> theirs
  Permission is hereby granted, free of charge, to any person obtaining a copy
  of this software and associated documentation files (the "Software"), to deal
  in the Software without restriction, including without limitation the rights
@@ -78,27 +91,41 @@ License: Expat
  copies of the Software, and to permit persons to whom the Software is
  furnished to do so, subject to the following conditions:
  .
+<<<<<<< ours
  The above copyright notice and this permission notice shall be included in all
  copies or substantial portions of the Software.
+=======
+ The above copyright notice and this permission notice shall be included in
+ all copies or substantial portions of the Software.
+>>>>>>> theirs
  .
  THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
  IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
  FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
  AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
  LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+<<<<<<< ours
  OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
  SOFTWARE.
 
 License: Apache-2.0
  On Debian systems, the full text of the Apache License, Version 2.0 is in
  /usr/share/common-licenses/Apache-2.0 (also LICENSE-APACHE in the source).
+=======
+ OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
+ THE SOFTWARE.
+
+License: Apache-2.0
+ On Debian systems, the complete text of the Apache License 2.0 is in
+ /usr/share/common-licenses/Apache-2.0.
+>>>>>>> theirs
 COPYRIGHT
 
 mkdir -p "$root/DEBIAN"
 for f in postinst prerm postrm; do
     install -m 0755 "packaging/debian/$f" "$root/DEBIAN/$f"
 done
-printf '/etc/innodebt/innodebt.toml\n/etc/innodebt/my.cnf\n' > "$root/DEBIAN/conffiles"
+printf '/etc/default/innodebt\n/etc/innodebt/innodebt.toml\n/etc/innodebt/my.cnf\n' > "$root/DEBIAN/conffiles"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: innodebt
@@ -106,7 +133,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
-Depends: adduser, libc6
+Depends: adduser, init-system-helpers (>= 1.54~), libc6
 Section: database
 Priority: optional
 Description: InnoDB redo and undo debt: dashboard, Prometheus exporter, fleet view
@@ -118,5 +145,5 @@ Description: InnoDB redo and undo debt: dashboard, Prometheus exporter, fleet vi
  completions.
 CONTROL
 deb="$out/innodebt_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+dpkg-deb --root-owner-group "-Z${DEB_COMPRESS:-xz}" --build "$root" "$deb" >/dev/null
 echo "$deb"

@@ -68,6 +68,7 @@ fn the_debian_package_installs_binary_man_completions_and_service() {
         "./lib/systemd/system/innodebt.service",
         "./etc/innodebt/innodebt.toml",
         "./etc/innodebt/my.cnf",
+        "./etc/default/innodebt",
         "./usr/share/innodebt/prometheus/alerts.yml",
         "./usr/share/innodebt/grafana/innodebt.json",
         "./usr/share/doc/innodebt/copyright",
@@ -93,10 +94,15 @@ fn the_debian_package_installs_binary_man_completions_and_service() {
     let conffiles = std::fs::read_to_string(ctrl.path().join("conffiles")).unwrap();
     assert_eq!(
         conffiles,
-        "/etc/innodebt/innodebt.toml\n/etc/innodebt/my.cnf\n"
+        "/etc/default/innodebt\n/etc/innodebt/innodebt.toml\n/etc/innodebt/my.cnf\n"
     );
     let postinst = std::fs::read_to_string(ctrl.path().join("postinst")).unwrap();
     assert!(postinst.contains("adduser --system --group"), "{postinst}");
+    let default = std::fs::read_to_string(root.join("packaging/debian/default")).unwrap();
+    assert!(
+        default.lines().any(|l| l == "ARGS=\"\""),
+        "/etc/default/innodebt sets ARGS as Debian's exporters do:\n{default}"
+    );
 
     // The files themselves.
     let x = tempfile::tempdir().unwrap();
@@ -119,7 +125,8 @@ fn the_debian_package_installs_binary_man_completions_and_service() {
         std::fs::read_to_string(x.path().join("lib/systemd/system/innodebt.service")).unwrap();
     for line in [
         "User=innodebt",
-        "ExecStart=/usr/bin/innodebt --defaults-file=/etc/innodebt/my.cnf serve --config /etc/innodebt/innodebt.toml",
+        "EnvironmentFile=-/etc/default/innodebt",
+        "ExecStart=/usr/bin/innodebt --defaults-file=/etc/innodebt/my.cnf serve --config /etc/innodebt/innodebt.toml $ARGS",
         "StateDirectory=innodebt",
         "WantedBy=multi-user.target",
     ] {

@@ -22,6 +22,7 @@
 pub mod accounts;
 pub mod builders;
 pub mod certs;
+pub mod container;
 pub mod gate;
 pub mod load;
 pub mod proxy;
