@@ -75,15 +75,9 @@ Source: https://github.com/innodebt/innodebt
 
 Files: *
 Copyright: The innodebt developers
-<<<<<<< ours
 License: Expat or Apache-2.0
 
 License: Expat
-=======
-License: MIT or Apache-2.0
-
-License: MIT
->>>>>>> theirs
  Permission is hereby granted, free of charge, to any person obtaining a copy
  of this software and associated documentation files (the "Software"), to deal
  in the Software without restriction, including without limitation the rights
@@ -91,34 +85,20 @@ License: MIT
  copies of the Software, and to permit persons to whom the Software is
  furnished to do so, subject to the following conditions:
  .
-<<<<<<< ours
  The above copyright notice and this permission notice shall be included in all
  copies or substantial portions of the Software.
-=======
- The above copyright notice and this permission notice shall be included in
- all copies or substantial portions of the Software.
->>>>>>> theirs
  .
  THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
  IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
  FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
  AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
  LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
-<<<<<<< ours
  OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
  SOFTWARE.
 
 License: Apache-2.0
  On Debian systems, the full text of the Apache License, Version 2.0 is in
  /usr/share/common-licenses/Apache-2.0 (also LICENSE-APACHE in the source).
-=======
- OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
- THE SOFTWARE.
-
-License: Apache-2.0
- On Debian systems, the complete text of the Apache License 2.0 is in
- /usr/share/common-licenses/Apache-2.0.
->>>>>>> theirs
 COPYRIGHT
 
 mkdir -p "$root/DEBIAN"
