@@ -3,7 +3,7 @@
 #   packaging/build-deb.sh                 # release build, then target/debian/innodebt_VERSION_ARCH.deb
 #   INNODEBT_BIN=path packaging/build-deb.sh   # package an already built binary (tests)
 #   OUT_DIR=dir packaging/build-deb.sh         # write the .deb there
-# The man pages and shell completions are generated from the binary's own clap definitions.
+# The man pages and shell completions are what `innodebt man` and `innodebt completions` print.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -29,14 +29,18 @@ install -D -m 0755 "$bin" "$root/usr/bin/innodebt"
 if command -v strip >/dev/null; then
     strip --strip-unneeded "$root/usr/bin/innodebt"
 fi
-"$root/usr/bin/innodebt" generate-assets "$stage/assets" >/dev/null
-for page in "$stage"/assets/man/*.1; do
+"$root/usr/bin/innodebt" man --out-dir "$stage/man" >/dev/null
+for page in "$stage"/man/*.1; do
     install -D -m 0644 "$page" "$root/usr/share/man/man1/$(basename "$page")"
     gzip -9n "$root/usr/share/man/man1/$(basename "$page")"
 done
-install -D -m 0644 "$stage/assets/completions/innodebt.bash" "$root/usr/share/bash-completion/completions/innodebt"
-install -D -m 0644 "$stage/assets/completions/_innodebt" "$root/usr/share/zsh/vendor-completions/_innodebt"
-install -D -m 0644 "$stage/assets/completions/innodebt.fish" "$root/usr/share/fish/vendor_completions.d/innodebt.fish"
+mkdir -p "$stage/completions"
+"$root/usr/bin/innodebt" completions bash > "$stage/completions/innodebt.bash"
+"$root/usr/bin/innodebt" completions zsh > "$stage/completions/_innodebt"
+"$root/usr/bin/innodebt" completions fish > "$stage/completions/innodebt.fish"
+install -D -m 0644 "$stage/completions/innodebt.bash" "$root/usr/share/bash-completion/completions/innodebt"
+install -D -m 0644 "$stage/completions/_innodebt" "$root/usr/share/zsh/vendor-completions/_innodebt"
+install -D -m 0644 "$stage/completions/innodebt.fish" "$root/usr/share/fish/vendor_completions.d/innodebt.fish"
 install -D -m 0644 packaging/debian/innodebt.service "$root/lib/systemd/system/innodebt.service"
 install -D -m 0640 packaging/debian/innodebt.toml "$root/etc/innodebt/innodebt.toml"
 install -D -m 0640 packaging/debian/my.cnf "$root/etc/innodebt/my.cnf"

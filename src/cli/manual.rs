@@ -163,6 +163,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "innodebt-import",
+        &[(
+            "innodebt import pt-stalk /var/lib/pt-stalk -o stalk.idbt",
+            "pt-stalk to a capture",
+        )],
+    ),
+    (
         "innodebt-import-pt-stalk",
         &[(
             "innodebt import pt-stalk /var/lib/pt-stalk -o stalk.idbt",

@@ -209,6 +209,51 @@ mod tests {
         assert!(folded[4..].iter().all(|&b| b == 0));
     }
 
+    /// The header of a file whose key folds to 00 01 … 0f (its last four bytes are zero).
+    fn header() -> Vec<u8> {
+        let mut bytes = vec![0u8; UNUSED];
+        bytes.extend(0u8..16);
+        bytes.extend([0u8; 4]);
+        bytes
+    }
+
+    fn hex(text: &str) -> Vec<u8> {
+        (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// FIPS-197 appendix C.1: AES-128 with key 000102…0f turns 00112233…ff into 69c4e0d8…;
+    /// the padding block (sixteen 0x10) was encrypted with `openssl enc -aes-128-ecb -nopad`.
+    #[test]
+    fn decrypts_the_fips_197_vector() {
+        let mut file = header();
+        file.extend(32u32.to_le_bytes());
+        file.extend(hex("69c4e0d86a7b0430d8cdb78070b4c55a"));
+        file.extend(hex("954f64f2e4e86e9eee82d20216684899"));
+        let want = hex("00112233445566778899aabbccddeeff");
+        assert_eq!(decode(&file).unwrap(), String::from_utf8_lossy(&want));
+    }
+
+    /// Two lines, each encrypted by `openssl enc -aes-128-ecb -K 000102…0f` (PKCS padding).
+    #[test]
+    fn decodes_lines_openssl_encrypted() {
+        let mut file = header();
+        for line in [
+            "e4f7ded15a0d20735de0ac7cdd085903",
+            "cd57fb297b2008cb3849dda95a9b7060",
+        ] {
+            file.extend(16u32.to_le_bytes());
+            file.extend(hex(line));
+        }
+        assert_eq!(decode(&file).unwrap(), "[client]\nuser = ann\n");
+        // One byte changed: the padding no longer checks out.
+        let last = file.len() - 1;
+        file[last] ^= 1;
+        assert_eq!(decode(&file), Err(LoginFileError::BadPadding(2)));
+    }
+
     #[test]
     fn malformed_files_are_errors_not_panics() {
         assert_eq!(decode(b"short"), Err(LoginFileError::TooShort(5)));
