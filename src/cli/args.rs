@@ -406,7 +406,7 @@ pub struct ServeArgs {
     /// With --record-dir: keep this much history (default 48h).
     #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
     pub retain: Option<Duration>,
-    /// With --record-dir: at most this much disk for all targets (default 500MB).
+    /// With --record-dir: at most this much disk for all targets (default 500MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_disk: Option<u64>,
     /// Longest a scrape waits for a new target's first sample (Prometheus's own scrape
