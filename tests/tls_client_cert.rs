@@ -53,7 +53,7 @@ fn client_cert(certs: &Certs, dir: &Path) -> [String; 3] {
         "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
          extendedKeyUsage=clientAuth\n",
     )
-    .unwrap();
+    .expect("write client.ext");
     openssl(
         dir,
         &[
@@ -62,9 +62,9 @@ fn client_cert(certs: &Certs, dir: &Path) -> [String; 3] {
             "-in",
             "client.csr",
             "-CA",
-            ca.to_str().unwrap(),
+            ca.to_str().expect("a UTF-8 path"),
             "-CAkey",
-            ca_key.to_str().unwrap(),
+            ca_key.to_str().expect("a UTF-8 path"),
             "-CAcreateserial",
             "-days",
             "2",
@@ -74,9 +74,9 @@ fn client_cert(certs: &Certs, dir: &Path) -> [String; 3] {
             "client.ext",
         ],
     );
-    let cert = std::fs::read_to_string(dir.join("client.pem")).unwrap();
-    let key = std::fs::read_to_string(dir.join("client-key.pem")).unwrap();
-    std::fs::write(dir.join("both.pem"), format!("{cert}{key}")).unwrap();
+    let cert = std::fs::read_to_string(dir.join("client.pem")).expect("client.pem");
+    let key = std::fs::read_to_string(dir.join("client-key.pem")).expect("client-key.pem");
+    std::fs::write(dir.join("both.pem"), format!("{cert}{key}")).expect("write both.pem");
     ["client.pem", "client-key.pem", "both.pem"].map(|f| dir.join(f).display().to_string())
 }
 
