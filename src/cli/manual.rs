@@ -239,7 +239,7 @@ pub const SERVE_TOML_EXAMPLE: &str = r#"[serve]
 listen = "127.0.0.1:9385"
 record_dir = "/var/lib/innodebt/recordings"
 retain = "48h"
-max_disk = "500MB"
+max_disk = "500MiB"
 metrics_target = true
 
 [targets.db2]
@@ -269,7 +269,7 @@ pub const SERVE_TOML_KEYS: &[(&str, &str)] = &[
     ("[serve] retain", "history kept, e.g. 48h, 7d (--retain)"),
     (
         "[serve] max_disk",
-        "disk for all targets, e.g. 500MB, 1GiB (--max-disk)",
+        "disk for all targets, e.g. 500MiB, 1GiB (--max-disk)",
     ),
     (
         "[serve] metrics_target",
