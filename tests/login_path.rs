@@ -232,3 +232,39 @@ fn unusable_login_files_are_named() {
         r.warnings
     );
 }
+
+mod props {
+    use proptest::prelude::*;
+
+    use super::encode;
+    use innodebt::mycnf::login::decode;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// What mysql_config_editor writes, any text and any key, decodes to that text.
+        #[test]
+        fn encoded_text_decodes_back(
+            lines in proptest::collection::vec("[^\n]{0,80}", 0..8),
+            key in any::<[u8; 20]>(),
+        ) {
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            prop_assert_eq!(decode(&encode(&text, key)).unwrap(), text);
+        }
+
+        /// Any bytes: a text or a named error, never a panic; a damaged valid file too.
+        #[test]
+        fn any_bytes_never_panic(
+            bytes in proptest::collection::vec(any::<u8>(), 0..300),
+            flip in any::<prop::sample::Index>(),
+        ) {
+            let _ = decode(&bytes);
+            let mut file = encode("[client]\nuser = ann\npassword = x\n", *b"0123456789abcdefghij");
+            let at = flip.index(file.len());
+            file[at] ^= 0x5a;
+            let _ = decode(&file);
+            file.truncate(at);
+            let _ = decode(&file);
+        }
+    }
+}
