@@ -294,3 +294,30 @@ fn completions_and_man_print_what_the_package_installs() {
         assert!(out_dir.join(page).is_file(), "{page} not written: {stdout}");
     }
 }
+
+/// An empty MYSQL_TCP_PORT is no port, as in the mysql client; MYSQL_HOST names no server of
+/// a fleet (fleet's -h does).
+#[test]
+fn empty_or_misplaced_environment() {
+    let out = Command::new(env!("CARGO_BIN_EXE_innodebt"))
+        .args(["--no-defaults", "man"])
+        .env("MYSQL_TCP_PORT", "")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run innodebt");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_innodebt"))
+        .args(["fleet", "-u", "monitor"])
+        .env("MYSQL_HOST", "db9.invalid")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run innodebt");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no servers"), "{stderr}");
+}

@@ -507,7 +507,7 @@ pub enum ExportFormat {
 /// The command as `--help`, the man pages and the completions show it: the arguments, then
 /// the keys (from the keymap, the table dispatch reads) and where flags go.
 pub fn command() -> clap::Command {
-    Cli::command().after_help(format!(
+    super::env::empty_port_is_unset(Cli::command()).after_help(format!(
         "{}\n\
          Connection flags go before or after the subcommand; --once, --format, --demo and \
          --record before it, e.g.\n  \

@@ -20,6 +20,16 @@ pub struct MysqlEnv {
     pub pwd: Option<Secret>,
 }
 
+/// `MYSQL_TCP_PORT=` (set, empty) means the default port to the mysql client (`atoi("")`);
+/// clap would parse "" as a port and fail, so the flag forgets the variable then.
+pub(super) fn empty_port_is_unset(cmd: clap::Command) -> clap::Command {
+    if std::env::var_os("MYSQL_TCP_PORT").is_some_and(|v| v.is_empty()) {
+        cmd.mut_arg("port", |a| a.env(None::<&'static str>))
+    } else {
+        cmd
+    }
+}
+
 fn from_env(matches: &ArgMatches, id: &str) -> bool {
     matches.value_source(id) == Some(ValueSource::EnvVariable)
 }
