@@ -5,7 +5,7 @@
 #   OUT_DIR=dir packaging/build-deb.sh         # write the .deb there
 #   DEB_VERSION=0.1.0+1 packaging/build-deb.sh # another package version (the upgrade test)
 #   DEB_COMPRESS=gzip packaging/build-deb.sh   # faster than the default xz (tests)
-# The man pages and shell completions are generated from the binary's own clap definitions.
+# The man pages and shell completions are what `innodebt man` and `innodebt completions` print.
 # Why dpkg-deb rather than cargo-deb: Debian ships no cargo-deb, so a clean machine (and CI)
 # would compile it first; the package needs nothing cargo-deb adds, and the maintainer
 # scripts in packaging/debian/ do what its systemd-units handling (dh_installsystemd's
@@ -35,14 +35,18 @@ install -D -m 0755 "$bin" "$root/usr/bin/innodebt"
 if command -v strip >/dev/null; then
     strip --strip-unneeded "$root/usr/bin/innodebt"
 fi
-"$root/usr/bin/innodebt" generate-assets "$stage/assets" >/dev/null
-for page in "$stage"/assets/man/*.1; do
+"$root/usr/bin/innodebt" man --out-dir "$stage/man" >/dev/null
+for page in "$stage"/man/*.1; do
     install -D -m 0644 "$page" "$root/usr/share/man/man1/$(basename "$page")"
     gzip -9n "$root/usr/share/man/man1/$(basename "$page")"
 done
-install -D -m 0644 "$stage/assets/completions/innodebt.bash" "$root/usr/share/bash-completion/completions/innodebt"
-install -D -m 0644 "$stage/assets/completions/_innodebt" "$root/usr/share/zsh/vendor-completions/_innodebt"
-install -D -m 0644 "$stage/assets/completions/innodebt.fish" "$root/usr/share/fish/vendor_completions.d/innodebt.fish"
+mkdir -p "$stage/completions"
+"$root/usr/bin/innodebt" completions bash > "$stage/completions/innodebt.bash"
+"$root/usr/bin/innodebt" completions zsh > "$stage/completions/_innodebt"
+"$root/usr/bin/innodebt" completions fish > "$stage/completions/innodebt.fish"
+install -D -m 0644 "$stage/completions/innodebt.bash" "$root/usr/share/bash-completion/completions/innodebt"
+install -D -m 0644 "$stage/completions/_innodebt" "$root/usr/share/zsh/vendor-completions/_innodebt"
+install -D -m 0644 "$stage/completions/innodebt.fish" "$root/usr/share/fish/vendor_completions.d/innodebt.fish"
 install -D -m 0644 packaging/debian/innodebt.service "$root/lib/systemd/system/innodebt.service"
 install -D -m 0640 packaging/debian/innodebt.toml "$root/etc/innodebt/innodebt.toml"
 install -D -m 0640 packaging/debian/my.cnf "$root/etc/innodebt/my.cnf"

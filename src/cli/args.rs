@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
 
+use super::env::MysqlEnv;
 use super::values::{
     CaptureRange, Schedule, TimeSpec, parse_capture_range, parse_duration, parse_interval,
     parse_port, parse_rate, parse_schedule, parse_secret, parse_size, parse_time_spec,
@@ -16,12 +18,12 @@ use super::values::{
 };
 use crate::source::connect::{Secret, SslMode};
 
-/// Hidden flag that a bare `-p`/`--password` becomes before clap sees the arguments.
-const PROMPT_FLAG: &str = "--password-prompt";
-const PROMPT_LONG: &str = "password-prompt";
+use super::argv::PROMPT_LONG;
+pub use super::argv::preprocess_password_args;
 
-// `innodebt [connection flags] [options] [SUBCOMMAND]`. `-h` is the host, as in the mysql
-// client, so help is `-?` or `--help`. (Plain comment: a doc comment would become the help.)
+// `innodebt [connection flags] [options] [SUBCOMMAND]`, the flags before or after the
+// subcommand (global, as `git -C`). `-h` is the host, as in the mysql client, so help is `-?`
+// or `--help`, for every subcommand. (Plain comment: a doc comment would become the help.)
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "innodebt",
@@ -31,7 +33,7 @@ const PROMPT_LONG: &str = "password-prompt";
 )]
 pub struct Cli {
     /// Print help.
-    #[arg(short = '?', long = "help", action = ArgAction::Help)]
+    #[arg(short = '?', long = "help", action = ArgAction::Help, global = true)]
     help: Option<bool>,
 
     #[command(flatten)]
@@ -49,56 +51,114 @@ pub struct Cli {
 #[command(next_help_heading = "Connection (as in the mysql client)")]
 pub struct ConnectionArgs {
     /// Server host name or IP; none or `localhost` means the Unix socket.
-    #[arg(short = 'h', long, value_name = "HOST")]
+    #[arg(
+        short = 'h',
+        long,
+        value_name = "HOST",
+        global = true,
+        env = "MYSQL_HOST"
+    )]
     pub host: Option<String>,
 
     /// TCP port (default 3306). Given without --host, connects over TCP to 127.0.0.1.
-    #[arg(short = 'P', long, value_name = "PORT", value_parser = parse_port)]
+    #[arg(short = 'P', long, value_name = "PORT", value_parser = parse_port, global = true,
+          env = "MYSQL_TCP_PORT")]
     pub port: Option<u16>,
 
     /// MySQL user (default: your OS user name).
-    #[arg(short = 'u', long, value_name = "USER")]
+    #[arg(short = 'u', long, value_name = "USER", global = true)]
     pub user: Option<String>,
 
     /// Password: `-pSECRET` or `--password=SECRET`; a bare `-p` or `--password` prompts.
-    #[arg(short = 'p', long = "password", value_name = "PASSWORD", value_parser = parse_secret)]
+    /// MYSQL_PWD counts after the option files, as in the mysql client.
+    #[arg(short = 'p', long = "password", value_name = "PASSWORD", value_parser = parse_secret,
+          global = true, env = "MYSQL_PWD", hide_env_values = true)]
     pub password: Option<Secret>,
 
     /// Set when a bare `-p`/`--password` was given: ask on the terminal.
-    #[arg(long = PROMPT_LONG, hide = true)]
+    #[arg(long = PROMPT_LONG, hide = true, global = true)]
     pub password_prompt: bool,
 
     /// Unix socket file.
-    #[arg(short = 'S', long, value_name = "PATH")]
+    #[arg(
+        short = 'S',
+        long,
+        value_name = "PATH",
+        global = true,
+        env = "MYSQL_UNIX_PORT"
+    )]
     pub socket: Option<PathBuf>,
 
     /// Default database (innodebt reads system schemas and needs none).
-    #[arg(short = 'D', long, value_name = "NAME")]
+    #[arg(short = 'D', long, value_name = "NAME", global = true)]
     pub database: Option<String>,
 
     /// Read only this option file.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["defaults_extra_file", "no_defaults"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["defaults_extra_file", "no_defaults"],
+          global = true)]
     pub defaults_file: Option<PathBuf>,
 
     /// Read this option file too, after the global files and before ~/.my.cnf.
-    #[arg(long, value_name = "FILE", conflicts_with = "no_defaults")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "no_defaults",
+        global = true
+    )]
     pub defaults_extra_file: Option<PathBuf>,
 
-    /// Read no option files.
-    #[arg(long)]
+    /// Read no option files (~/.mylogin.cnf is still read, as in the mysql client).
+    #[arg(long, global = true)]
     pub no_defaults: bool,
 
+    /// Read the group [NAME] of ~/.mylogin.cnf (written by mysql_config_editor) after
+    /// [client], as the mysql client does.
+    #[arg(long, value_name = "NAME", global = true)]
+    pub login_path: Option<String>,
+
+    /// The login file to read instead of ~/.mylogin.cnf (as mysql-test-run sets it).
+    #[arg(
+        long,
+        value_name = "FILE",
+        hide = true,
+        global = true,
+        env = "MYSQL_TEST_LOGIN_FILE"
+    )]
+    pub login_file: Option<PathBuf>,
+
     /// TLS mode (default PREFERRED; a Unix socket never uses TLS).
-    #[arg(long, value_enum, ignore_case = true, value_name = "MODE")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_name = "MODE",
+        global = true
+    )]
     pub ssl_mode: Option<SslMode>,
 
     /// CA certificate (PEM) to verify the server's certificate against.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     pub ssl_ca: Option<PathBuf>,
 
+    /// Client certificate (PEM), for an account created REQUIRE X509 or SUBJECT; without
+    /// --ssl-key the key is read from the same file.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub ssl_cert: Option<PathBuf>,
+
+    /// Private key (PEM) of --ssl-cert; without --ssl-cert the certificate is read from the
+    /// same file.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub ssl_key: Option<PathBuf>,
+
     /// Give up connecting after this long.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_timeout)]
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_timeout,
+          global = true)]
     pub connect_timeout: Duration,
+
+    /// What MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_UNIX_PORT and MYSQL_PWD said (clap reads them;
+    /// [`parse_args`] moves them here, as they count after the option files).
+    #[arg(skip)]
+    pub from_env: MysqlEnv,
 }
 
 /// Dashboard options.
@@ -114,27 +174,31 @@ pub struct Options {
     pub format: OutputFormat,
 
     /// How often to poll the server (at least 100ms).
-    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_interval)]
+    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_interval,
+          global = true)]
     pub interval: Duration,
 
     /// How often to run SHOW ENGINE INNODB STATUS.
-    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_timeout)]
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_timeout,
+          global = true)]
     pub innodb_status_interval: Duration,
 
     /// How often to count the undo pages cached in the buffer pool (the INNODB_BUFFER_PAGE_LRU scan: it scans the whole buffer pool; `never` to skip).
-    #[arg(long, value_name = "DUR", default_value = "never", value_parser = parse_schedule)]
+    #[arg(long, value_name = "DUR", default_value = "never", value_parser = parse_schedule,
+          global = true)]
     pub undo_scan_interval: Schedule,
 
     /// Give up on one query after this long.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_timeout)]
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_timeout,
+          global = true)]
     pub query_timeout: Duration,
 
     /// Theme name or path to a theme TOML file.
-    #[arg(long, value_name = "NAME|PATH", default_value = "dark")]
+    #[arg(long, value_name = "NAME|PATH", default_value = "dark", global = true)]
     pub theme: String,
 
     /// No colours (also when the NO_COLOR environment variable is set and not empty).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub no_color: bool,
 
     /// Also write every sample to this capture file.
@@ -142,16 +206,16 @@ pub struct Options {
     pub record: Option<PathBuf>,
 
     /// Store the raw query results in the capture too.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub record_queries: bool,
 
     /// Never change server settings (hides the controls).
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub read_only: bool,
 
     /// Crash-recovery redo apply rate, for the recovery-time estimate: bytes per second,
-    /// with K/M/G/T (powers of 1024), e.g. 12MB/s, 10M, 5000000.
-    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    /// e.g. 12MiB/s, 10M (K/M/G/T alone are powers of 1024; KB/MB 1000; KiB/MiB 1024).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, global = true)]
     pub recovery_rate: Option<u64>,
 
     /// Replay the built-in demo, no server needed: a real capture recorded by innodebt from MariaDB 10.11 under write load.
@@ -173,9 +237,14 @@ impl Default for ConnectionArgs {
             defaults_file: None,
             defaults_extra_file: None,
             no_defaults: false,
+            login_path: None,
+            login_file: None,
             ssl_mode: None,
             ssl_ca: None,
+            ssl_cert: None,
+            ssl_key: None,
             connect_timeout: Duration::from_secs(5),
+            from_env: MysqlEnv::default(),
         }
     }
 }
@@ -292,13 +361,9 @@ pub enum Command {
     /// Serve the figures to Prometheus: /metrics (this server) and /probe?target=NAME.
     Serve(ServeArgs),
     /// One screen for many servers, nearest breach first (-h HOST repeatable, or --config).
-    #[command(disable_help_flag = true)]
     Fleet {
         #[command(flatten)]
         args: FleetArgs,
-        /// Print help.
-        #[arg(short = '?', long = "help", action = ArgAction::Help)]
-        help: Option<bool>,
     },
     /// Estimate the crash-recovery redo apply rate from a server error log.
     CalibrateRecovery {
@@ -306,11 +371,23 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         error_log: PathBuf,
     },
-    /// Write the man pages and shell completions (for packaging) into DIR.
-    #[command(hide = true)]
-    GenerateAssets {
-        /// Directory to write man/ and completions/ into.
-        dir: PathBuf,
+    /// Print the completion script for a shell (bash: source it, or put it in
+    /// bash-completion's completions directory; zsh: a `_innodebt` file on $fpath; fish:
+    /// ~/.config/fish/completions/innodebt.fish).
+    Completions {
+        /// The shell.
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: Shell,
+    },
+    /// Print the man page of innodebt or of one subcommand (`innodebt man serve`), or write
+    /// them all into a directory.
+    Man {
+        /// The subcommand whose page to print (default: innodebt(1) itself).
+        #[arg(value_name = "SUBCOMMAND", conflicts_with = "out_dir")]
+        page: Option<String>,
+        /// Write every page (innodebt.1, innodebt-serve.1, …) into DIR, and list them.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
     },
 }
 
@@ -329,7 +406,7 @@ pub struct ServeArgs {
     /// With --record-dir: keep this much history (default 48h).
     #[arg(long, value_name = "DUR", value_parser = parse_timeout)]
     pub retain: Option<Duration>,
-    /// With --record-dir: at most this much disk for all targets (default 500MB).
+    /// With --record-dir: at most this much disk for all targets (default 500MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_disk: Option<u64>,
     /// Longest a scrape waits for a new target's first sample (Prometheus's own scrape
@@ -387,7 +464,9 @@ pub struct FleetArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// A server (HOST[:PORT]) polled with innodebt's own credentials; repeat for more.
-    #[arg(short = 'h', long = "host", value_name = "HOST[:PORT]", action = ArgAction::Append)]
+    // The id is the connection flag's: fleet's `-h` takes several, the global one's place.
+    #[arg(id = "host", short = 'h', long = "host", value_name = "HOST[:PORT]",
+          action = ArgAction::Append)]
     pub hosts: Vec<String>,
     /// Give up on one server's poll (or agent request) after this long.
     #[arg(long, value_name = "DUR", default_value = "3s", value_parser = parse_timeout)]
@@ -428,10 +507,12 @@ pub enum ExportFormat {
 /// The command as `--help`, the man pages and the completions show it: the arguments, then
 /// the keys (from the keymap, the table dispatch reads) and where flags go.
 pub fn command() -> clap::Command {
-    Cli::command().after_help(format!(
+    super::env::empty_port_is_unset(Cli::command()).after_help(format!(
         "{}\n\
-         Connection flags and options go before the subcommand, e.g.\n  \
+         Connection flags go before or after the subcommand; --once, --format, --demo and \
+         --record before it, e.g.\n  \
          innodebt -h db1 -u monitor -p record capture.idbt --duration 10m\n  \
+         innodebt serve --interval 5s -u monitor --login-path monitoring\n  \
          innodebt --once --format json replay capture.idbt --at 14:05:00",
         crate::keymap::help_text()
     ))
@@ -447,61 +528,17 @@ where
     T: Into<OsString>,
 {
     let args = preprocess_password_args(args.into_iter().map(Into::into).collect());
-    command()
+    let matches = command()
         .try_get_matches_from(args)
-        .and_then(|m| Cli::from_arg_matches(&m))
-        .map_err(explain_misplaced_option)
+        .map_err(explain_misplaced_option)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    super::env::take_env_values(&matches, &mut cli);
+    Ok(cli)
 }
 
-/// Rewrites a bare `-p`/`--password` before the subcommand into the hidden prompt flag, so
-/// clap never takes the next word for the password. Values of other flags and everything
-/// from the first positional word (the subcommand) or `--` on are left alone.
-pub fn preprocess_password_args(args: Vec<OsString>) -> Vec<OsString> {
-    let cmd = Cli::command();
-    let takes_value: Vec<String> = cmd
-        .get_arguments()
-        .filter(|a| a.get_action().takes_values())
-        .flat_map(|a| {
-            let short = a.get_short().map(|c| format!("-{c}"));
-            let long = a.get_long().map(|l| format!("--{l}"));
-            short.into_iter().chain(long)
-        })
-        .collect();
-
-    let mut out = Vec::with_capacity(args.len());
-    let mut iter = args.into_iter();
-    if let Some(program) = iter.next() {
-        out.push(program);
-    }
-    while let Some(arg) = iter.next() {
-        let text = arg.to_str().map(str::to_owned);
-        match text.as_deref() {
-            Some("-p") | Some("--password") => out.push(OsString::from(PROMPT_FLAG)),
-            Some("--") => {
-                out.push(arg);
-                out.extend(iter);
-                break;
-            }
-            Some(flag) if takes_value.iter().any(|f| f == flag) => {
-                out.push(arg);
-                if let Some(value) = iter.next() {
-                    out.push(value);
-                }
-            }
-            _ if arg.as_encoded_bytes().starts_with(b"-") => out.push(arg),
-            _ => {
-                // The subcommand: its own arguments are not ours to rewrite.
-                out.push(arg);
-                out.extend(iter);
-                break;
-            }
-        }
-    }
-    out
-}
-
-/// clap says "unexpected argument '--once'" when a top-level option follows the
-/// subcommand; say where it goes instead.
+/// clap says "unexpected argument '--once'" when a top-level option that is not global
+/// (`--once`, `--format`, `--demo`, `--record`) follows a subcommand that has no such flag;
+/// say where it goes instead.
 fn explain_misplaced_option(err: clap::Error) -> clap::Error {
     if err.kind() != ErrorKind::UnknownArgument {
         return err;
@@ -518,16 +555,6 @@ fn explain_misplaced_option(err: clap::Error) -> clap::Error {
     });
     if !is_top_level {
         return err;
-    }
-    if name == "--help" || name == "-?" {
-        // `innodebt --help` shows the top level; a subcommand's help is `help SUBCOMMAND`.
-        return cmd.error(
-            ErrorKind::UnknownArgument,
-            format!(
-                "'{name}' after a subcommand: for a subcommand's help run \
-                 `innodebt help SUBCOMMAND`, e.g. `innodebt help replay`"
-            ),
-        );
     }
     cmd.error(
         ErrorKind::UnknownArgument,
@@ -552,32 +579,6 @@ mod tests {
         assert_eq!(
             format!("{:?}", parsed.options),
             format!("{:?}", Options::default())
-        );
-    }
-
-    fn os(args: &[&str]) -> Vec<OsString> {
-        args.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn preprocessing_rewrites_only_bare_password_flags() {
-        assert_eq!(
-            preprocess_password_args(os(&["innodebt", "-p", "-u", "-p", "--password", "x"])),
-            os(&["innodebt", PROMPT_FLAG, "-u", "-p", PROMPT_FLAG, "x"])
-        );
-        assert_eq!(
-            preprocess_password_args(os(&[
-                "innodebt",
-                "-psecret",
-                "--password=s",
-                "replay",
-                "-p"
-            ])),
-            os(&["innodebt", "-psecret", "--password=s", "replay", "-p"])
-        );
-        assert_eq!(
-            preprocess_password_args(os(&["innodebt", "--", "-p"])),
-            os(&["innodebt", "--", "-p"])
         );
     }
 }

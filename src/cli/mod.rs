@@ -3,6 +3,9 @@
 //! (`values`). Pure values out: nothing here connects or draws.
 
 mod args;
+mod argv;
+mod env;
+pub mod manual;
 mod resolve;
 mod values;
 
@@ -10,6 +13,7 @@ pub use args::{
     Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, Options, OutputFormat,
     ServeArgs, TriggerArgs, command, parse_args, preprocess_password_args,
 };
+pub use env::MysqlEnv;
 pub use resolve::{
     ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,
 };

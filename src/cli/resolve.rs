@@ -1,7 +1,8 @@
-//! Resolving the connection: flags, then option files (`~/.my.cnf` and the global ones),
-//! then environment (`MYSQL_PWD`, `MYSQL_HOST`, `MYSQL_TCP_PORT`, `MYSQL_UNIX_PORT`), then
-//! built-in defaults — the precedence the MySQL manual states — into [`ConnectOptions`], with
-//! the files read and what was skipped.
+//! Resolving the connection: flags, then option files (the global ones, `~/.my.cnf`, then
+//! `~/.mylogin.cnf` with its `--login-path` group), then environment (`MYSQL_PWD`,
+//! `MYSQL_HOST`, `MYSQL_TCP_PORT`, `MYSQL_UNIX_PORT`, read by clap), then built-in defaults —
+//! the precedence of the mysql client (`mysql_real_connect` reads a variable only when no
+//! option gave the value) — into [`ConnectOptions`], with the files read and what was skipped.
 
 use std::ffi::OsStr;
 use std::io;
@@ -10,6 +11,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use super::args::{Cli, ConnectionArgs};
+use super::env::MysqlEnv;
 use super::values::parse_port;
 use crate::mycnf::{self, MyCnfError, Setting};
 use crate::source::connect::{ConnectOptions, Endpoint, Secret, SslMode};
@@ -64,7 +66,8 @@ pub enum ConfigError {
     NoUser,
     #[error(
         "cannot read the password from the terminal: {0}; give it with -pPASSWORD, \
-         in ~/.my.cnf ([client] password=...), or in MYSQL_PWD"
+         in ~/.my.cnf ([client] password=...), with --login-path (mysql_config_editor), \
+         or in MYSQL_PWD"
     )]
     Prompt(#[source] io::Error),
 }
@@ -85,15 +88,19 @@ pub struct Environment {
 }
 
 impl Environment {
-    pub fn from_process() -> Self {
-        let var = |name| std::env::var(name).ok().filter(|v| !v.is_empty());
+    /// This process's home, user, files and sockets, with the MYSQL_* values clap read
+    /// (`from_env`).
+    pub fn from_process(from_env: &MysqlEnv) -> Self {
         Self {
             home: dirs::home_dir(),
             os_user: os_user(),
-            mysql_pwd: std::env::var("MYSQL_PWD").ok().map(Secret::new),
-            mysql_host: var("MYSQL_HOST"),
-            mysql_tcp_port: var("MYSQL_TCP_PORT"),
-            mysql_unix_port: var("MYSQL_UNIX_PORT"),
+            mysql_pwd: from_env.pwd.clone(),
+            mysql_host: from_env.host.clone(),
+            mysql_tcp_port: from_env.tcp_port.map(|p| p.to_string()),
+            mysql_unix_port: from_env
+                .unix_port
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
             system_files: mycnf::SYSTEM_FILES.iter().map(PathBuf::from).collect(),
             socket_candidates: SOCKET_PATHS.iter().map(PathBuf::from).collect(),
         }
@@ -139,8 +146,8 @@ impl Cli {
     /// Resolves the connection from flags, the real option files and environment, prompting
     /// on the terminal if a bare `-p` (or a bare `password` line) asks for it.
     pub fn connect_options(&self) -> Result<Resolved, ConfigError> {
-        self.connection
-            .resolve(&Environment::from_process(), &mut prompt_on_tty)
+        let env = Environment::from_process(&self.connection.from_env);
+        self.connection.resolve(&env, &mut prompt_on_tty)
     }
 
     /// `--no-color`, or `NO_COLOR` set to anything but the empty string.
@@ -172,7 +179,15 @@ impl ConnectionArgs {
             self.defaults_extra_file.as_deref(),
             self.no_defaults,
         );
-        let loaded = mycnf::load(&files)?;
+        let mut loaded = mycnf::load(&files)?;
+        // Read whatever the other files say, as the mysql client does (--no-defaults too).
+        let login_file = self
+            .login_file
+            .clone()
+            .or_else(|| env.home.as_ref().map(|h| h.join(".mylogin.cnf")));
+        if let Some(path) = &login_file {
+            mycnf::load_login_file(&mut loaded, path, self.login_path.as_deref())?;
+        }
         let file = &loaded.settings;
 
         let host = match &self.host {
@@ -255,6 +270,14 @@ impl ConnectionArgs {
                 .filter(|s| !s.is_empty())
                 .map(PathBuf::from),
         };
+        let file_path = |key, flag: &Option<PathBuf>, setting: &Option<Setting>| match flag {
+            Some(p) => Ok(Some(p.clone())),
+            None => {
+                setting_value(key, setting).map(|v| v.filter(|s| !s.is_empty()).map(PathBuf::from))
+            }
+        };
+        let ssl_cert = file_path("ssl-cert", &self.ssl_cert, &file.ssl_cert)?;
+        let ssl_key = file_path("ssl-key", &self.ssl_key, &file.ssl_key)?;
         let ssl_mode = match self.ssl_mode {
             Some(m) => m,
             None => match &file.ssl_mode {
@@ -283,6 +306,9 @@ impl ConnectionArgs {
                 database: self.database.clone(),
                 ssl_mode,
                 ssl_ca,
+                // One file may hold both, as the mysql client (vio) takes it.
+                ssl_cert: ssl_cert.clone().or_else(|| ssl_key.clone()),
+                ssl_key: ssl_key.or(ssl_cert),
                 connect_timeout: self.connect_timeout,
             },
             files_read: loaded.read,

@@ -76,62 +76,38 @@ pub(super) fn parse_port(s: &str) -> Result<u16, String> {
     }
 }
 
-/// A duration: `500ms`, `1s`, `2.5s`, `5m`, `1h`, `1m30s`, or a plain number of seconds.
+/// A duration: humantime's forms (`500ms`, `90s`, `5m`, `2h30m`, `1h 30m`, `7d`, `2w`), a
+/// decimal count of one unit (`2.5s`, `1.5h`), or a plain number of seconds (`3`, `0.25`).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let bad = || {
         format!(
-            "{s:?} is not a duration: use a number with ms, s, m or h \
-             (500ms, 2.5s, 5m, 1h); a plain number means seconds"
+            "{s:?} is not a duration: use a number with a unit — ms, s, m (min), h, d, w — \
+             or several (500ms, 90s, 2h30m, 7d, 2.5s); a plain number means seconds"
         )
     };
     let t = s.trim();
-    if t.is_empty() {
+    if t.is_empty() || t.starts_with('-') || t.starts_with('+') {
         return Err(bad());
     }
-    let mut total_ns: u128 = 0;
-    let mut rest = t;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let (number, after) = rest.split_at(num_len);
-        let unit_len = after
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(after.len());
-        let (unit, after) = after.split_at(unit_len);
-        let unit_ns: u128 = match unit.trim() {
-            "" if after.is_empty() && rest.len() == t.len() => 1_000_000_000,
-            "ms" => 1_000_000,
-            "s" | "sec" => 1_000_000_000,
-            "m" | "min" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            _ => return Err(bad()),
-        };
-        total_ns = total_ns
-            .checked_add(scaled(number, unit_ns).ok_or_else(bad)?)
-            .ok_or_else(bad)?;
-        rest = after;
+    if let Ok(d) = humantime::parse_duration(t) {
+        return Ok(d);
     }
-    let secs = u64::try_from(total_ns / 1_000_000_000).map_err(|_| bad())?;
-    let nanos = u32::try_from(total_ns % 1_000_000_000).map_err(|_| bad())?;
-    Ok(Duration::new(secs, nanos))
-}
-
-/// `number` (digits with an optional fraction) times `unit`, exactly, truncated to integers.
-fn scaled(number: &str, unit: u128) -> Option<u128> {
-    let (int, frac) = number.split_once('.').unwrap_or((number, ""));
-    if int.is_empty() && frac.is_empty() {
-        return None;
+    // What humantime does not take: a plain number (seconds, as MySQL's timeouts) and a
+    // fraction of one unit; the unit's length still comes from humantime.
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    if number.is_empty() || number.bytes().filter(|&b| b == b'.').count() > 1 {
+        return Err(bad());
     }
-    if !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    // Exact: (int.frac digits as an integer) * unit / 10^len(frac), truncated.
-    let frac = &frac[..frac.len().min(18)];
-    let digits = format!("{int}{frac}");
-    let mantissa: u128 = digits.parse().ok()?;
-    let scale = 10u128.pow(u32::try_from(frac.len()).ok()?);
-    Some(mantissa.checked_mul(unit)? / scale)
+    let count: f64 = number.parse().map_err(|_| bad())?;
+    let one = if unit.is_empty() {
+        Duration::from_secs(1)
+    } else {
+        humantime::parse_duration(&format!("1{unit}")).map_err(|_| bad())?
+    };
+    Duration::try_from_secs_f64(one.as_secs_f64() * count).map_err(|_| bad())
 }
 
 /// A duration that must be more than zero (timeouts, periods).
@@ -168,8 +144,8 @@ pub fn parse_schedule(s: &str) -> Result<Schedule, String> {
     }
 }
 
-/// A rate in bytes per second: `12MB/s`, `10M`, `1.5GiB/s`, `5000000`. K, M, G, T are
-/// powers of 1024, as in MySQL option values.
+/// A rate in bytes per second: a size ([`parse_size`]) with an optional `/s`: `12MiB/s`,
+/// `10M`, `5000000`.
 pub fn parse_rate(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let t = t
@@ -180,50 +156,44 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         if zero {
             format!("{s:?} is zero: the rate must be above zero")
         } else {
-            format!(
-                "{s:?} is not a rate: use bytes per second with an optional K, M, G or T \
-                 (powers of 1024), e.g. 12MB/s, 10M, 5000000"
-            )
+            format!("{s:?} is not a rate: use bytes per second, {SIZE_FORMS}, e.g. 12MiB/s, 10M")
         }
     })
 }
 
-/// A size in bytes: `500MB`, `2G`, `1.5GiB`, `65536` (K, M, G, T are powers of 1024).
+/// How sizes are written, for the error messages.
+const SIZE_FORMS: &str = "a number with an optional unit: KiB, MiB, GiB, TiB (powers of \
+     1024), KB, MB, GB, TB (powers of 1000), or K, M, G, T alone (powers of 1024, as in MySQL \
+     option values)";
+
+/// A size in bytes, by bytesize's rules (`500MB` = 500 000 000, `1GiB` = 2^30), where a bare
+/// K, M, G or T (`2G`, `64K`) is a power of 1024 as in MySQL option values; `65536` is bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     bytes_with_unit(s.trim()).map_err(|zero| {
         if zero {
             format!("{s:?} is zero: the size must be above zero")
         } else {
-            format!(
-                "{s:?} is not a size: use bytes with an optional K, M, G or T (powers of \
-                 1024), e.g. 500MB, 2G"
-            )
+            format!("{s:?} is not a size: use {SIZE_FORMS}, e.g. 500MB, 1GiB, 2G")
         }
     })
 }
 
-/// `number[K|M|G|T][B|iB]` → bytes; `Err(true)` for zero, `Err(false)` for anything else.
+/// Bytes, read by bytesize; `Err(true)` for zero, `Err(false)` for anything else.
 fn bytes_with_unit(t: &str) -> Result<u64, bool> {
-    let bad = || false;
-    let num_len = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(num_len);
-    let unit = unit.trim().to_ascii_lowercase();
-    let unit = unit
-        .strip_suffix("ib")
-        .or_else(|| unit.strip_suffix('b'))
-        .unwrap_or(&unit);
-    let multiplier: u128 = match unit {
-        "" => 1,
-        "k" => 1 << 10,
-        "m" => 1 << 20,
-        "g" => 1 << 30,
-        "t" => 1 << 40,
-        _ => return Err(bad()),
-    };
-    let bytes = scaled(number, multiplier).ok_or_else(bad)?;
-    let bytes = u64::try_from(bytes).map_err(|_| bad())?;
+    // MySQL's bare K/M/G/T are binary; bytesize reads them as decimal, so say so.
+    let mysql_style = t
+        .chars()
+        .last()
+        .filter(|c| "kmgtKMGT".contains(*c))
+        .map(|_| format!("{t}iB"));
+    let text = mysql_style.as_deref().unwrap_or(t);
+    if text.is_empty() || !text.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return Err(false);
+    }
+    let bytes = text
+        .parse::<bytesize::ByteSize>()
+        .map_err(|_| false)?
+        .as_u64();
     if bytes == 0 {
         return Err(true);
     }
@@ -358,6 +328,11 @@ mod tests {
             ("5m", Duration::from_secs(300)),
             ("1h", Duration::from_secs(3600)),
             ("1m30s", Duration::from_secs(90)),
+            ("2h30m", Duration::from_secs(9000)),
+            ("1h 30m", Duration::from_secs(5400)),
+            ("90s", Duration::from_secs(90)),
+            ("7d", Duration::from_secs(7 * 86400)),
+            ("1.5h", Duration::from_secs(5400)),
             ("3", Duration::from_secs(3)),
             ("0.25", Duration::from_millis(250)),
             (" 10s ", Duration::from_secs(10)),
@@ -379,6 +354,11 @@ mod tests {
         ] {
             let e = parse_duration(s).unwrap_err();
             assert!(e.contains("not a duration"), "{s}: {e}");
+            // The error names the accepted forms.
+            assert!(
+                e.contains("2h30m") && e.contains("7d") && e.contains("ms"),
+                "{e}"
+            );
         }
     }
 
@@ -404,7 +384,8 @@ mod tests {
     fn rates() {
         let mib = 1u64 << 20;
         let ok = [
-            ("12MB/s", 12 * mib),
+            ("12MB/s", 12_000_000),
+            ("12MiB/s", 12 * mib),
             ("10M", 10 * mib),
             ("10m", 10 * mib),
             ("1.5GiB/s", 3 << 29),
@@ -418,6 +399,27 @@ mod tests {
         for s in ["", "fast", "12XB/s", "-5M", "0", "1.2.3M"] {
             assert!(parse_rate(s).is_err(), "{s}");
         }
+    }
+
+    #[test]
+    fn sizes() {
+        let ok = [
+            ("500MB", 500_000_000),
+            ("1GiB", 1 << 30),
+            ("2G", 2 << 30),
+            ("64K", 65536),
+            ("1.5GiB", 3 << 29),
+            ("65536", 65536),
+            (" 1 GiB ", 1 << 30),
+        ];
+        for (s, want) in ok {
+            assert_eq!(parse_size(s), Ok(want), "{s}");
+        }
+        for s in ["", "big", "5XB", "-1G", "GiB", "1.2.3G"] {
+            let e = parse_size(s).unwrap_err();
+            assert!(e.contains("not a size") && e.contains("MiB"), "{s}: {e}");
+        }
+        assert!(parse_size("0").unwrap_err().contains("zero"));
     }
 
     #[test]

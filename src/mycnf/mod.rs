@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub mod login;
+pub use login::load_login_file;
+
 /// The groups read, lowest priority first. `[client-server]` and `[client-mariadb]` are the
 /// MariaDB client's groups (Debian's MariaDB puts the socket in `[client-server]`).
 pub const GROUPS: &[&str] = &["client-server", "client", "client-mariadb", "innodebt"];
@@ -64,6 +67,8 @@ pub struct ClientSettings {
     pub socket: Option<Setting>,
     pub ssl_mode: Option<Setting>,
     pub ssl_ca: Option<Setting>,
+    pub ssl_cert: Option<Setting>,
+    pub ssl_key: Option<Setting>,
 }
 
 impl ClientSettings {
@@ -76,6 +81,8 @@ impl ClientSettings {
             "socket" => &mut self.socket,
             "ssl-mode" => &mut self.ssl_mode,
             "ssl-ca" => &mut self.ssl_ca,
+            "ssl-cert" => &mut self.ssl_cert,
+            "ssl-key" => &mut self.ssl_key,
             _ => return None,
         })
     }
@@ -167,6 +174,16 @@ pub enum MyCnfError {
         path: PathBuf,
         line: usize,
         message: String,
+    },
+    #[error(
+        "--login-path {name}: cannot use the login file {}: {reason}; write it again with \
+         mysql_config_editor set --login-path={name} ...",
+        path.display()
+    )]
+    LoginFile {
+        path: PathBuf,
+        name: String,
+        reason: String,
     },
 }
 

@@ -1,39 +1,73 @@
-//! `innodebt generate-assets DIR` (hidden, for packaging): the man pages and the shell
-//! completions, generated from the clap definitions so they cannot drift from the flags.
-//! `DIR/man/innodebt.1`, `innodebt-serve.1`, … and `DIR/completions/{innodebt.bash,
-//! _innodebt, innodebt.fish}`.
+//! `innodebt completions SHELL` and `innodebt man [SUBCOMMAND | --out-dir DIR]`: the shell
+//! completions and man pages, generated from the clap definitions so they cannot drift from
+//! the flags. The Debian package installs what these print.
 
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
 
 use clap_complete::Shell;
 
-pub fn write(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let man = dir.join("man");
-    let completions = dir.join("completions");
-    for d in [&man, &completions] {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: cannot create: {e}", d.display()))?;
+use super::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::cli::manual;
+
+pub fn completions(shell: Shell) -> ExitCode {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut crate::cli::command(), "innodebt", &mut out);
+    print(&out)
+}
+
+pub fn man(page: Option<&str>, out_dir: Option<&Path>) -> ExitCode {
+    let pages = manual::pages();
+    if let Some(dir) = out_dir {
+        return write_all(&pages, dir);
     }
-    let mut written = Vec::new();
-    let cmd = crate::cli::command();
-    clap_mangen::generate_to(cmd.clone(), &man)
-        .map_err(|e| format!("{}: writing man pages: {e}", man.display()))?;
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(&man)
-        .map_err(|e| format!("{}: {e}", man.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    pages.sort();
-    written.extend(pages);
-    for (shell, name) in [
-        (Shell::Bash, "innodebt.bash"),
-        (Shell::Zsh, "_innodebt"),
-        (Shell::Fish, "innodebt.fish"),
-    ] {
-        let path = completions.join(name);
-        let mut out = Vec::new();
-        clap_complete::generate(shell, &mut cmd.clone(), "innodebt", &mut out);
-        std::fs::write(&path, out).map_err(|e| format!("{}: {e}", path.display()))?;
-        written.push(path);
+    let name = page.map_or("innodebt".to_owned(), |p| {
+        format!("innodebt-{}", p.trim().replace(' ', "-"))
+    });
+    let Some(page) = pages.iter().find(|p| p.name == name) else {
+        let known: Vec<&str> = pages
+            .iter()
+            .filter_map(|p| p.name.strip_prefix("innodebt-"))
+            .collect();
+        return fail(
+            EXIT_CONFIG,
+            format!(
+                "no man page for {name:?}: give one of {} (or none for innodebt(1))",
+                known.join(", ")
+            ),
+        );
+    };
+    match manual::render(page) {
+        Ok(text) => print(&text),
+        Err(e) => fail(EXIT_FAILURE, format!("rendering {}(1): {e}", page.name)),
     }
-    Ok(written)
+}
+
+fn write_all(pages: &[manual::Page], dir: &Path) -> ExitCode {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return fail(
+            EXIT_FAILURE,
+            format!("{}: cannot create: {e}", dir.display()),
+        );
+    }
+    for page in pages {
+        let path = dir.join(format!("{}.1", page.name));
+        let written = manual::render(page).and_then(|text| std::fs::write(&path, text));
+        if let Err(e) = written {
+            return fail(EXIT_FAILURE, format!("{}: {e}", path.display()));
+        }
+        println!("{}", path.display());
+    }
+    ExitCode::SUCCESS
+}
+
+fn print(bytes: &[u8]) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`| head`) is the reader's choice, not a failure worth a message.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(EXIT_FAILURE, format!("writing to standard output: {e}")),
+    }
 }

@@ -90,12 +90,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Serve(args)) => crate::serve::main(&cli, args).await,
         Some(Command::Fleet { args, .. }) => crate::fleet::main(&cli, args).await,
         Some(Command::CalibrateRecovery { error_log }) => replay::calibrate(error_log),
-        Some(Command::GenerateAssets { dir }) => match assets::write(dir) {
-            Ok(files) => {
-                files.iter().for_each(|f| println!("{}", f.display()));
-                ExitCode::SUCCESS
-            }
-            Err(e) => shared::fail(shared::EXIT_FAILURE, e),
-        },
+        Some(Command::Completions { shell }) => assets::completions(*shell),
+        Some(Command::Man { page, out_dir }) => assets::man(page.as_deref(), out_dir.as_deref()),
     }
 }

@@ -253,6 +253,15 @@ pub fn parse(spec: &str) -> Result<Vec<Trigger>, String> {
     items.into_iter().map(parse_one).collect()
 }
 
+/// Every name `--trigger` takes: the verdict kinds, then the figures a threshold watches
+/// (for the docs and their test).
+pub fn kind_names() -> impl Iterator<Item = &'static str> {
+    VERDICTS
+        .iter()
+        .map(|k| k.as_str())
+        .chain(Figure::ALL.iter().map(|f| f.name()))
+}
+
 fn verdict_names() -> String {
     VERDICTS.map(VerdictKind::as_str).join(", ")
 }

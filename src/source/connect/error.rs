@@ -146,6 +146,14 @@ pub enum ConnectError {
     #[error("--ssl-mode {mode} needs the CA certificate to verify against: give --ssl-ca FILE")]
     CaRequired { mode: SslMode },
 
+    #[error("cannot use the client {what} {}: {detail}. Check the path given with {flag}", path.display())]
+    ClientCertFile {
+        what: &'static str,
+        flag: &'static str,
+        path: PathBuf,
+        detail: String,
+    },
+
     #[error(
         "{target} has too many connections: {server_message}. Wait and retry, raise \
          max_connections (or the account's max_user_connections), or find what holds them \
@@ -196,7 +204,9 @@ impl ConnectError {
             ConnectError::HostNameMismatch { .. }
             | ConnectError::HostNameMismatchVerifyCa { .. } => 22,
             ConnectError::TlsHandshake { .. } => 23,
-            ConnectError::CaFile { .. } | ConnectError::CaRequired { .. } => 24,
+            ConnectError::CaFile { .. }
+            | ConnectError::CaRequired { .. }
+            | ConnectError::ClientCertFile { .. } => 24,
             ConnectError::TooManyConnections { .. } => 25,
             ConnectError::UnknownDatabase { .. } => 26,
             ConnectError::Server { .. } => 27,

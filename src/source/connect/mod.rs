@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use mysql_async::{Conn, Opts, OptsBuilder, SslOpts};
+use mysql_async::{ClientIdentity, Conn, Opts, OptsBuilder, SslOpts};
 
 pub use error::{ConnectError, classify};
 use error::{is_tls_unavailable, name_on_certificate};
@@ -56,6 +56,31 @@ fn builder(opts: &ConnectOptions, tls: bool) -> Result<OptsBuilder, ConnectError
 }
 
 fn ssl_opts(opts: &ConnectOptions) -> Result<SslOpts, ConnectError> {
+    let ssl = server_verification(opts)?;
+    let (Some(cert), Some(key)) = (&opts.ssl_cert, &opts.ssl_key) else {
+        return Ok(ssl);
+    };
+    for (what, flag, path) in [
+        ("certificate", "--ssl-cert", cert),
+        ("key", "--ssl-key", key),
+    ] {
+        if let Some(detail) = file_problem(path) {
+            return Err(ConnectError::ClientCertFile {
+                what,
+                flag,
+                path: path.clone(),
+                detail,
+            });
+        }
+    }
+    Ok(ssl.with_client_identity(Some(ClientIdentity::new(
+        cert.clone().into(),
+        key.clone().into(),
+    ))))
+}
+
+/// How the server's certificate is checked, by `--ssl-mode` and `--ssl-ca`.
+fn server_verification(opts: &ConnectOptions) -> Result<SslOpts, ConnectError> {
     let no_verify = || {
         SslOpts::default()
             .with_danger_accept_invalid_certs(true)
@@ -89,16 +114,23 @@ fn ssl_opts(opts: &ConnectOptions) -> Result<SslOpts, ConnectError> {
 }
 
 fn check_ca_file(path: &Path) -> Result<(), ConnectError> {
-    let problem = match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => return Ok(()),
-        Ok(_) => "it is not a file".to_owned(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => "it does not exist".to_owned(),
-        Err(e) => e.to_string(),
-    };
-    Err(ConnectError::CaFile {
-        path: path.to_path_buf(),
-        detail: problem,
-    })
+    match file_problem(path) {
+        None => Ok(()),
+        Some(problem) => Err(ConnectError::CaFile {
+            path: path.to_path_buf(),
+            detail: problem,
+        }),
+    }
+}
+
+/// Why `path` cannot be read as a file, if it cannot.
+fn file_problem(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(_) => Some("it is not a file".to_owned()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Some("it does not exist".to_owned()),
+        Err(e) => Some(e.to_string()),
+    }
 }
 
 /// Opens one connection. Everything (name lookup, TLS, a PREFERRED fallback) shares one

@@ -98,6 +98,9 @@ pub struct ConnectOptions {
     /// Only used over TCP; a Unix socket is local and never uses TLS.
     pub ssl_mode: SslMode,
     pub ssl_ca: Option<PathBuf>,
+    /// Client certificate and its key (PEM), for accounts that REQUIRE X509/SUBJECT.
+    pub ssl_cert: Option<PathBuf>,
+    pub ssl_key: Option<PathBuf>,
     pub connect_timeout: Duration,
 }
 
@@ -111,6 +114,8 @@ impl ConnectOptions {
             database: None,
             ssl_mode: SslMode::Preferred,
             ssl_ca: None,
+            ssl_cert: None,
+            ssl_key: None,
             connect_timeout: Duration::from_secs(5),
         }
     }
