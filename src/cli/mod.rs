@@ -3,6 +3,7 @@
 //! (`values`). Pure values out: nothing here connects or draws.
 
 mod args;
+mod check;
 mod resolve;
 mod values;
 
@@ -10,6 +11,7 @@ pub use args::{
     Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, Options, OutputFormat,
     ServeArgs, TriggerArgs, command, parse_args, preprocess_password_args,
 };
+pub use check::CheckArgs;
 pub use resolve::{
     ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,
 };
