@@ -11,7 +11,7 @@ pub use args::{
     Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, Options, OutputFormat,
     ServeArgs, TriggerArgs, command, parse_args, preprocess_password_args,
 };
-pub use check::CheckArgs;
+pub use check::{CheckArgs, usage_error_status};
 pub use resolve::{
     ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,
 };
