@@ -222,8 +222,8 @@ pub fn text(f: &Figures) -> String {
     o.lines().map(|l| strip_controls(l) + "\n").collect()
 }
 
-/// `crash now → recovery ~4m · worst (M) 19m at 8.3 MiB/s (default …)`: the checkpoint
-/// panel's line, with the whole rate source and what bounds the estimate.
+/// `crash now → recovery ~4s · worst (M) 4s · apply rate 7.9 MiB/s, default (…)`: the
+/// checkpoint panel's line, with the whole rate source and, when dirty pages bound it, those.
 fn recovery(rec: &Recovery, stall_short: &str) -> String {
     let worst = rec
         .worst_case_s
@@ -231,14 +231,14 @@ fn recovery(rec: &Recovery, stall_short: &str) -> String {
         .unwrap_or_default();
     let pages = match (rec.pages_to_read, rec.bound_by) {
         (Some(p), Bound::Pages) => format!(
-            " · bound by {p} dirty pages to read at {}/s ({})",
+            " · bound by {p} dirty pages to read at {}, {}",
             rate(Some(rec.page_reads_per_s)),
             sanitize(&rec.page_read_source, 200)
         ),
         _ => String::new(),
     };
     format!(
-        "crash now → recovery ~{}{worst} at {}/s ({}){pages}",
+        "crash now → recovery ~{}{worst} · apply rate {}/s, {}{pages}",
         duration(rec.estimate_s as u64),
         bytes(rec.rate_bytes_per_s as u64),
         sanitize(&rec.rate_source, 200),
@@ -258,6 +258,44 @@ fn armed_note(p: &Purge) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The redo line names the points as the checkpoint panel does on each flavour.
+    #[test]
+    fn points_are_named_in_the_flavours_words() {
+        let mut f = Figures::default();
+        f.redo.capacity_bytes = Some(100 << 20);
+        f.redo.async_point_bytes = Some(70 << 20);
+        f.redo.sync_point_bytes = Some(90 << 20);
+        f.server.flavor = "mariadb".into();
+        f.server.version = "10.11.6".into();
+        let maria = text(&f);
+        assert!(
+            maria.contains(" · async 70.0 MiB (70%) · furious flush (M) 90.0 MiB (90%) · "),
+            "{maria}"
+        );
+        assert!(!maria.contains("flushing starts"), "{maria}");
+        f.server.flavor = "mysql".into();
+        f.server.version = "8.0.36".into();
+        f.redo.sync_flush_bytes = Some(80 << 20);
+        let mysql = text(&f);
+        assert!(
+            mysql.contains(
+                " · flushing starts 70.0 MiB (70%) · sync flush 80.0 MiB (80%) · stall — writes wait 90.0 MiB (90%) · "
+            ),
+            "{mysql}"
+        );
+    }
+
+    #[test]
+    fn json_carries_its_schema_version_first() {
+        let json = json(&Figures::default());
+        assert!(
+            json.starts_with(&format!(
+                "{{\n  \"schema_version\": {SCHEMA_VERSION},\n  \"server\""
+            )),
+            "{json}"
+        );
+    }
 
     #[test]
     fn json_escapes_what_a_terminal_would_act_on() {
