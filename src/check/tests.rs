@@ -17,12 +17,14 @@ fn verdict(kind: VerdictKind, severity: Severity, message: &str) -> Verdict {
 }
 
 fn healthy() -> Figures {
-    let mut f = Figures::default();
-    f.verdicts = vec![verdict(
-        VerdictKind::Healthy,
-        Severity::Ok,
-        "redo and purge keep up",
-    )];
+    let mut f = Figures {
+        verdicts: vec![verdict(
+            VerdictKind::Healthy,
+            Severity::Ok,
+            "redo and purge keep up",
+        )],
+        ..Figures::default()
+    };
     f.history.length = Some(120);
     f.redo.checkpoint_age_pct_of_capacity = Some(3.5);
     f
