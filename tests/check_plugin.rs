@@ -190,7 +190,9 @@ async fn check_says_ok_then_names_the_blocker_then_unknown_when_the_server_is_go
     assert_eq!(denied.code, 3, "{}", denied.stdout);
     assert!(
         denied.status.starts_with("INNODEBT UNKNOWN: ")
-            && denied.status.contains("needs PROCESS privilege (GRANT PROCESS ON *.*"),
+            && denied
+                .status
+                .contains("needs PROCESS privilege (GRANT PROCESS ON *.*"),
         "{}",
         denied.status
     );
