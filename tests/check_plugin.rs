@@ -57,7 +57,7 @@ fn items(perfdata: &str) -> Vec<String> {
 struct Checked {
     code: i32,
     status: String,
-    /// label → (value, warn, crit)
+    /// Each perfdata item: (label, value, warn, crit).
     perf: Vec<(String, String, String, String)>,
     stdout: String,
 }
