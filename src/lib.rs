@@ -19,7 +19,7 @@
 //! 6. measuring: `metrics` — samples into figures, pure
 //! 7. judging: `verdicts` — figures over time into verdicts, recovery and sizing, pure
 //! 8. derive then assess: `derive` — the one place both run and the judgement is written
-//! 9. acting, reporting, replaying: `control`, `output`, `openmetrics`, `capture::export`, `view` (what events add up to on screen), `replay` (that screen rebuilt anywhere in a capture), `trigger` (incidents: when a capture starts and ends), `incident` (compare an incident with a baseline, re-judge under another setting)
+//! 9. acting, reporting, replaying: `control`, `output`, `check` (the monitoring-plugin report), `openmetrics`, `capture::export`, `view` (what events add up to on screen), `replay` (that screen rebuilt anywhere in a capture), `trigger` (incidents: when a capture starts and ends), `incident` (compare an incident with a baseline, re-judge under another setting)
 //! 10. app state: `app` — update(Msg) → commands, no I/O
 //! 11. drawing: `theme`, `ui` — reads the app, never computes a figure
 //! 12. wiring: `tui`, `timings`, `run`, `serve`, `fleet`
@@ -29,6 +29,7 @@
 
 pub mod app;
 pub mod capture;
+pub mod check;
 pub mod cli;
 pub mod control;
 pub mod derive;

@@ -7,9 +7,17 @@ mod argv;
 
 fn main() -> ExitCode {
     innodebt::timings::mark_start();
-    let cli = match innodebt::cli::parse_args(std::env::args_os()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match innodebt::cli::parse_args(args.clone()) {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => match innodebt::cli::usage_error_status(&args, &e) {
+            // `check`'s caller is a monitoring system: UNKNOWN, on standard output.
+            Some(status) => {
+                println!("{status}");
+                return ExitCode::from(3);
+            }
+            None => e.exit(),
+        },
     };
     if let Some(password) = &cli.connection.password {
         argv::hide_password(password.expose());

@@ -3,13 +3,41 @@
 
 use std::fmt::Write as _;
 
-use crate::figures::{Figures, Purge};
+use crate::figures::{Bound, Figures, Purge, Recovery};
 use crate::sample::SourceKind;
+use crate::source::flavor::PointWords;
 use crate::text::{is_invisible, sanitize, strip_controls};
 use crate::units::{bytes, duration, opt, rate};
 
+/// The version of the figures' JSON shape (`--once --format json`, `replay --once`, `export
+/// --format json`), its top-level `schema_version`. Bumped when a script written for the old
+/// shape could misread the new one: a field removed or renamed, its type, unit or meaning
+/// changed, a verdict kind or severity renamed or removed. New fields, verdict kinds and
+/// `unavailable` sources leave it alone (readers ignore what they do not know).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The figures with their schema version first.
+#[derive(serde::Serialize)]
+struct Versioned<'a> {
+    schema_version: u32,
+    #[serde(flatten)]
+    figures: &'a Figures,
+}
+
+/// The figures as a JSON value with `schema_version` (for callers that add fields).
+pub fn json_value(f: &Figures) -> serde_json::Result<serde_json::Value> {
+    serde_json::to_value(versioned(f))
+}
+
+fn versioned(f: &Figures) -> Versioned<'_> {
+    Versioned {
+        schema_version: SCHEMA_VERSION,
+        figures: f,
+    }
+}
+
 pub fn json(f: &Figures) -> String {
-    json_of(f)
+    json_of(&versioned(f))
 }
 
 /// Any report as pretty JSON, with terminal controls escaped like the figures'.
@@ -53,30 +81,55 @@ pub fn text(f: &Figures) -> String {
         f.sampled_at.format("%Y-%m-%d %H:%M:%S UTC"),
         opt(f.interval_s, |s| format!("{s:.1}s")),
     );
+    // The verdicts as the screen's verdict line says them (its `v` list: every one, whole).
+    for v in &f.verdicts {
+        let _ = writeln!(
+            o,
+            "verdict   {} {} since {}: {}",
+            v.severity.as_str(),
+            v.kind.words(),
+            v.since.format("%H:%M:%S"),
+            sanitize(&v.message, 2000),
+        );
+    }
+    // The points named as the checkpoint panel names them on this flavour.
+    let words = PointWords::of_server(&f.server.flavor, &f.server.version);
+    let of_capacity = |at: Option<u64>| match (at, r.capacity_bytes.filter(|c| *c > 0)) {
+        (Some(a), Some(c)) => format!("{} ({:.0}%)", bytes(a), a as f64 * 100.0 / c as f64),
+        (a, _) => opt(a, bytes),
+    };
+    let sync_flush = words
+        .sync_flush
+        .zip(r.sync_flush_bytes)
+        .map(|(name, at)| format!(" · {name} {}", of_capacity(Some(at))))
+        .unwrap_or_default();
     let _ = writeln!(
         o,
-        "redo      checkpoint age {} of {} ({}) · flushing starts {} · {} point {} · writes {}",
+        "redo      checkpoint age {} of {} ({}) · {} {}{sync_flush} · {} {} · writes {}",
         opt(r.checkpoint_age_bytes, bytes),
         opt(r.capacity_bytes, bytes),
         opt(r.checkpoint_age_pct_of_capacity, |p| format!("{p:.1}%")),
-        opt(r.async_point_bytes, bytes),
-        r.sync_point_name,
-        opt(r.sync_point_bytes, bytes),
+        words.flushing_starts,
+        of_capacity(r.async_point_bytes),
+        words.stall,
+        of_capacity(r.sync_point_bytes),
         opt(r.written_bytes_per_s, |b| format!("{}/s", bytes(b as u64))),
     );
     // MySQL 8.0+: the server acts a concurrency margin before what its counters report.
-    if let (Some(a), Some(s), Some(sf)) = (
-        r.counter_async_bytes,
-        r.counter_sync_bytes,
-        r.sync_flush_bytes,
-    ) {
+    if let (Some(a), Some(s)) = (r.counter_async_bytes, r.counter_sync_bytes) {
         let _ = writeln!(
             o,
-            "          counters say async {} · sync {}; sync flushing (io_capacity ignored) from {}",
+            "          counters say async {} · sync {}",
             bytes(a),
-            bytes(s),
-            bytes(sf),
+            bytes(s)
         );
+    }
+    if let Some(rec) = &f.recovery {
+        let _ = writeln!(o, "recovery  {}", recovery(rec, words.stall_short));
+    }
+    if let Some(sz) = &f.sizing {
+        let _ = writeln!(o, "sizing    {}", sanitize(&sz.advice, 2000));
+        let _ = writeln!(o, "          {}", sanitize(&sz.note, 2000));
     }
     let s = &f.flush.by_source_pages_per_s;
     let _ = writeln!(
@@ -169,6 +222,29 @@ pub fn text(f: &Figures) -> String {
     o.lines().map(|l| strip_controls(l) + "\n").collect()
 }
 
+/// `crash now → recovery ~4s · worst (M) 4s · apply rate 7.9 MiB/s, default (…)`: the
+/// checkpoint panel's line, with the whole rate source and, when dirty pages bound it, those.
+fn recovery(rec: &Recovery, stall_short: &str) -> String {
+    let worst = rec
+        .worst_case_s
+        .map(|w| format!(" · worst ({stall_short}) {}", duration(w as u64)))
+        .unwrap_or_default();
+    let pages = match (rec.pages_to_read, rec.bound_by) {
+        (Some(p), Bound::Pages) => format!(
+            " · bound by {p} dirty pages to read at {}, {}",
+            rate(Some(rec.page_reads_per_s)),
+            sanitize(&rec.page_read_source, 200)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "crash now → recovery ~{}{worst} · apply rate {}/s, {}{pages}",
+        duration(rec.estimate_s as u64),
+        bytes(rec.rate_bytes_per_s as u64),
+        sanitize(&rec.rate_source, 200),
+    )
+}
+
 /// " (armed: N µs once purge runs)" when the formula's delay is not what writes pay now.
 fn armed_note(p: &Purge) -> String {
     match (p.dml_delay_us, p.dml_delay_applied_us) {
@@ -182,6 +258,44 @@ fn armed_note(p: &Purge) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The redo line names the points as the checkpoint panel does on each flavour.
+    #[test]
+    fn points_are_named_in_the_flavours_words() {
+        let mut f = Figures::default();
+        f.redo.capacity_bytes = Some(100 << 20);
+        f.redo.async_point_bytes = Some(70 << 20);
+        f.redo.sync_point_bytes = Some(90 << 20);
+        f.server.flavor = "mariadb".into();
+        f.server.version = "10.11.6".into();
+        let maria = text(&f);
+        assert!(
+            maria.contains(" · async 70.0 MiB (70%) · furious flush (M) 90.0 MiB (90%) · "),
+            "{maria}"
+        );
+        assert!(!maria.contains("flushing starts"), "{maria}");
+        f.server.flavor = "mysql".into();
+        f.server.version = "8.0.36".into();
+        f.redo.sync_flush_bytes = Some(80 << 20);
+        let mysql = text(&f);
+        assert!(
+            mysql.contains(
+                " · flushing starts 70.0 MiB (70%) · sync flush 80.0 MiB (80%) · stall — writes wait 90.0 MiB (90%) · "
+            ),
+            "{mysql}"
+        );
+    }
+
+    #[test]
+    fn json_carries_its_schema_version_first() {
+        let json = json(&Figures::default());
+        assert!(
+            json.starts_with(&format!(
+                "{{\n  \"schema_version\": {SCHEMA_VERSION},\n  \"server\""
+            )),
+            "{json}"
+        );
+    }
 
     #[test]
     fn json_escapes_what_a_terminal_would_act_on() {

@@ -145,6 +145,32 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// At most `max` columns, cut in the middle: the start and the end kept around one `…` (the
+/// end is what tells `db1:3306` from `db1:3307`, or `127.0.0.1:1` from `127.0.0.1:12`).
+pub fn elide_middle(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max <= 1 {
+        return "…".chars().take(max).collect();
+    }
+    // The end gets the larger half: names differ at their ends more often than at their starts.
+    let room = max - 1;
+    let head = truncate_hard(s, room / 2);
+    let mut tail: Vec<char> = Vec::new();
+    let mut w = 0;
+    for c in s.chars().rev() {
+        let cw = char_width(c);
+        if w + cw > room - width(&head) {
+            break;
+        }
+        tail.push(c);
+        w += cw;
+    }
+    let tail: String = tail.into_iter().rev().collect();
+    format!("{head}…{tail}")
+}
+
 /// The longest prefix of `s` at most `max` columns wide, ending at a word boundary when
 /// that keeps at least half of it.
 pub fn truncate_words(s: &str, max: usize) -> String {
@@ -215,6 +241,21 @@ pub fn wrap(text: &str, max: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elision_keeps_both_ends() {
+        assert_eq!(elide_middle("127.0.0.1:1", 11), "127.0.0.1:1");
+        assert_eq!(
+            elide_middle("db-orders-replica-02:3307", 12),
+            "db-or…2:3307"
+        );
+        assert_eq!(
+            width(&elide_middle("ホスト名のとても長いサーバー:3306", 10)),
+            10
+        );
+        assert_eq!(elide_middle("abc", 1), "…");
+        assert_eq!(elide_middle("abc", 0), "");
+    }
 
     #[test]
     fn sanitize_strips_escapes_and_controls() {

@@ -734,8 +734,21 @@ fn csv_export_has_a_header_and_one_row_per_sample() {
         "undo_resident_pct",
         "blocker_thread_id",
         "blocker_age_s",
+        "severity",
+        "verdicts",
     ] {
         assert!(head.contains(&col), "{col} missing from {head:?}");
+    }
+    // Each row's judgement as the verdicts made it: the worst severity and every kind.
+    let mut deriver = innodebt::derive::Deriver::new();
+    let figures: Vec<_> = events.iter().filter_map(|e| deriver.push(e)).collect();
+    for (line, f) in lines[1..].iter().zip(&figures) {
+        let row: BTreeMap<&str, &str> = head.iter().copied().zip(line.split(',')).collect();
+        let kinds: Vec<&str> = f.verdicts.iter().map(|v| v.kind.as_str()).collect();
+        assert!(!kinds.is_empty());
+        assert_eq!(row["verdicts"], kinds.join(" "));
+        let worst = f.worst_verdict().map(|v| v.severity.as_str());
+        assert_eq!(Some(row["severity"]), worst);
     }
     let row: BTreeMap<&str, &str> = head.iter().copied().zip(lines[2].split(',')).collect();
     let SourceEvent::Sample(s) = &events[2] else {

@@ -28,6 +28,7 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
 
     let first = once(&server, &[]);
     assert_eq!(first["server"]["flavor"], "mariadb");
+    assert_eq!(first["schema_version"], 1, "the JSON shape's version");
     let h1 = u(&first, &["history", "length"]).expect("history length");
     assert_eq!(
         u(&first, &["blocker", "thread_id"]),

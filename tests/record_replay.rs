@@ -74,7 +74,7 @@ async fn replayed_moment_equals_the_live_figures() {
         let figures = live.push(&event).expect("figures");
         shown.push((
             sample.taken_at,
-            serde_json::to_value(&figures).expect("json"),
+            innodebt::output::json_value(&figures).expect("json"),
         ));
     }
     writer.finish().expect("finish");

@@ -1,8 +1,10 @@
 //! Export of the derived figures: the events go through the same [`Deriver`] as the
 //! dashboard, and each sample's [`Figures`] become one flat CSV row (RFC 3339 time, an empty
 //! cell for anything unknown) for a spreadsheet or a plotting script, or one JSON line (the
-//! `--once --format json` object). Bookmarks ride on the sample at or after their time: the
-//! CSV's last column `notes` (several joined with ` | `), the JSON's `notes` array.
+//! `--once --format json` object). Each CSV row carries the sample's judgement as the verdicts
+//! made it: `severity` (the worst) and `verdicts` (their kinds, most severe first). Bookmarks
+//! ride on the sample at or after their time: the CSV's last column `notes` (several joined
+//! with ` | `), the JSON's `notes` array. The `csv` crate writes (and quotes) the CSV.
 
 use std::io::{self, Write};
 
@@ -110,6 +112,15 @@ const COLUMNS: &[(&str, Cell)] = &[
             .map(|b| b.trx_id.clone())
             .unwrap_or_default()
     }),
+    ("severity", |f| {
+        f.worst_verdict()
+            .map(|v| v.severity.as_str().to_string())
+            .unwrap_or_default()
+    }),
+    ("verdicts", |f| {
+        let kinds: Vec<&str> = f.verdicts.iter().map(|v| v.kind.as_str()).collect();
+        kinds.join(" ")
+    }),
 ];
 
 /// The header row's names, in column order (the figures', then `notes`).
@@ -140,40 +151,27 @@ impl<'a> NotesByRow<'a> {
     }
 }
 
-/// RFC 4180 quoting when the text needs it.
-fn quote(cell: &str) -> String {
-    if cell.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell.to_string()
-    }
+fn header<W: Write>(out: &mut csv::Writer<W>) -> csv::Result<()> {
+    out.write_record(csv_columns())
 }
 
-fn header<W: Write>(out: &mut W) -> io::Result<()> {
-    let mut line = csv_columns().join(",");
-    line.push('\n');
-    out.write_all(line.as_bytes())
-}
-
-fn row<W: Write>(out: &mut W, figures: &Figures, notes: &[Note]) -> io::Result<()> {
-    let mut cells: Vec<String> = COLUMNS
-        .iter()
-        .map(|(_, cell)| quote(&cell(figures)))
-        .collect();
+fn row<W: Write>(out: &mut csv::Writer<W>, figures: &Figures, notes: &[Note]) -> csv::Result<()> {
     let texts: Vec<&str> = notes.iter().map(|n| n.text.as_str()).collect();
-    cells.push(quote(&texts.join(" | ")));
-    let mut line = cells.join(",");
-    line.push('\n');
-    out.write_all(line.as_bytes())
+    let cells = COLUMNS
+        .iter()
+        .map(|(_, cell)| cell(figures))
+        .chain([texts.join(" | ")]);
+    out.write_record(cells)
 }
 
 /// Writes a header row and one row per sample (events other than samples update the server
 /// facts, as they do live). Returns the number of data rows.
-pub fn export_csv<'a, I, W>(events: I, mut out: W) -> io::Result<u64>
+pub fn export_csv<'a, I, W>(events: I, out: W) -> io::Result<u64>
 where
     I: IntoIterator<Item = &'a SourceEvent>,
     W: Write,
 {
+    let mut out = csv::Writer::from_writer(out);
     header(&mut out)?;
     let mut deriver = Deriver::new();
     let mut rows = 0;
@@ -189,13 +187,14 @@ where
 
 /// Like [`export_csv`] for figures already derived (a replay's window of a capture), with
 /// the bookmarks of that window (in time order).
-pub fn export_csv_figures<I, W>(figures: I, notes: &[Note], mut out: W) -> io::Result<u64>
+pub fn export_csv_figures<I, W>(figures: I, notes: &[Note], out: W) -> io::Result<u64>
 where
     I: IntoIterator<Item = io::Result<Figures>>,
     W: Write,
 {
+    let mut out = csv::Writer::from_writer(out);
     header(&mut out)?;
-    let rows = each_with_notes(figures, notes, |f, n| row(&mut out, f, n))?;
+    let rows = each_with_notes(figures, notes, |f, n| Ok(row(&mut out, f, n)?))?;
     out.flush()?;
     Ok(rows)
 }
@@ -208,7 +207,7 @@ where
     W: Write,
 {
     let rows = each_with_notes(figures, notes, |f, n| {
-        let mut v = serde_json::to_value(f).map_err(io::Error::other)?;
+        let mut v = crate::output::json_value(f).map_err(io::Error::other)?;
         if let (Some(obj), false) = (v.as_object_mut(), n.is_empty()) {
             obj.insert(
                 "notes".into(),
@@ -248,14 +247,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_and_quotes() {
+    fn numbers() {
         assert_eq!(num(Some(12.5), 2), "12.5");
         assert_eq!(num(Some(3.0), 2), "3");
         assert_eq!(num(Some(-0.0001), 2), "0");
         assert_eq!(num(Some(f64::NAN), 2), "");
         assert_eq!(num(None, 2), "");
-        assert_eq!(quote("running but idle"), "running but idle");
-        assert_eq!(quote("a,\"b\""), "\"a,\"\"b\"\"\"");
     }
 
     #[test]
@@ -304,5 +301,6 @@ mod tests {
         assert_eq!(values[1]["notes"][0]["text"], "between, \"quoted\"");
         assert_eq!(values[1]["notes"][1]["text"], "on the second");
         assert!(values[0]["redo"].is_object());
+        assert_eq!(values[0]["schema_version"], crate::output::SCHEMA_VERSION);
     }
 }

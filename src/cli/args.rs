@@ -365,6 +365,9 @@ pub enum Command {
         #[command(flatten)]
         args: FleetArgs,
     },
+    /// Check one server as a monitoring plugin (Nagios, Icinga, Sensu, Zabbix): one status
+    /// line with performance data; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+    Check(super::CheckArgs),
     /// Estimate the crash-recovery redo apply rate from a server error log.
     CalibrateRecovery {
         /// The server's error log, with at least one crash recovery in it.

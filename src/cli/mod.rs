@@ -4,6 +4,7 @@
 
 mod args;
 mod argv;
+mod check;
 mod env;
 pub mod manual;
 mod resolve;
@@ -13,6 +14,7 @@ pub use args::{
     Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, Options, OutputFormat,
     ServeArgs, TriggerArgs, command, parse_args, preprocess_password_args,
 };
+pub use check::{CheckArgs, usage_error_status};
 pub use env::MysqlEnv;
 pub use resolve::{
     ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,

@@ -64,6 +64,12 @@ impl VerdictKind {
             VerdictKind::Healthy => "healthy",
         }
     }
+
+    /// The kind in the DBA's words, as the verdict line and `--format text` say it:
+    /// `blocked by read view`.
+    pub fn words(self) -> String {
+        self.as_str().replace('_', " ")
+    }
 }
 
 /// One verdict as shown to the DBA.

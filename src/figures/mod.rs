@@ -78,6 +78,11 @@ impl Unreadable {
 }
 
 impl Figures {
+    /// The most severe verdict (the first, as the verdicts are ordered); `None` before any.
+    pub fn worst_verdict(&self) -> Option<&Verdict> {
+        self.verdicts.iter().rev().max_by_key(|v| v.severity)
+    }
+
     /// The privilege whose absence keeps `figure` unknown.
     pub fn missing_privilege(&self, figure: FigureId) -> Option<&str> {
         self.unavailable

@@ -30,7 +30,7 @@ pub struct RowFigures {
 
 impl RowFigures {
     pub fn from_figures(f: &Figures, poll_ms: Option<u32>) -> RowFigures {
-        let worst = f.verdicts.iter().max_by_key(|v| v.severity);
+        let worst = f.worst_verdict();
         let blocker_known = f.refused(crate::sample::SourceKind::InnodbTrx).is_none();
         RowFigures {
             verdict: worst.map(|v| (v.kind.as_str().to_string(), v.severity)),

@@ -1,5 +1,8 @@
 //! Draws the fleet view: a header with counts, one row per server (nearest breach first),
-//! the filter line and the keys. Reads the state, computes nothing.
+//! the filter line and the keys. Reads the state, computes nothing. The server column is as
+//! wide as the names (up to a third of the screen; longer names are elided in the middle, so
+//! `127.0.0.1:1` never reads `127.0.0.1:`); the figure columns that do not fit beside it are
+//! left out, least telling first, rather than every column squeezed.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -10,24 +13,77 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use super::row::RowLink;
 use super::state::{Fleet, Server};
 use crate::keymap::{self, Bar};
-use crate::text::sanitize;
+use crate::text::{elide_middle, sanitize, width};
 use crate::theme::{Theme, ThemeItem};
 use crate::units::{count, duration};
 
-const HEADERS: [&str; 12] = [
-    "SERVER",
-    "GROUP",
-    "VERDICT",
-    "CKPT/ASYNC",
-    "TO STALL",
-    "HISTORY",
-    "H.ETA",
-    "BLOCKER",
-    "DIRTY",
-    "DML DELAY",
-    "COST",
-    "UPD",
+/// The columns and their widths; the server's width is the names' (see [`name_width`]).
+const HEADERS: [(&str, u16); 12] = [
+    ("SERVER", 0),
+    ("GROUP", 8),
+    ("VERDICT", 20),
+    ("CKPT/ASYNC", 10),
+    ("TO STALL", 9),
+    ("HISTORY", 8),
+    ("H.ETA", 8),
+    ("BLOCKER", 12),
+    ("DIRTY", 6),
+    ("DML DELAY", 10),
+    ("COST", 6),
+    ("UPD", 5),
 ];
+
+/// The figure columns by how much they tell, most first: a narrow screen keeps a prefix.
+const KEEP_FIRST: [usize; 11] = [2, 3, 7, 5, 4, 6, 11, 8, 9, 1, 10];
+
+/// Columns between cells.
+const SPACING: u16 = 1;
+
+/// The server column: the widest visible name (at least its header), at most a third of the
+/// screen (never under 16 columns) with longer names elided in the middle — and wider again
+/// when two names would read the same elided (`…replica-0…`): the column grows until every
+/// row tells its server apart, figure columns giving way.
+fn name_width(fleet: &Fleet, total: u16) -> u16 {
+    let names: Vec<String> = fleet
+        .order
+        .iter()
+        .map(|i| sanitize(&fleet.servers[*i].name, 200))
+        .collect();
+    let widest = names
+        .iter()
+        .map(|n| width(n))
+        .max()
+        .unwrap_or(0)
+        .max(HEADERS[0].0.len());
+    let distinct = |w: usize| {
+        let whole: std::collections::HashSet<&String> = names.iter().collect();
+        let shown: std::collections::HashSet<String> =
+            names.iter().map(|n| elide_middle(n, w)).collect();
+        shown.len() == whole.len()
+    };
+    let cap = usize::from((total / 3).max(16));
+    let mut w = widest.min(cap);
+    while w < widest && !distinct(w) {
+        w += 1;
+    }
+    u16::try_from(w).unwrap_or(u16::MAX)
+}
+
+/// Which columns fit beside a server column `name_w` wide in `total`: indices into
+/// [`HEADERS`], in table order.
+fn fitting_columns(name_w: u16, total: u16) -> Vec<usize> {
+    let mut used = name_w;
+    let mut keep = vec![0];
+    for i in KEEP_FIRST {
+        let w = HEADERS[i].1 + SPACING;
+        if used + w <= total {
+            used += w;
+            keep.push(i);
+        }
+    }
+    keep.sort_unstable();
+    keep
+}
 
 fn secs(v: Option<f64>) -> String {
     match v {
@@ -46,7 +102,7 @@ fn cells(s: &Server, f: &Fleet) -> Vec<String> {
         .updated
         .map(|t| format!("{}s", (f.now - t).num_seconds().max(0)))
         .unwrap_or_else(|| "-".into());
-    let name = sanitize(&s.name, 24);
+    let name = sanitize(&s.name, 200);
     let group = s
         .group
         .as_deref()
@@ -188,21 +244,16 @@ pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
 }
 
 fn render_table(frame: &mut Frame, area: Rect, fleet: &Fleet, theme: &Theme) {
-    let widths = [
-        Constraint::Min(10),
-        Constraint::Length(8),
-        Constraint::Length(20),
-        Constraint::Length(10),
-        Constraint::Length(9),
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(12),
-        Constraint::Length(6),
-        Constraint::Length(10),
-        Constraint::Length(6),
-        Constraint::Length(5),
-    ];
-    let header = Row::new(HEADERS.iter().map(|h| Cell::from(*h)))
+    let name_w = name_width(fleet, area.width);
+    let columns = fitting_columns(name_w, area.width);
+    let widths: Vec<Constraint> = columns
+        .iter()
+        .map(|&i| match i {
+            0 => Constraint::Length(name_w),
+            i => Constraint::Length(HEADERS[i].1),
+        })
+        .collect();
+    let header = Row::new(columns.iter().map(|&i| Cell::from(HEADERS[i].0)))
         .style(theme.style(ThemeItem::Title).add_modifier(Modifier::BOLD));
     let mut last_group: Option<&Option<String>> = None;
     let mut rows = Vec::with_capacity(fleet.order.len());
@@ -222,9 +273,12 @@ fn render_table(frame: &mut Frame, area: Rect, fleet: &Fleet, theme: &Theme) {
                 .bg(theme.color(ThemeItem::Selected).unwrap_or_default())
                 .add_modifier(Modifier::REVERSED);
         }
-        let cells = cells(s, fleet);
-        // A disconnected row's error spans the figure columns.
-        rows.push(Row::new(cells.into_iter().map(Cell::from)).style(style));
+        let mut cells = cells(s, fleet);
+        cells[0] = elide_middle(&cells[0], usize::from(name_w));
+        let picked = columns
+            .iter()
+            .map(|&i| Cell::from(cells.get(i).cloned().unwrap_or_default()));
+        rows.push(Row::new(picked).style(style));
     }
     if rows.is_empty() {
         let msg = if fleet.filter.is_empty() {
@@ -238,6 +292,8 @@ fn render_table(frame: &mut Frame, area: Rect, fleet: &Fleet, theme: &Theme) {
         frame.render_widget(Paragraph::new(msg).style(theme.style(ThemeItem::Dim)), area);
         return;
     }
-    let table = Table::new(rows, widths).header(header).column_spacing(1);
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(SPACING);
     frame.render_widget(table, area);
 }

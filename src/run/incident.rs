@@ -4,18 +4,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use super::shared::emit;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::{CaptureRange, Cli, OutputFormat, TimeSpec};
 use crate::incident::{self, Window};
 use crate::output;
 use crate::replay::CaptureSet;
-
-/// Prints a report; a closed pipe (`| head`) ends the output quietly, not with a panic.
-fn emit(text: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-}
 
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))

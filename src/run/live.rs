@@ -101,15 +101,31 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     }
 }
 
-/// Two samples `--interval` apart, derived and printed once — and while the verdict is still
-/// `unknown` only for want of the history trend (purge is behind and one look cannot tell
-/// whether it keeps up), more samples, until the trend window is seen ([`once_watch_limit`]).
+/// Two samples `--interval` apart, derived and printed once.
 async fn once(
-    mut session: Session,
-    mut deriver: Deriver,
+    session: Session,
+    deriver: Deriver,
     cfg: &PollerConfig,
     format: OutputFormat,
 ) -> ExitCode {
+    match look(session, deriver, cfg).await {
+        Ok(figures) => {
+            print_figures(&figures, format);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(EXIT_FAILURE, e),
+    }
+}
+
+/// One look (`--once`, `check`): two samples `--interval` apart, derived — and while the
+/// verdict is still `unknown` only for want of the history trend (purge is behind and one look
+/// cannot tell whether it keeps up), more samples, until the trend window is seen
+/// ([`once_watch_limit`]).
+pub(super) async fn look(
+    mut session: Session,
+    mut deriver: Deriver,
+    cfg: &PollerConfig,
+) -> Result<crate::figures::Figures, String> {
     let started = Instant::now();
     deriver.push(&SourceEvent::Connected {
         at: chrono::Utc::now(),
@@ -126,18 +142,14 @@ async fn once(
         // come from them (rows/s adding history) and purge's progress need two readings.
         match session.poll(cfg, started, n < 2, false).await {
             Ok(s) => figures = deriver.push_sample(&s),
-            Err(e) => return fail(EXIT_FAILURE, format!("{label}: connection lost: {e}")),
+            Err(e) => return Err(format!("{label}: connection lost: {e}")),
         }
         let watching = figures.as_ref().is_some_and(still_watching);
         if n >= 1 && (!watching || started.elapsed() >= limit) {
             break;
         }
     }
-    let Some(figures) = figures else {
-        return fail(EXIT_FAILURE, "no figures derived");
-    };
-    print_figures(&figures, format);
-    ExitCode::SUCCESS
+    figures.ok_or_else(|| "no figures derived".to_string())
 }
 
 /// How long `--once` may watch: the verdicts' trend window plus two intervals of slack.
@@ -157,7 +169,7 @@ fn still_watching(f: &crate::figures::Figures) -> bool {
 
 pub(super) fn print_figures(figures: &crate::figures::Figures, format: OutputFormat) {
     match format {
-        OutputFormat::Json => println!("{}", output::json(figures)),
-        OutputFormat::Text => print!("{}", output::text(figures)),
+        OutputFormat::Json => super::shared::emit(&format!("{}\n", output::json(figures))),
+        OutputFormat::Text => super::shared::emit(&output::text(figures)),
     }
 }

@@ -1,8 +1,9 @@
-//! The modes behind the command line: headless `--once`, the live dashboard (optionally
-//! recording), headless recording, replay, import, export. Errors end here as one clear line
-//! on stderr and an exit code; nothing below this module prints.
+//! The modes behind the command line: headless `--once`, the monitoring-plugin `check`, the
+//! live dashboard (optionally recording), headless recording, replay, import, export. Errors
+//! end here as one clear line on stderr and an exit code; nothing below this module prints.
 
 mod assets;
+mod check;
 mod incident;
 mod live;
 mod record;
@@ -89,6 +90,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         }) => replay::export(&cli, file, *format, output.as_deref(), *from, *to),
         Some(Command::Serve(args)) => crate::serve::main(&cli, args).await,
         Some(Command::Fleet { args, .. }) => crate::fleet::main(&cli, args).await,
+        Some(Command::Check(args)) => check::main(&cli, args).await,
         Some(Command::CalibrateRecovery { error_log }) => replay::calibrate(error_log),
         Some(Command::Completions { shell }) => assets::completions(*shell),
         Some(Command::Man { page, out_dir }) => assets::man(page.as_deref(), out_dir.as_deref()),

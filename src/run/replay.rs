@@ -225,7 +225,7 @@ pub(super) fn print_once(
     }
     match format {
         crate::cli::OutputFormat::Json => {
-            let mut v = serde_json::to_value(f).unwrap_or_default();
+            let mut v = crate::output::json_value(f).unwrap_or_default();
             if let Some(o) = v.as_object_mut() {
                 if !notes.is_empty() {
                     o.insert(
@@ -240,7 +240,7 @@ pub(super) fn print_once(
                     );
                 }
             }
-            println!("{}", crate::output::json_of(&v));
+            super::shared::emit(&format!("{}\n", crate::output::json_of(&v)));
         }
         crate::cli::OutputFormat::Text => {
             let mut out = crate::output::text(f);
@@ -255,7 +255,7 @@ pub(super) fn print_once(
             if let Some(w) = what_if {
                 out.push_str(&crate::incident::text::what_if(w));
             }
-            print!("{out}");
+            super::shared::emit(&out);
         }
     }
 }

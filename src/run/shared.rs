@@ -18,6 +18,14 @@ pub fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// Headless output to standard output: a reader that went away (`| head`) ends it quietly,
+/// where `print!` would panic on the broken pipe.
+pub fn emit(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 /// `--recovery-rate` or the published default.
 pub fn recovery_model(cli: &Cli) -> crate::verdicts::RecoveryModel {
     cli.options

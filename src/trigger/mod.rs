@@ -42,7 +42,8 @@ pub enum Figure {
 }
 
 impl Figure {
-    const ALL: [Figure; 6] = [
+    /// Every figure a threshold can watch (the perfdata of `check` iterates them too).
+    pub const ALL: [Figure; 6] = [
         Figure::CheckpointAgePct,
         Figure::CheckpointAgePctOfAsync,
         Figure::History,
@@ -68,14 +69,19 @@ impl Figure {
             Figure::CheckpointAgePct => f.redo.checkpoint_age_pct_of_capacity,
             Figure::CheckpointAgePctOfAsync => f.redo.pct_of_async(),
             Figure::History => f.history.length.map(|v| v as f64),
-            // No read view open: its age is zero, so `blocker_age<…` would not fire on it.
-            Figure::BlockerAge => Some(f.blocker.as_ref().map_or(0.0, |b| b.age_s as f64)),
+            // No read view open: its age is zero, so `blocker_age<…` would not fire on it —
+            // unless INNODB_TRX was unreadable, when no blocker seen is no proof of none.
+            Figure::BlockerAge => match &f.blocker {
+                Some(b) => Some(b.age_s as f64),
+                None if f.refused(crate::sample::SourceKind::InnodbTrx).is_some() => None,
+                None => Some(0.0),
+            },
             Figure::DirtyPct => f.dirty.pct,
             Figure::DmlDelayUs => f.purge.dml_delay_applied_us.map(|v| v as f64),
         }
     }
 
-    fn is_pct(self) -> bool {
+    pub fn is_pct(self) -> bool {
         matches!(
             self,
             Figure::CheckpointAgePct | Figure::DirtyPct | Figure::CheckpointAgePctOfAsync
@@ -92,7 +98,7 @@ pub enum Op {
 }
 
 impl Op {
-    fn symbol(self) -> &'static str {
+    pub fn symbol(self) -> &'static str {
         match self {
             Op::Above => ">",
             Op::AtLeast => ">=",
@@ -239,6 +245,12 @@ pub fn from_args(a: &TriggerArgs) -> Result<Option<(Vec<Trigger>, WatchConfig)>,
 /// `--trigger KIND[,KIND…]`: verdict kinds and thresholds, comma-separated. Every error says
 /// what was wrong and what is accepted.
 pub fn parse(spec: &str) -> Result<Vec<Trigger>, String> {
+    parse_flag("--trigger", spec)
+}
+
+/// [`parse`] for another flag that takes the same expressions (`check --warning`); its
+/// errors name that flag.
+pub fn parse_flag(flag: &str, spec: &str) -> Result<Vec<Trigger>, String> {
     let items: Vec<&str> = spec
         .split(',')
         .map(str::trim)
@@ -246,11 +258,11 @@ pub fn parse(spec: &str) -> Result<Vec<Trigger>, String> {
         .collect();
     if items.is_empty() {
         return Err(format!(
-            "--trigger {spec:?} names nothing: give verdict kinds ({}) or thresholds such as history>1000000, comma-separated",
+            "{flag} {spec:?} names nothing: give verdict kinds ({}) or thresholds such as history>1000000, comma-separated",
             verdict_names()
         ));
     }
-    items.into_iter().map(parse_one).collect()
+    items.into_iter().map(|i| parse_one(flag, i)).collect()
 }
 
 /// Every name `--trigger` takes: the verdict kinds, then the figures a threshold watches
@@ -270,13 +282,13 @@ fn figure_names() -> String {
     Figure::ALL.map(Figure::name).join(", ")
 }
 
-fn parse_one(item: &str) -> Result<Trigger, String> {
+fn parse_one(flag: &str, item: &str) -> Result<Trigger, String> {
     let name_of = |s: &str| s.trim().to_ascii_lowercase().replace('-', "_");
     let Some(op_at) = item.find(['>', '<', '=', '!']) else {
         let name = name_of(item);
         if name == "healthy" {
             return Err(format!(
-                "--trigger {item:?}: healthy is what holds when nothing is wrong, it cannot start an incident; name a verdict kind ({})",
+                "{flag} {item:?}: healthy is what holds when nothing is wrong, it cannot start an incident; name a verdict kind ({})",
                 verdict_names()
             ));
         }
@@ -285,12 +297,12 @@ fn parse_one(item: &str) -> Result<Trigger, String> {
         }
         if Figure::ALL.iter().any(|f| f.name() == name) {
             return Err(format!(
-                "--trigger {item:?}: a figure needs a threshold, e.g. {name}>{}",
+                "{flag} {item:?}: a figure needs a threshold, e.g. {name}>{}",
                 example(name_fig(&name))
             ));
         }
         return Err(format!(
-            "--trigger {item:?} is neither a verdict kind ({}) nor a threshold FIGURE>VALUE on one of {}",
+            "{flag} {item:?} is neither a verdict kind ({}) nor a threshold FIGURE>VALUE on one of {}",
             verdict_names(),
             figure_names()
         ));
@@ -299,7 +311,7 @@ fn parse_one(item: &str) -> Result<Trigger, String> {
     let name = name_of(lhs);
     let Some(figure) = Figure::ALL.iter().copied().find(|f| f.name() == name) else {
         return Err(format!(
-            "--trigger {item:?}: {:?} is not a figure a threshold can watch; use one of {}",
+            "{flag} {item:?}: {:?} is not a figure a threshold can watch; use one of {}",
             lhs.trim(),
             figure_names()
         ));
@@ -314,14 +326,14 @@ fn parse_one(item: &str) -> Result<Trigger, String> {
         (Op::Below, v)
     } else {
         return Err(format!(
-            "--trigger {item:?}: compare with >, >=, < or <= (e.g. {}>{})",
+            "{flag} {item:?}: compare with >, >=, < or <= (e.g. {}>{})",
             figure.name(),
             example(Some(figure))
         ));
     };
     let value = parse_value(figure, value.trim()).map_err(|why| {
         format!(
-            "--trigger {item:?}: {why} (e.g. {}>{})",
+            "{flag} {item:?}: {why} (e.g. {}>{})",
             figure.name(),
             example(Some(figure))
         )

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
 use crate::figures::{FigureId, Figures};
-use crate::source::flavor::{Flavor, PointWords};
+use crate::source::flavor::PointWords;
 use crate::theme::{Severity, Theme, ThemeItem};
 use crate::units;
 
@@ -353,9 +353,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 fn point_words(app: &App, f: &Figures) -> PointWords {
     app.view()
         .info()
-        .map(|i| i.flavor)
-        .unwrap_or_else(|| Flavor::detect(&f.server.version, "", false))
-        .point_words()
+        .map(|i| i.flavor.point_words())
+        .unwrap_or_else(|| PointWords::of_server(&f.server.flavor, &f.server.version))
 }
 
 /// "default (published field figures: …)" → "default"; "--recovery-rate" stays.

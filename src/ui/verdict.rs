@@ -22,7 +22,7 @@ pub fn headline(v: &Verdict, theme: &Theme) -> Vec<Span<'static>> {
     let style = theme.severity(v.severity);
     vec![
         Span::styled(format!("{} ", theme.severity_symbol(v.severity)), style),
-        Span::styled(v.kind.as_str().replace('_', " "), style),
+        Span::styled(v.kind.words(), style),
     ]
 }
 
@@ -35,10 +35,7 @@ pub fn verdict_line(app: &App, theme: &Theme) -> Line<'static> {
     let mut spans = headline(first, theme);
     let more = verdicts.len().saturating_sub(1);
     if more > 0 {
-        let kinds: Vec<String> = verdicts[1..]
-            .iter()
-            .map(|v| v.kind.as_str().replace('_', " "))
-            .collect();
+        let kinds: Vec<String> = verdicts[1..].iter().map(|v| v.kind.words()).collect();
         spans.push(Span::styled(
             format!(" (+{more}: {})", kinds.join(", ")),
             theme.style(ThemeItem::Dim),

@@ -1,8 +1,8 @@
 //! What the redo flush points are called on each flavour, in the words a DBA reads on the
-//! checkpoint gauge and chart (`--once --format text` says the same: "flushing starts",
-//! the stall point by its name, MySQL 8.0+'s sync flushing).
+//! checkpoint gauge and chart; `--once --format text` reads the same words (MariaDB's async
+//! and furious flush (M); MySQL 8.0+'s flushing starts, sync flush and stall).
 
-use super::{Flavor, RedoModel};
+use super::{Flavor, FlavorKind, RedoModel};
 
 /// Names of the checkpoint-age lines: long where there is room, short on a crowded gauge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +24,20 @@ pub struct PointWords {
     pub below_flushing: &'static str,
     pub past_flushing: &'static str,
     pub past_stall: &'static str,
+}
+
+impl PointWords {
+    /// The words for a server known only by what its figures carry (`server.flavor`: mysql,
+    /// mariadb or percona; `server.version`): a replay, the headless text. The words do not
+    /// depend on what detection from the version alone cannot tell (8.0 before or after .30).
+    pub fn of_server(flavor: &str, version: &str) -> PointWords {
+        let comment = if flavor == FlavorKind::Mariadb.as_str() {
+            "MariaDB"
+        } else {
+            ""
+        };
+        Flavor::detect(version, comment, false).point_words()
+    }
 }
 
 impl Flavor {
@@ -78,5 +92,9 @@ mod tests {
         let maria = Flavor::detect("10.11.6-MariaDB", "", false).point_words();
         assert_eq!((maria.stall, maria.stall_short), ("furious flush (M)", "M"));
         assert_eq!(maria.sync_flush, None);
+        // Figures carry the flavour's name apart from the version string.
+        assert_eq!(PointWords::of_server("mariadb", "10.11.6"), maria);
+        assert_eq!(PointWords::of_server("mysql", "8.4.2"), m8);
+        assert_eq!(PointWords::of_server("percona", "5.7.44-48"), m57);
     }
 }
