@@ -156,6 +156,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "innodebt-check",
+        &[
+            (
+                "innodebt -h db1 -u monitor check",
+                "OK, WARNING or CRITICAL as the verdicts judge; UNKNOWN when they cannot",
+            ),
+            (
+                "innodebt -h db1 -u monitor check -w 'checkpoint_age_pct>75,blocker_age>60s' -c 'checkpoint_age_pct>90'",
+                "thresholds of one's own, shown as perfdata ranges",
+            ),
+        ],
+    ),
+    (
         "innodebt-export",
         &[(
             "innodebt export incident.idbt --format csv -o incident.csv",
