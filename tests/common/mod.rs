@@ -1,5 +1,5 @@
-//! Integration-test harness, one module per concern. Every `tests/*.rs` that needs a
-//! server does `mod common;` and uses:
+//! Integration-test harness, one module per concern. `tests/it/main.rs` declares it once
+//! (`mod common;`); every test module does `use crate::common;` and uses:
 //!
 //! - [`server`]: [`PrivateServer::start`] with a [`ServerConfig`] — a private MariaDB of
 //!   its own (never the shared server); [`innodebt_bin`], [`once_json`] and
@@ -15,13 +15,16 @@
 //!
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
 //!
-//! `builders.rs` and `feed.rs` (synthetic source events) are included by path by the tests and
-//! benches that need no server.
+//! - [`feed`]: synthetic source events of a recorded server (replay and soak).
+//!
+//! The benches and `tests/soak.rs` include `builders.rs`, `feed.rs`, `tmux.rs` or this file by
+//! path.
 #![allow(dead_code)]
 
 pub mod accounts;
 pub mod builders;
 pub mod certs;
+pub mod feed;
 pub mod gate;
 pub mod load;
 pub mod proxy;

@@ -1,8 +1,7 @@
 //! Interaction through the app's real `update`: prompts are data, a cancelled prompt produces
 //! no command, a confirmed one produces exactly the SQL that was shown. No terminal, no server.
 
-#[path = "common/builders.rs"]
-mod builders;
+use crate::common::builders;
 
 use std::time::Duration;
 

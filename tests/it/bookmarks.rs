@@ -4,7 +4,7 @@
 //! JSON; in replay it is a `*` on the timeline that `n` reaches, and `a` there adds one to the
 //! finished file, which still ends cleanly.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,8 +1,7 @@
 //! The capture format end to end: writer → file → reader, truncation at every byte, damage,
 //! foreign and future files, file mode, digests, size per hour, big-file index, CSV export.
 
-#[path = "common/builders.rs"]
-mod builders;
+use crate::common::builders;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -22,7 +21,7 @@ use innodebt::sample::{
 };
 use innodebt::source::flavor::{METRICS, STATUS, VARIABLES};
 
-const SEIS: &str = include_str!("fixtures/ptstalk/2026_11_21_20_34_37-innodbstatus1");
+const SEIS: &str = include_str!("../fixtures/ptstalk/2026_11_21_20_34_37-innodbstatus1");
 
 /// Deterministic pseudo-random numbers (no dev-dependency needed).
 struct Lcg(u64);

@@ -1,7 +1,7 @@
 //! Connecting to a real server — a private MariaDB per test (its own socket and port, root
 //! with no password; never the shared server) — and the messages when it goes wrong.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! and the Grafana dashboard is valid JSON whose every query names only metrics innodebt
 //! exports (so a renamed metric cannot silently empty a panel or an alert).
 
-mod common;
+use crate::common;
 
 use common::serve::promtool;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! action. Each test has its own server
 //! and restores what it changed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -3,8 +3,7 @@
 //! it, then checks exact values read by eye from one file per flavour family.
 //! All problems are collected and reported as one table.
 
-#[path = "common/gate.rs"]
-mod gate;
+use crate::common::gate;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

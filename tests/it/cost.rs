@@ -13,7 +13,7 @@
 //!   the new connection the tick is not retried at once, the samples say which source is
 //!   slowed, and the cadence comes back step by step once the server answers fast.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -1,8 +1,7 @@
 //! Derivation scenarios from hand-built sample sequences: counter resets, server restarts,
 //! disabled counters, the blocker rule. No server needed.
 
-#[path = "common/builders.rs"]
-mod builders;
+use crate::common::builders;
 
 use chrono::{TimeZone, Utc};
 use innodebt::derive::Deriver;

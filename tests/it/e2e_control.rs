@@ -1,7 +1,7 @@
 //! Runtime control end to end: the real binary in tmux against a private MariaDB. A key, a
 //! typed value and a confirmation change the server's variable; a cancelled prompt does not.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! help, a resize re-lays out, `q` exits and the shell is usable (not stuck in the alternate
 //! screen).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@
 //! a remote `innodebt serve` agent's `/metrics` (its dashboard through the agent's `/events`)
 //! instead of connecting, next to an agent that is not there.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

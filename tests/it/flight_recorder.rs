@@ -4,7 +4,7 @@
 //! asks when the disk allows, rotates on the hour with sortable names, and its directory
 //! replays with `innodebt replay DIR` (each file also on its own).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

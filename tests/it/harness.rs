@@ -2,7 +2,7 @@
 //! starts with a small redo log, a write load drives checkpoint age and a held
 //! snapshot drives history, and `kill9` + `restart` runs crash recovery.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 //! the layout puts them, the pane title unchanged, no bell, nothing cleared), and
 //! `--once --format text` / `json` must carry no raw control characters.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

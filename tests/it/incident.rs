@@ -4,7 +4,7 @@
 //! age crossed the async point finds, at the recorded size, the crossings the capture's own
 //! timeline shows, and none with a log large enough. Bad input says what is wrong.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

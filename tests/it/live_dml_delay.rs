@@ -8,7 +8,7 @@
 //! its own `SYSTEM_VARIABLES.READ_ONLY`, `lwm = 0` is shown as off, the redo rate is the
 //! LSN's advance, and M is the server's `Innodb_checkpoint_max_age`, which the formula matches.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

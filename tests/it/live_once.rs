@@ -1,7 +1,7 @@
 //! `--once --format json` against a private MariaDB under real write load: history grows
 //! behind a REPEATABLE READ snapshot that names itself as the blocker, and clears after commit.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! lintian finds no error (in CI both tools are required; elsewhere a missing one is said
 //! loudly), and the shipped config starts `innodebt serve`.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::Path;

@@ -4,8 +4,7 @@
 //! The corpus is `../shared/samples` (or `$INNODEBT_SAMPLES`); in CI a missing corpus or file
 //! fails, elsewhere the corpus-based properties say loudly that they did not run.
 
-#[path = "common/gate.rs"]
-mod gate;
+use crate::common::gate;
 
 use std::sync::OnceLock;
 

@@ -2,7 +2,7 @@
 //! `Disconnected` with a capped retry, reconnects by itself, and rates restart from fresh
 //! baselines (no negative values, no spikes).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

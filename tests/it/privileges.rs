@@ -10,7 +10,7 @@
 //! SHOW ENGINE INNODB STATUS and the INNODB_BUFFER_PAGE_LRU scan need PROCESS. SELECT adds
 //! nothing innodebt reads.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

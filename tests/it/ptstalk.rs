@@ -3,8 +3,7 @@
 //! first 4 tables, path-valued variables were removed), and the innodbstatus-only pt-stalk
 //! files of the shared corpus.
 
-#[path = "common/gate.rs"]
-mod gate;
+use crate::common::gate;
 
 use std::path::{Path, PathBuf};
 

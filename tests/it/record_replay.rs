@@ -3,7 +3,7 @@
 //! cleanly on SIGTERM; a recorder killed with -9 leaves a readable capture; a real pt-stalk
 //! capture imports.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@
 //! `innodb_flush_log_at_trx_commit=2` so redo builds up in seconds rather than minutes on a
 //! slow-fsync VM; recovery applies the same redo either way.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -10,10 +10,8 @@
 //! To add a scenario from a capture: turn it into `Vec<SourceEvent>` and call
 //! [`app_from_events`], then [`screen`] / [`plain`].
 
-#[path = "common/builders.rs"]
-mod builders;
-#[path = "common/snapshot.rs"]
-mod snapshot;
+use crate::common::builders;
+use crate::common::snapshot;
 
 use std::time::Duration;
 
@@ -38,7 +36,7 @@ use snapshot::{plain, styled};
 macro_rules! snapshot {
     ($name:expr, $value:expr) => {
         insta::with_settings!(
-            { snapshot_path => "../snapshots", prepend_module_to_snapshot => false },
+            { snapshot_path => "../../snapshots", prepend_module_to_snapshot => false },
             { insta::assert_snapshot!($name, $value) }
         )
     };

@@ -7,8 +7,7 @@
 //! rotated files, separate recordings in one directory, format 1 files, damaged and cut
 //! files, forged sections, notable moments and their grouping.
 
-#[path = "common/feed.rs"]
-mod feed;
+use crate::common::feed;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

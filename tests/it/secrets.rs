@@ -7,7 +7,7 @@
 //! Captures and the audit log are created 0600 (directory 0700) even under `umask 000`, and
 //! an existing capture is never overwritten.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

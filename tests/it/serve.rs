@@ -8,7 +8,7 @@
 //! Faults injected for real: a probe of a port nothing listens on, a server behind a proxy
 //! that stalls, a malformed config, a port already taken, hostile HTTP requests.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -8,7 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 macro_rules! snapshot {
     ($name:expr, $value:expr) => {
         insta::with_settings!(
-            { snapshot_path => "../snapshots", prepend_module_to_snapshot => false },
+            { snapshot_path => "../../snapshots", prepend_module_to_snapshot => false },
             { insta::assert_snapshot!($name, $value) }
         )
     };

@@ -6,7 +6,7 @@
 //! requires it and a server without TLS each fail with a message that names the problem and
 //! what to do, and their own exit code.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

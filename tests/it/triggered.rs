@@ -5,7 +5,7 @@
 //! own, and `--max-disk` then deletes the older; `--exec` sees the incident in its
 //! environment and its failure is reported without holding polling up. Bad trigger input is a clear message.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

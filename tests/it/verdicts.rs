@@ -5,7 +5,7 @@
 //! and both must go once the snapshot commits. The recorded figures then replay into a fresh
 //! engine with the same outcome — the shape the scenario tests from captures will take.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

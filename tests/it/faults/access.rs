@@ -10,7 +10,7 @@ use mysql_async::{Conn, OptsBuilder};
 
 use crate::common::tmux::Tmux;
 use crate::common::{PrivateServer, ServerConfig};
-use crate::{
+use super::{
     SCREEN_WAIT, background_runtime, dashboard_command, header, numbers_after, run_innodebt,
     strings,
 };

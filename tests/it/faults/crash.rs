@@ -10,7 +10,7 @@ use innodebt::sample::SourceEvent;
 use innodebt::source::live::BACKOFF_CAP;
 
 use crate::common::{PrivateServer, ServerConfig, WriteLoad};
-use crate::{
+use super::{
     SCREEN_WAIT, background_runtime, capture_events, header, numbers_after, recording_dashboard,
     replay_json_at, run_innodebt, shown_uptime,
 };

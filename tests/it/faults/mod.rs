@@ -3,17 +3,16 @@
 //! redo size, stalled behind a proxy of ours, filled up to max_connections, or whose account
 //! password changes; and a dashboard that panics inside a render or is killed while recording.
 //!
-//! One test binary (one link) with a module per family of faults; the poller-level kill -9,
-//! the plain SIGTERM/SIGHUP terminal restore and the headless recorder's kill -9 are covered
-//! by `tests/poller.rs`, `tests/e2e_dashboard.rs` and `tests/record_replay.rs`.
-
-#[path = "../common/mod.rs"]
-mod common;
+//! A module per family of faults; the poller-level kill -9, the plain SIGTERM/SIGHUP terminal
+//! restore and the headless recorder's kill -9 are covered by `poller`, `e2e_dashboard` and
+//! `record_replay`.
 
 mod access;
 mod crash;
 mod network;
 mod terminal;
+
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use crate::common::proxy::StallProxy;
 use crate::common::tmux::Tmux;
 use crate::common::{PrivateServer, ServerConfig};
-use crate::{
+use super::{
     SCREEN_WAIT, dashboard_command, header, numbers_after, run_innodebt, shown_uptime, strings,
     wait_until,
 };

@@ -7,7 +7,7 @@ use chrono::Utc;
 use innodebt::sample::SourceEvent;
 
 use crate::common::{PrivateServer, ServerConfig};
-use crate::{
+use super::{
     SCREEN_WAIT, capture_events, header, read_pid, recording_dashboard, replay_json_at,
     shown_uptime,
 };
@@ -28,7 +28,7 @@ fn panic_inside_a_render_restores_the_terminal_and_keeps_the_capture() {
     tmux.keys(&["Enter"]);
     // (`exit=$?` on the command line has no digits; the shell's answer has.)
     let after = tmux.wait_for("the shell after the panic", SCREEN_WAIT, |s| {
-        !crate::numbers_after(s, "exit=").is_empty()
+        !super::numbers_after(s, "exit=").is_empty()
     });
     assert!(!tmux.alternate_on(), "left the alternate screen:\n{after}");
     // Printed after the restore (so on the main screen) and readable: with raw mode still
@@ -56,7 +56,7 @@ fn panic_inside_a_render_restores_the_terminal_and_keeps_the_capture() {
         lines.iter().any(|l| l.starts_with("innodebt: recorded")),
         "{after}"
     );
-    let code: i32 = crate::numbers_after(&after, "exit=")
+    let code: i32 = super::numbers_after(&after, "exit=")
         .first()
         .map(|c| *c as i32)
         .expect("exit code");
