@@ -60,7 +60,7 @@ pub fn help_text() -> String {
     out
 }
 
-/// The README's key table (tests/cli.rs checks the README holds exactly this).
+/// The README's key table (tests/it/cli.rs checks the README holds exactly this).
 pub fn markdown_table() -> String {
     let mut out = String::from("| key | does | works in |\n|---|---|---|\n");
     for b in rows() {
