@@ -10,6 +10,8 @@
 //! - [`tmux`]: the real TUI in a tmux pane.
 //! - [`snapshot`]: screens as reviewable text (characters, style codes and their legend).
 //! - [`gate`]: what a test needs from the machine; in CI a missing piece fails.
+//! - [`wait`]: the one way to wait — for a condition with a deadline ([`wait::wait_until`]),
+//!   or, where time passing is the scenario, [`wait::hold`] saying why. No test sleeps itself.
 //! - [`watch`]: the project's poller, derivation and verdict engine on a private server.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
 //!
@@ -32,6 +34,7 @@ pub mod serve;
 pub mod server;
 pub mod snapshot;
 pub mod tmux;
+pub mod wait;
 pub mod watch;
 
 // Not every test uses both; the glob keeps `common::PrivateServer` and friends short.

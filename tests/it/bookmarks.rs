@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::tmux::Tmux;
+use common::wait::hold;
 use common::{PrivateServer, ServerConfig};
 use innodebt::capture::{self, CaptureIndex};
 
@@ -41,8 +42,10 @@ fn export(file: &Path, format: &str) -> String {
 
 /// `q`, then waits for the shell to answer: the program has exited (its file is finished).
 fn quit(tmux: &Tmux, shown: &str) {
-    // Right after an Esc, a q would read as Alt-q.
-    std::thread::sleep(Duration::from_millis(400));
+    hold(
+        Duration::from_millis(400),
+        "past the terminal's escape timeout: right after an Esc, a q reads as Alt-q",
+    );
     tmux.keys(&["q"]);
     tmux.wait_for("the shell back", LONG, |s| !s.contains(shown));
     tmux.type_text("clear; echo exited-$((40+2))");
@@ -83,7 +86,10 @@ async fn notes_round_trip_through_recording_export_and_replay() {
     ));
     tmux.keys(&["Enter"]);
     tmux.wait_for("the dashboard", LONG, |s| s.contains("Checkpoint age"));
-    std::thread::sleep(Duration::from_secs(2));
+    hold(
+        Duration::from_secs(2),
+        "the recording holds samples from before the note",
+    );
     tmux.keys(&["a"]);
     tmux.wait_for("the note prompt", LONG, |s| {
         s.contains("Note at") && s.contains("saved in the recording")
@@ -94,13 +100,19 @@ async fn notes_round_trip_through_recording_export_and_replay() {
         s.contains("Note saved") && s.contains("deploy 4.2 started")
     });
     tmux.keys(&["Escape"]);
-    std::thread::sleep(Duration::from_secs(2));
+    hold(
+        Duration::from_secs(2),
+        "the cancelled note comes samples after the saved one",
+    );
     tmux.keys(&["a"]);
     tmux.wait_for("the note prompt", LONG, |s| s.contains("Note at"));
     tmux.type_text("never mind");
     tmux.keys(&["Escape"]);
     tmux.wait_for("the prompt gone", LONG, |s| !s.contains("Note at"));
-    std::thread::sleep(Duration::from_secs(1));
+    hold(
+        Duration::from_secs(1),
+        "the recording goes on past the cancelled note",
+    );
     quit(&tmux, "Checkpoint age");
 
     let cap = capture::open(&file).expect("the recording opens");
@@ -160,16 +172,10 @@ async fn notes_round_trip_through_recording_export_and_replay() {
         timeline.contains('*'),
         "no note mark on the timeline:\n{screen}"
     );
-    let mut reached = false;
-    for _ in 0..20 {
-        tmux.keys(&["n"]);
-        std::thread::sleep(Duration::from_millis(300));
-        if tmux.screen().contains("note: deploy 4.2 started") {
-            reached = true;
-            break;
-        }
-    }
-    assert!(reached, "n never reached the note:\n{}", tmux.screen());
+    tmux.keys(&["n"]);
+    tmux.wait_for("n to reach the note", LONG, |s| {
+        s.contains("note: deploy 4.2 started")
+    });
     tmux.keys(&["End"]);
     tmux.keys(&["a"]);
     tmux.wait_for("the note prompt", LONG, |s| {

@@ -8,8 +8,9 @@
 use crate::common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::wait::wait_until_async;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint, Secret};
 use innodebt::control::plan::FactsSource;
@@ -338,7 +339,13 @@ async fn killing_the_blocking_snapshot_ends_it() {
     let ctx = ctx(&server).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let thread = snapshot.thread_id();
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let srv = &server;
+    wait_until_async(
+        Duration::from_secs(10),
+        "the snapshot's transaction in INNODB_TRX, a second old",
+        || async move { trx_of(srv, thread).await.is_some_and(|age| age >= 1) },
+    )
+    .await;
     let b = blocker(&server, ctx.flavor).await;
     assert_eq!(b.thread_id, Some(thread));
 
@@ -363,12 +370,13 @@ async fn killing_the_blocking_snapshot_ends_it() {
     assert!(out.ok, "{out:?}");
     assert_eq!(out.verified_value.as_deref(), Some("connection gone"));
     // INNODB_TRX is served from a cache that is refreshed only when it has not been read for
-    // 100 ms: polling it faster keeps it stale. Poll slower than that.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while trx_of(&server, thread).await.is_some() {
-        assert!(Instant::now() < deadline, "the transaction is still there");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    // 100 ms: the wait polls slower than that.
+    wait_until_async(
+        Duration::from_secs(5),
+        "the killed transaction gone from INNODB_TRX",
+        || async move { trx_of(srv, thread).await.is_none() },
+    )
+    .await;
     let gone = server
         .sql(&format!(
             "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = {thread}"

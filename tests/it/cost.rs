@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::proxy::StallProxy;
+use common::wait::hold_async;
 use common::{PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint};
 use innodebt::derive::Deriver;
@@ -93,7 +94,7 @@ async fn poll_ticks(
     let (mut costs, mut figures) = (Vec::new(), Vec::new());
     for tick in 0..ticks {
         if tick > 0 {
-            tokio::time::sleep(cfg.interval).await;
+            hold_async(cfg.interval, "the poller's interval between two ticks").await;
         }
         let sample = session
             .poll(cfg, started, false, false)
@@ -165,8 +166,12 @@ async fn the_blocker_is_named_among_1500_sessions_with_one_lookup() {
         label: "private".into(),
         ..PollerConfig::default()
     };
+    hold_async(
+        Duration::from_secs(2),
+        "the blocker's transaction ages past 2 s, the age from which it is named",
+    )
+    .await;
     // A handful of sessions first: what runs every tick, and at most how often per tick.
-    tokio::time::sleep(Duration::from_secs(2)).await;
     let (few, _) = poll_ticks(&server, "root", None, &cfg, 12).await;
     let (every_few, most_few) = per_tick(&few);
     let trx_reads = |costs: &[PollCost]| {

@@ -7,6 +7,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::tmux::Tmux;
+use common::wait::{hold_async, wait_until};
 use common::{PrivateServer, ServerConfig};
 
 fn command_line(server: &PrivateServer, extra: &str) -> String {
@@ -138,7 +139,11 @@ async fn record_while_the_dashboard_runs_then_replay_it() {
     tmux.wait_for("the REC badge", long, |s| {
         s.contains("REC") && s.contains("Checkpoint age")
     });
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    hold_async(
+        Duration::from_secs(2),
+        "the recording holds samples before the quit",
+    )
+    .await;
     tmux.keys(&["q"]);
     let after = tmux.wait_for("the summary", long, |s| s.contains("recorded"));
     assert!(after.contains("live.idbt"), "{after}");
@@ -195,16 +200,23 @@ async fn a_dashboard_whose_terminal_goes_away_exits_and_finishes_its_capture() {
     // The terminal goes: the tmux server and its panes.
     drop(tmux);
     let gone_at = std::time::Instant::now();
-    let alive = || std::path::Path::new(&format!("/proc/{pid}")).exists();
-    while alive() && gone_at.elapsed() < Duration::from_secs(15) {
-        std::thread::sleep(Duration::from_millis(100));
+    // Killed if it outlives the wait, so a failing test leaves no dashboard behind.
+    struct KillOnDrop<'a>(&'a str);
+    impl Drop for KillOnDrop<'_> {
+        fn drop(&mut self) {
+            if std::path::Path::new(&format!("/proc/{}", self.0)).exists() {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", self.0])
+                    .status();
+            }
+        }
     }
-    if alive() {
-        let _ = std::process::Command::new("kill")
-            .args(["-9", &pid])
-            .status();
-        panic!("innodebt still runs 15 s after its terminal went away");
-    }
+    let _leftover = KillOnDrop(&pid);
+    wait_until(
+        Duration::from_secs(15),
+        "innodebt to exit after its terminal went away",
+        || !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+    );
     let cap = innodebt::capture::open(&file).expect("capture");
     assert!(cap.end.is_complete(), "{:?}", cap.end);
     eprintln!(

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::serve::Serve;
 use common::tmux::Tmux;
+use common::wait::hold;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 
 /// The row of `name` on the fleet screen, split into its columns.
@@ -105,7 +106,10 @@ async fn fleet_sorts_by_breach_survives_a_dead_server_and_opens_a_dashboard() {
     );
     // The others keep updating every second while charlie is retried in the background.
     for _ in 0..6 {
-        std::thread::sleep(Duration::from_millis(900));
+        hold(
+            Duration::from_millis(900),
+            "most of a second: each look must find alpha and bravo updated again",
+        );
         let s = tmux.screen();
         for live in ["alpha", "bravo"] {
             let age = updated_s(&s, live).unwrap_or(99);

@@ -6,6 +6,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
+use common::wait::{hold_async, wait_for_async, wait_until_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 
 #[test]
@@ -72,34 +73,33 @@ async fn checkpoint_age_climbs_under_write_load() {
     assert!(max_age > 0);
 
     let load = WriteLoad::start(server.opts(), 4);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let mut best = 0.0_f64;
-    while Instant::now() < deadline && best < 0.5 {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let age = server.status_u64("Innodb_checkpoint_age").await;
-        best = best.max(age as f64 / max_age as f64);
-    }
+    let srv = &server;
+    let reached = wait_for_async(
+        Duration::from_secs(15),
+        "checkpoint age at 30 % of Innodb_checkpoint_max_age under the load",
+        || async move {
+            let age = srv.status_u64("Innodb_checkpoint_age").await;
+            let share = age as f64 / max_age as f64;
+            (share >= 0.3).then_some(share)
+        },
+    )
+    .await;
     let stats = load.stop().await;
     eprintln!(
-        "checkpoint age peaked at {:.0}% of max age {max_age}; load: {:.0} ops/s, {} errors",
-        best * 100.0,
+        "checkpoint age reached {:.0}% of max age {max_age}; load: {:.0} ops/s, {} errors",
+        reached * 100.0,
         stats.ops_per_sec(),
         stats.errors
     );
     assert_eq!(stats.errors, 0, "{:?}", stats.last_error);
     assert!(stats.inserts > 0 && stats.updates > 0);
-    assert!(
-        best >= 0.3,
-        "checkpoint age reached only {:.0}% of Innodb_checkpoint_max_age",
-        best * 100.0
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn history_grows_behind_snapshot_and_falls_after_commit() {
     let server = PrivateServer::start(ServerConfig::default());
     let load = WriteLoad::start(server.opts(), 4);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    load.wait_ops(100).await;
 
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let trx = server
@@ -112,33 +112,28 @@ async fn history_grows_behind_snapshot_and_falls_after_commit() {
     assert_eq!(trx.len(), 1, "the snapshot must show in INNODB_TRX");
 
     let start = server.status_u64("Innodb_history_list_length").await;
-    let mut peak = start;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline && peak < start + 2_000 {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        peak = peak.max(server.status_u64("Innodb_history_list_length").await);
-    }
-    assert!(
-        peak >= start + 500,
-        "history grew only {start} -> {peak} behind the snapshot"
-    );
+    let srv = &server;
+    let history = || async move { srv.status_u64("Innodb_history_list_length").await };
+    let peak = wait_for_async(
+        Duration::from_secs(10),
+        format!("history to grow by 500 from {start} behind the snapshot"),
+        || async move { Some(history().await).filter(|h| *h >= start + 500) },
+    )
+    .await;
 
     snapshot.commit().await;
     let committed = Instant::now();
-    let mut now = peak;
-    while committed.elapsed() < Duration::from_secs(20) && now * 2 > peak {
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        now = server.status_u64("Innodb_history_list_length").await;
-    }
+    let now = wait_for_async(
+        Duration::from_secs(20),
+        format!("history to fall to half of {peak} after the commit"),
+        || async move { Some(history().await).filter(|h| h * 2 <= peak) },
+    )
+    .await;
     let stats = load.stop().await;
     eprintln!(
         "history {start} -> {peak} behind the snapshot, {now} {:?} after commit; load {:.0} ops/s",
         committed.elapsed(),
         stats.ops_per_sec()
-    );
-    assert!(
-        now * 2 <= peak,
-        "history did not fall after commit: peak {peak}, now {now}"
     );
     assert_eq!(stats.errors, 0, "{:?}", stats.last_error);
 }
@@ -174,17 +169,22 @@ async fn history_grows_behind_snapshot_and_falls_after_commit() {
 async fn kill9_then_restart_runs_crash_recovery() {
     let mut server = PrivateServer::start(ServerConfig::default());
     let load = WriteLoad::start(server.opts(), 4);
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    hold_async(
+        Duration::from_secs(3),
+        "the load writes redo past the checkpoint for recovery to apply",
+    )
+    .await;
     let age = server.status_u64("Innodb_checkpoint_age").await;
     let before = load.stats();
     assert!(before.ops > 0);
 
     server.kill9();
-    let t = Instant::now();
-    while load.stats().errors == 0 && t.elapsed() < Duration::from_secs(5) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(load.stats().errors > 0, "the load must notice the crash");
+    wait_until_async(
+        Duration::from_secs(5),
+        "the load to notice the crash (errors)",
+        || std::future::ready(load.stats().errors > 0),
+    )
+    .await;
 
     let info = server.restart();
     let recovery: Vec<&str> = info
@@ -214,15 +214,14 @@ async fn kill9_then_restart_runs_crash_recovery() {
 
     // The load reconnects by itself and keeps writing.
     let after_restart = load.stats().ops;
-    let t = Instant::now();
-    while load.stats().ops < after_restart + 100 && t.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until_async(
+        Duration::from_secs(10),
+        "the load to resume: 100 more statements after the restart",
+        || std::future::ready(load.stats().ops >= after_restart + 100),
+    )
+    .await;
     let stats = load.stop().await;
-    assert!(
-        stats.ops >= after_restart + 100,
-        "load did not resume: {stats:?}"
-    );
+    assert!(stats.ops >= after_restart + 100, "{stats:?}");
     let rows: Vec<mysql_async::Row> = server.sql("SELECT COUNT(*) FROM test.load").await;
     let count: u64 = rows[0].get(0).unwrap();
     assert!(count > 0);

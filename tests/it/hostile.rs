@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use common::accounts::{self, Account};
 use common::tmux::Tmux;
+use common::wait::{hold_async, wait_until_async};
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
@@ -140,19 +141,21 @@ async fn hostile_names_and_queries_do_not_corrupt_the_screen_or_the_outputs() {
         "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%{MARKER}%' \
          AND ID <> CONNECTION_ID()"
     );
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let rows = server.sql(&seen).await;
-        if rows.first().and_then(|r| r.get::<u64, _>(0)) == Some(1) {
-            break;
-        }
-        assert!(!running.is_finished(), "the hostile statement ended early");
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the hostile statement never showed in the processlist"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let (srv, seen, statement) = (&server, &seen, &running);
+    wait_until_async(
+        Duration::from_secs(20),
+        "the hostile statement in the processlist",
+        || async move {
+            let rows = srv.sql(seen).await;
+            let shown = rows.first().and_then(|r| r.get::<u64, _>(0)) == Some(1);
+            assert!(
+                shown || !statement.is_finished(),
+                "the hostile statement ended early"
+            );
+            shown
+        },
+    )
+    .await;
 
     let (w, h) = (200usize, 50usize);
     let dir = tempfile::tempdir().expect("tempdir");
@@ -194,8 +197,11 @@ async fn hostile_names_and_queries_do_not_corrupt_the_screen_or_the_outputs() {
     }
     tmux.keys(&["Escape"]);
     tmux.wait_for("the grid again", long, |s| s.contains("Flush sources"));
-    // A few more redraws with the hostile text on screen: still intact.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    hold_async(
+        Duration::from_secs(2),
+        "a few more redraws with the hostile text on screen: still intact",
+    )
+    .await;
     let later = tmux.screen();
     assert_intact(&later, w, h);
     assert_no_title_change_or_bell(&tmux, &title);

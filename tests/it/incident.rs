@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use common::wait::hold;
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use innodebt::replay::CaptureSet;
 use innodebt::verdicts::RecoveryModel;
@@ -339,8 +340,10 @@ fn compare_on_a_terminal_opens_the_screen() {
     tmux.wait_for("the detail closed", long, |s| {
         !s.contains("Enter or Esc closes")
     });
-    // Right after an Esc, a q would read as Alt-q.
-    std::thread::sleep(Duration::from_millis(400));
+    hold(
+        Duration::from_millis(400),
+        "past the terminal's escape timeout: right after an Esc, a q reads as Alt-q",
+    );
     tmux.keys(&["q"]);
     tmux.wait_for("the shell back", long, |s| !s.contains("COMPARE"));
     tmux.type_text(&format!("clear; {command} --format text | head -3"));

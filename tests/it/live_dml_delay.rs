@@ -12,6 +12,7 @@ use crate::common;
 
 use std::time::Duration;
 
+use common::wait::hold_async;
 use common::watch::Watch;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt::source::flavor::{mariadb_points, read_only_key};
@@ -57,7 +58,7 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
             a.verdicts
         );
         assert_eq!(f.purge.threads_dynamic, Some(true));
-        tokio::time::sleep(tick).await;
+        hold_async(tick, "the watch's interval between two ticks").await;
     }
     assert!(
         seen_history > 100,
@@ -97,7 +98,11 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
 
     // The redo rate is the LSN's advance between two samples.
     let (a, _) = watch.tick().await;
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    hold_async(
+        Duration::from_secs(1),
+        "a second of load between the two samples",
+    )
+    .await;
     let (b, _) = watch.tick().await;
     let dt = b.interval_s.expect("interval");
     let lsn_rate = (b.redo.lsn.expect("lsn") - a.redo.lsn.expect("lsn")) as f64 / dt;

@@ -6,6 +6,7 @@ use crate::common;
 use std::process::Command;
 use std::time::Duration;
 
+use common::wait::{hold_async, wait_for_async, wait_until_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
@@ -21,10 +22,14 @@ fn u(v: &Value, path: &[&str]) -> Option<u64> {
 async fn history_grows_behind_a_blocker_and_clears_after_commit() {
     let server = PrivateServer::start(ServerConfig::default());
     let load = WriteLoad::start(server.opts(), 4);
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker_id = snapshot.thread_id();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    hold_async(
+        Duration::from_secs(3),
+        "the read view ages past 2 s while history piles up behind it",
+    )
+    .await;
 
     let first = once(&server, &[]);
     assert_eq!(first["server"]["flavor"], "mariadb");
@@ -92,7 +97,11 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
             .any(|c| c == "buffer_flush_adaptive_total_pages")
     );
 
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    hold_async(
+        Duration::from_secs(2),
+        "two looks 2 s apart under load: history grows between them",
+    )
+    .await;
     let second = once(&server, &[]);
     let h2 = u(&second, &["history", "length"]).expect("history length");
     assert!(
@@ -103,19 +112,18 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
 
     snapshot.commit().await;
     // Purge catches up within seconds once the view is gone.
-    let mut cleared = None;
-    for _ in 0..10 {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        let v = once(&server, &[]);
-        let h = u(&v, &["history", "length"]).unwrap_or(u64::MAX);
-        if v["blocker"].is_null() && h < h2 {
-            cleared = Some(h);
-            break;
-        }
-    }
+    let h3 = wait_for_async(
+        Duration::from_secs(30),
+        format!("--once to name no blocker and history below {h2} after the commit"),
+        || {
+            let v = once(&server, &[]);
+            let h = u(&v, &["history", "length"]).unwrap_or(u64::MAX);
+            std::future::ready((v["blocker"].is_null() && h < h2).then_some(h))
+        },
+    )
+    .await;
     let stats = load.stop().await;
     assert!(stats.ops > 1000, "load ran: {stats:?}");
-    let h3 = cleared.expect("blocker should clear and history fall after commit");
     assert!(h3 < h2);
 }
 
@@ -134,7 +142,7 @@ async fn enabled_metrics_give_purge_and_flush_rates() {
             .await;
     }
     let load = WriteLoad::start(server.opts(), 4);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    load.wait_ops(100).await;
     let v = once(&server, &[]);
     load.stop().await;
     assert!(
@@ -229,10 +237,14 @@ fn bad_credentials_fail_clearly_without_the_password() {
 async fn once_during_an_incident_names_the_blocker_not_healthy() {
     let server = PrivateServer::start(ServerConfig::default());
     let load = WriteLoad::start(server.opts(), 3);
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker_id = snapshot.thread_id();
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    hold_async(
+        Duration::from_secs(6),
+        "the read view stands while the load commits past it: purge falls behind",
+    )
+    .await;
 
     let v = once(&server, &[]);
     let kinds: Vec<&str> = v["verdicts"]
@@ -262,17 +274,18 @@ async fn once_during_an_incident_names_the_blocker_not_healthy() {
     snapshot.commit().await;
     // Once the view is gone purge catches up: the lag falls to a few transaction numbers and
     // no blocker is named.
-    let mut after = None;
-    for _ in 0..15 {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        let v = once(&server, &[]);
-        if v["blocker"].is_null() && u(&v, &["purge", "lag_trx"]).is_some_and(|l| l < lag) {
-            after = Some(v);
-            break;
-        }
-    }
+    let after = wait_for_async(
+        Duration::from_secs(45),
+        format!("--once to name no blocker and a purge lag below {lag} after the commit"),
+        || {
+            let v = once(&server, &[]);
+            let caught_up =
+                v["blocker"].is_null() && u(&v, &["purge", "lag_trx"]).is_some_and(|l| l < lag);
+            std::future::ready(caught_up.then_some(v))
+        },
+    )
+    .await;
     load.stop().await;
-    let after = after.expect("purge should catch up after the commit");
     assert!(
         after["verdicts"]
             .as_array()
@@ -304,17 +317,16 @@ async fn once_on_an_idle_server_is_healthy_because_purge_has_caught_up() {
 async fn once_names_an_open_writer_holding_history_while_purge_keeps_pace() {
     let server = PrivateServer::start(ServerConfig::default());
     let load = WriteLoad::start(server.opts(), 3);
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    load.wait_ops(100).await;
     let writer = BlockingSnapshot::open_writer(server.opts()).await;
     let writer_id = writer.thread_id();
-    let started = std::time::Instant::now();
-    while server.status_u64("Innodb_history_list_length").await < 12_000 {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "history should pile up behind the open writer"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let srv = &server;
+    wait_until_async(
+        Duration::from_secs(120),
+        "history to pile up to 12,000 behind the open writer",
+        || async move { srv.status_u64("Innodb_history_list_length").await >= 12_000 },
+    )
+    .await;
 
     let v = once(&server, &[]);
     eprintln!("purge {}", v["purge"]);
@@ -340,14 +352,12 @@ async fn once_names_an_open_writer_holding_history_while_purge_keeps_pace() {
     );
 
     writer.commit().await;
-    let started = std::time::Instant::now();
-    while server.status_u64("Innodb_history_list_length").await >= 1_000 {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "history should fall once the writer commits"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    wait_until_async(
+        Duration::from_secs(30),
+        "history to fall below 1,000 once the writer commits",
+        || async move { srv.status_u64("Innodb_history_list_length").await < 1_000 },
+    )
+    .await;
     let after = once(&server, &[]);
     load.stop().await;
     assert!(

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use common::accounts::{Account, ask_purge_lag, null_figures, run};
 use common::tmux::Tmux;
+use common::wait::hold_async;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
@@ -233,8 +234,11 @@ async fn once_json_and_text_name_the_privilege_each_account_lacks() {
     let (server, accounts) = server_with_accounts().await;
     let load = WriteLoad::start(server.opts(), 2);
     let snapshot = BlockingSnapshot::open(server.opts()).await;
-    // Old enough to count as the purge blocker.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    hold_async(
+        Duration::from_secs(3),
+        "the read view ages past 2 s: old enough to count as the purge blocker",
+    )
+    .await;
 
     for (g, account) in &accounts {
         let once = |format: &str| {
@@ -310,7 +314,11 @@ async fn record_then_replay_keeps_the_missing_privilege() {
     let (server, accounts) = server_with_accounts().await;
     let load = WriteLoad::start(server.opts(), 2);
     let snapshot = BlockingSnapshot::open(server.opts()).await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    hold_async(
+        Duration::from_secs(3),
+        "the read view ages past 2 s: old enough to count as the purge blocker",
+    )
+    .await;
     let dir = tempfile::tempdir().expect("tempdir");
 
     for (g, account) in &accounts {

@@ -8,6 +8,7 @@ use crate::common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::wait::{hold_async, wait_until};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt::capture::{self, Header};
 use innodebt::cli::{ConnectOptions, Endpoint};
@@ -64,7 +65,7 @@ async fn replayed_moment_equals_the_live_figures() {
     let started = Instant::now();
     let mut shown = Vec::new();
     for i in 0..8 {
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        hold_async(cfg.interval, "the poller's interval between two samples").await;
         let sample = session
             .poll(&cfg, started, i == 0, false)
             .await
@@ -137,15 +138,13 @@ fn same_figures(a: &Value, b: &Value, path: &str) {
     }
 }
 
-fn wait_for_file(path: &std::path::Path) {
-    let start = Instant::now();
-    while std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) == 0 {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no capture written"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+fn samples_in(file: &std::path::Path) -> usize {
+    capture::open(file).map_or(0, |cap| {
+        cap.events
+            .iter()
+            .filter(|e| matches!(e, SourceEvent::Sample(_)))
+            .count()
+    })
 }
 
 #[test]
@@ -163,8 +162,12 @@ fn headless_record_stops_cleanly_on_sigterm_and_survives_kill_9() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn recorder");
-        wait_for_file(&file);
-        std::thread::sleep(Duration::from_millis(1500));
+        // The capture is flushed after every record: what is written so far reads.
+        wait_until(
+            Duration::from_secs(20),
+            "the recorder's capture to hold 3 samples",
+            || samples_in(&file) >= 3,
+        );
         let status = Command::new("kill")
             .args([signal, &child.id().to_string()])
             .status()

@@ -13,8 +13,9 @@ use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::wait::wait_for_async_every;
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use innodebt::verdicts::{Calibration, RecoveryModel, calibrate_from_error_log};
 use mysql_async::prelude::Queryable;
@@ -96,32 +97,39 @@ async fn crash_at(label: &'static str, fraction_of_m: f64) -> Crash {
         .map(|i| tokio::spawn(bulk_updater(server.opts(), i + 1, stop.clone())))
         .collect();
 
-    let mut poll = Conn::new(server.opts()).await.expect("poll connection");
+    let poll = tokio::sync::Mutex::new(Conn::new(server.opts()).await.expect("poll connection"));
     let target = (max_age as f64 * fraction_of_m) as u64;
-    let deadline = Instant::now() + Duration::from_secs(240);
-    let (age, dirty) = loop {
-        let rows: Vec<(String, String)> = poll
-            .query(
-                "SHOW GLOBAL STATUS WHERE Variable_name IN \
-                 ('Innodb_checkpoint_age', 'Innodb_buffer_pool_pages_dirty')",
-            )
-            .await
-            .expect("status");
-        let get = |name: &str| {
-            rows.iter()
-                .find(|(n, _)| n == name)
-                .and_then(|(_, v)| v.parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        let (age, dirty) = (
-            get("Innodb_checkpoint_age"),
-            get("Innodb_buffer_pool_pages_dirty"),
-        );
-        if age >= target || Instant::now() > deadline {
-            break (age, dirty);
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    // The crash comes only once the target age is reached (the wait fails the test if it
+    // never is), and no later than the look that saw it.
+    let conn = &poll;
+    let (age, dirty) = wait_for_async_every(
+        Duration::from_secs(240),
+        Duration::from_millis(20),
+        format!("{label}: checkpoint age {target} ({fraction_of_m} of M) under the load"),
+        || async move {
+            let rows: Vec<(String, String)> = conn
+                .lock()
+                .await
+                .query(
+                    "SHOW GLOBAL STATUS WHERE Variable_name IN \
+                     ('Innodb_checkpoint_age', 'Innodb_buffer_pool_pages_dirty')",
+                )
+                .await
+                .expect("status");
+            let get = |name: &str| {
+                rows.iter()
+                    .find(|(n, _)| n == name)
+                    .and_then(|(_, v)| v.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            let (age, dirty) = (
+                get("Innodb_checkpoint_age"),
+                get("Innodb_buffer_pool_pages_dirty"),
+            );
+            (age >= target).then_some((age, dirty))
+        },
+    )
+    .await;
     server.kill9();
     stop.store(true, Ordering::Relaxed);
     drop(poll);

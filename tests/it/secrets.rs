@@ -12,10 +12,11 @@ use crate::common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::accounts::{Account, Run, ask_purge_lag, run, run_with};
 use common::tmux::Tmux;
+use common::wait::wait_until;
 use common::{PrivateServer, ServerConfig};
 
 const PASSWORD: &str = "Pw-7fQ2-zz9!";
@@ -202,18 +203,13 @@ async fn headless_modes_never_show_the_password() {
         .spawn()
         .expect("start record");
     let cmdline_path = PathBuf::from(format!("/proc/{}/cmdline", child.id()));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let cmdline = loop {
-        // Once the file exists the arguments have been parsed (and the password masked).
-        if capture.exists() {
-            break std::fs::read(&cmdline_path).expect("read /proc/PID/cmdline");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "record never created {capture:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    // Once the file exists the arguments have been parsed (and the password masked).
+    wait_until(
+        Duration::from_secs(10),
+        format!("record to create {capture:?}"),
+        || capture.exists(),
+    );
+    let cmdline = std::fs::read(&cmdline_path).expect("read /proc/PID/cmdline");
     let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
     assert!(
         cmdline.contains("record")

@@ -11,9 +11,10 @@
 use crate::common;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::serve::{Prometheus, Serve, http_raw, metric, promtool};
+use common::wait::{OnTimeout, hold, wait_for, wait_until};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
@@ -37,7 +38,7 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let _in_rt = rt.enter();
     let load = WriteLoad::start(server.opts(), 2);
-    std::thread::sleep(Duration::from_secs(1));
+    rt.block_on(load.wait_ops(100));
     let snapshot = rt.block_on(BlockingSnapshot::open(server.opts()));
     let record = tempfile::tempdir().unwrap();
     let mut serve = Serve::start(&common::serve::serve_args(
@@ -60,24 +61,24 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
     ]);
 
     // Wait for Prometheus to hold a few fresh scrapes with the blocker in them.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    let verdict = || {
         let now = chrono::Utc::now().timestamp() as f64;
-        let r = prom.query(
+        prom.query(
             "innodebt_verdict{job=\"innodebt\",innodebt_verdict=\"blocked_by_read_view\"}",
             now,
-        );
-        if r[0]["value"][1] == "1" {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no blocked_by_read_view verdict in Prometheus: {r}\nserve: {}\nprometheus: {}",
+        )
+    };
+    let logs = || {
+        format!(
+            "the blocked_by_read_view verdict in Prometheus: {}\nserve: {}\nprometheus: {}",
+            verdict(),
             serve.log(),
             prom.log()
-        );
-        std::thread::sleep(Duration::from_secs(1));
-    }
+        )
+    };
+    wait_until(Duration::from_secs(60), OnTimeout(logs), || {
+        verdict()[0]["value"][1] == "1"
+    });
 
     let json = common::once_json(&server.tcp_conn_args(), &[]);
     let t = chrono::DateTime::parse_from_rfc3339(json["sampled_at"].as_str().unwrap())
@@ -85,8 +86,11 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
         .timestamp_millis() as f64
         / 1000.0;
     // Prometheus stores a scrape at the scrape's time; the sample it read is at most one
-    // interval older. Let the scrapes after the moment arrive.
-    std::thread::sleep(Duration::from_secs(3));
+    // interval older.
+    hold(
+        Duration::from_secs(3),
+        "Prometheus scrapes the samples after the --once moment",
+    );
     for (series, path) in [
         (
             "innodebt_checkpoint_age_bytes",
@@ -257,30 +261,28 @@ fn a_stalled_server_never_holds_a_scrape() {
     );
     args.extend(["--listen".into(), "127.0.0.1:0".into()]);
     let serve = Serve::start(&args);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while metric(&serve.get("/metrics").body, "innodebt_up") != Some(1.0) {
-        assert!(Instant::now() < deadline, "never up: {}", serve.log());
-        std::thread::sleep(Duration::from_millis(300));
-    }
+    let up = || metric(&serve.get("/metrics").body, "innodebt_up");
+    let logs = |what: &str| format!("innodebt_up 1 {what}: {}", serve.log());
+    wait_until(
+        Duration::from_secs(30),
+        OnTimeout(|| logs("at start")),
+        || up() == Some(1.0),
+    );
     proxy.pause();
     // Every scrape answers at once, and within the staleness limit the target goes down.
-    let paused_at = Instant::now();
-    let mut went_down = None;
-    while paused_at.elapsed() < Duration::from_secs(15) {
-        let r = serve.get("/metrics");
-        assert!(
-            r.took < Duration::from_millis(500),
-            "a scrape took {:?}",
-            r.took
-        );
-        if metric(&r.body, "innodebt_up") == Some(0.0) {
-            went_down = Some(r);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    let down =
-        went_down.unwrap_or_else(|| panic!("still up 15 s after the stall: {}", serve.log()));
+    let down = wait_for(
+        Duration::from_secs(15),
+        OnTimeout(|| format!("innodebt_up 0 after the stall: {}", serve.log())),
+        || {
+            let r = serve.get("/metrics");
+            assert!(
+                r.took < Duration::from_millis(500),
+                "a scrape took {:?}",
+                r.took
+            );
+            (metric(&r.body, "innodebt_up") == Some(0.0)).then_some(r)
+        },
+    );
     assert!(
         !down.body.contains("innodebt_checkpoint_age_bytes"),
         "{}",
@@ -300,11 +302,11 @@ fn a_stalled_server_never_holds_a_scrape() {
     assert!(r.took < Duration::from_millis(2500), "took {:?}", r.took);
     assert_eq!(metric(&r.body, "innodebt_up"), Some(0.0), "{}", r.body);
     proxy.resume();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while metric(&serve.get("/metrics").body, "innodebt_up") != Some(1.0) {
-        assert!(Instant::now() < deadline, "never back up: {}", serve.log());
-        std::thread::sleep(Duration::from_millis(300));
-    }
+    wait_until(
+        Duration::from_secs(30),
+        OnTimeout(|| logs("again after the stall")),
+        || up() == Some(1.0),
+    );
 }
 
 #[test]

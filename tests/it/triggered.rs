@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use common::wait::{OnTimeout, hold_async, wait_for, wait_until, wait_until_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt::capture;
 use innodebt::derive::Deriver;
@@ -24,6 +25,7 @@ use innodebt::sample::SourceEvent;
 struct Recorder {
     child: Child,
     stderr: Arc<Mutex<Vec<String>>>,
+    reader: std::thread::JoinHandle<()>,
 }
 
 impl Recorder {
@@ -41,12 +43,16 @@ impl Recorder {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let lines = Arc::clone(&stderr);
         let pipe = child.stderr.take().expect("stderr");
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                 lines.lock().expect("the stderr lines").push(line);
             }
         });
-        let r = Recorder { child, stderr };
+        let r = Recorder {
+            child,
+            stderr,
+            reader,
+        };
         r.wait_for("watching for", Duration::from_secs(20));
         r
     }
@@ -57,51 +63,47 @@ impl Recorder {
 
     /// Waits until a line contains `what`; fails with everything printed so far.
     fn wait_for(&self, what: &str, limit: Duration) -> String {
-        let start = Instant::now();
-        loop {
-            if let Some(l) = self
-                .stderr
+        let said = || format!("a line with {what:?}; the recorder said:\n{}", self.text());
+        wait_for(limit, OnTimeout(said), || {
+            self.stderr
                 .lock()
                 .expect("the stderr lines")
                 .iter()
                 .find(|l| l.contains(what))
-            {
-                return l.clone();
-            }
-            assert!(
-                start.elapsed() < limit,
-                "no {what:?} after {limit:?}; the recorder said:\n{}",
-                self.text()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+                .cloned()
+        })
     }
 
     /// Waits until `n` lines contain `what`.
     fn wait_count(&self, what: &str, n: usize, limit: Duration) {
-        let start = Instant::now();
-        while self.text().matches(what).count() < n {
-            assert!(
-                start.elapsed() < limit,
-                "fewer than {n} {what:?} after {limit:?}:\n{}",
+        let said = || {
+            format!(
+                "{n} lines with {what:?}; the recorder said:\n{}",
                 self.text()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+            )
+        };
+        wait_until(limit, OnTimeout(said), || {
+            self.text().matches(what).count() >= n
+        });
     }
 
     /// SIGTERM, then the exit status and everything it printed.
-    fn stop(mut self) -> String {
+    fn stop(self) -> String {
+        let Recorder {
+            mut child,
+            stderr,
+            reader,
+        } = self;
         let ok = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args(["-TERM", &child.id().to_string()])
             .status()
             .expect("kill")
             .success();
         assert!(ok);
-        let status = self.child.wait().expect("wait");
-        // The reader thread drains the pipe after the exit.
-        std::thread::sleep(Duration::from_millis(200));
-        let text = self.text();
+        let status = child.wait().expect("wait");
+        // The reader thread drains the pipe to its end after the exit.
+        reader.join().expect("the stderr reader");
+        let text = stderr.lock().expect("the stderr lines").join("\n");
         assert!(status.success(), "{status}: {text}");
         text
     }
@@ -158,14 +160,21 @@ async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
             &exec,
         ],
     );
-    // Let the before window fill with the server under load and no blocker.
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    hold_async(
+        Duration::from_secs(5),
+        "the --before window fills with the server under load and no blocker",
+    )
+    .await;
     let blocker_opened: DateTime<Utc> = Utc::now();
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let thread = snapshot.thread_id();
     let line = rec.wait_for("incident: blocked_by_read_view", Duration::from_secs(60));
     assert!(line.contains("writing"), "{line}");
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    hold_async(
+        Duration::from_secs(2),
+        "the incident lasts: samples with the blocker",
+    )
+    .await;
     let committed = Utc::now();
     snapshot.commit().await;
     rec.wait_for("incident file done", Duration::from_secs(30));
@@ -279,7 +288,11 @@ async fn a_failing_slow_exec_never_holds_polling_up_and_each_incident_has_its_fi
             "sleep 3; echo pager unreachable >&2; exit 3",
         ],
     );
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    hold_async(
+        Duration::from_secs(2),
+        "the --before window fills with samples without a blocker",
+    )
+    .await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let line = rec.wait_for("failed", Duration::from_secs(30));
     assert!(
@@ -328,7 +341,9 @@ async fn an_exec_past_its_time_limit_is_killed_and_said() {
     let server = PrivateServer::start(ServerConfig::default());
     let dir = tempfile::tempdir().expect("tempdir");
     let marker = dir.path().join("finished");
-    let exec = format!("sleep 20; touch '{}'", marker.display());
+    // The touch is a grandchild's (a subshell), so only killing the command's whole process
+    // group stops it; left alone it touches the marker 5 s after the incident.
+    let exec = format!("(sleep 5; touch '{}') & wait", marker.display());
     let rec = Recorder::start(
         &server,
         dir.path(),
@@ -349,6 +364,7 @@ async fn an_exec_past_its_time_limit_is_killed_and_said() {
     rec.wait_for("incident: blocker_age>=1s", Duration::from_secs(30));
     let started = Instant::now();
     let line = rec.wait_for("killed", Duration::from_secs(15));
+    assert!(!marker.exists(), "the command finished before its limit");
     assert!(
         line.contains("--exec for")
             && line.contains("still running after 2s: killed (--exec-timeout)"),
@@ -363,9 +379,17 @@ async fn an_exec_past_its_time_limit_is_killed_and_said() {
     rec.wait_for("incident file done", Duration::from_secs(30));
     let said = rec.stop();
     assert_eq!(incident_files(dir.path()).len(), 1, "{said}");
-    // Killed with what it started: the sleep never got to touch the marker.
-    std::thread::sleep(Duration::from_secs(1));
-    assert!(!marker.exists(), "the command ran on past its limit");
+    // Killed with what it started: past the time the subshell would have touched the marker,
+    // it has not.
+    common::wait::hold_until(
+        started,
+        Duration::from_secs(7),
+        "past the 5 s after which the command's subshell, left alive, touches the marker",
+    );
+    assert!(
+        !marker.exists(),
+        "the command's subshell ran on past its limit"
+    );
 }
 
 #[test]
@@ -505,21 +529,25 @@ async fn serve_captures_incidents_per_target() {
         "{}",
         serve.log()
     );
-    // Samples (1 s apart) from before the blocker, inside the --before window.
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    hold_async(
+        Duration::from_secs(5),
+        "samples (1 s apart) from before the blocker, inside the --before window",
+    )
+    .await;
     let opened = Utc::now();
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let thread = snapshot.thread_id();
-    let start = Instant::now();
-    while !serve.log().contains("local: incident: blocker_age>=2s") {
-        assert!(start.elapsed() < Duration::from_secs(30), "{}", serve.log());
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    wait_until_async(Duration::from_secs(30), "serve's incident line", || {
+        std::future::ready(serve.log().contains("local: incident: blocker_age>=2s"))
+    })
+    .await;
     snapshot.commit().await;
-    while !serve.log().contains("local: incident file done") {
-        assert!(start.elapsed() < Duration::from_secs(60), "{}", serve.log());
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    wait_until_async(
+        Duration::from_secs(30),
+        "serve's incident file done",
+        || std::future::ready(serve.log().contains("local: incident file done")),
+    )
+    .await;
     assert!(serve.terminate().success(), "{}", serve.log());
     let files = incident_files(&incidents.join("local"));
     assert_eq!(files.len(), 1, "{files:?}\n{}", serve.log());

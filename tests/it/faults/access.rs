@@ -8,12 +8,13 @@ use innodebt::source::live::BACKOFF_CAP;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder};
 
-use crate::common::tmux::Tmux;
-use crate::common::{PrivateServer, ServerConfig};
 use super::{
     SCREEN_WAIT, background_runtime, dashboard_command, header, numbers_after, run_innodebt,
     strings,
 };
+use crate::common::tmux::Tmux;
+use crate::common::wait::{hold, wait_for_async_every};
+use crate::common::{PrivateServer, ServerConfig};
 
 /// Client flags for `user` with `password` over the server's socket.
 fn account_args(server: &PrivateServer, user: &str, password: &str) -> Vec<String> {
@@ -68,16 +69,14 @@ async fn root(server: &PrivateServer) -> Conn {
 /// take a moment to end).
 async fn take_freed_slot(server: &PrivateServer, user: &str) -> Conn {
     let opts = OptsBuilder::from_opts(server.opts()).user(Some(user));
-    let start = Instant::now();
-    loop {
-        match Conn::new(opts.clone()).await {
-            Ok(c) => return c,
-            Err(_) if start.elapsed() < Duration::from_millis(200) => {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            Err(e) => panic!("the freed slot: {e}"),
-        }
-    }
+    let opts = &opts;
+    wait_for_async_every(
+        Duration::from_millis(200),
+        Duration::from_millis(5),
+        format!("a connection as {user} in the freed slot"),
+        || async move { Conn::new(opts.clone()).await.ok() },
+    )
+    .await
 }
 
 /// Watches the header for `how_long` while the dashboard is down: it stays up, says `why`,
@@ -97,7 +96,7 @@ fn watch_while_down(tmux: &Tmux, how_long: Duration, why: &str) -> Vec<String> {
             );
         }
         screens.push(s);
-        std::thread::sleep(Duration::from_millis(200));
+        hold(Duration::from_millis(200), "the next look at the screen");
     }
     screens
 }

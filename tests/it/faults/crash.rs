@@ -9,11 +9,12 @@ use innodebt::figures::Figures;
 use innodebt::sample::SourceEvent;
 use innodebt::source::live::BACKOFF_CAP;
 
-use crate::common::{PrivateServer, ServerConfig, WriteLoad};
 use super::{
     SCREEN_WAIT, background_runtime, capture_events, header, numbers_after, recording_dashboard,
     replay_json_at, run_innodebt, shown_uptime,
 };
+use crate::common::wait::hold;
+use crate::common::{PrivateServer, ServerConfig, WriteLoad};
 
 /// What a capture's events derive to, sample by sample, with the index of the event.
 fn derive_all(events: &[SourceEvent]) -> Vec<(usize, Figures)> {
@@ -53,8 +54,10 @@ fn kill_9_under_load_while_the_dashboard_records() {
         header(s).contains("REC") && header(s).contains("data ")
     });
     let uptime_before = shown_uptime(&before);
-    // Some seconds of rates under load before the crash.
-    std::thread::sleep(Duration::from_secs(3));
+    hold(
+        Duration::from_secs(3),
+        "some seconds of rates under load before the crash",
+    );
 
     server.kill9();
     let killed_at = Utc::now();
@@ -76,7 +79,7 @@ fn kill_9_under_load_while_the_dashboard_records() {
         assert!(header(&s).contains("DISCONNECTED"), "still down:\n{s}");
         assert!(s.contains("Checkpoint age"), "the dashboard stays up:\n{s}");
         countdowns.extend(numbers_after(header(&s), "retry in "));
-        std::thread::sleep(Duration::from_millis(100));
+        hold(Duration::from_millis(100), "the next look at the countdown");
     }
     let cap = BACKOFF_CAP.as_secs();
     let longest = countdowns.iter().copied().max().unwrap_or(0);
@@ -103,7 +106,10 @@ fn kill_9_under_load_while_the_dashboard_records() {
     tmux.wait_for("values moving after the reconnect", SCREEN_WAIT, |s| {
         shown_uptime(s).is_some_and(|u| Some(&u) != uptime_after.as_ref())
     });
-    std::thread::sleep(Duration::from_secs(3));
+    hold(
+        Duration::from_secs(3),
+        "seconds of samples after the reconnect in the recording",
+    );
     tmux.keys(&["q"]);
     let after = tmux.wait_for("the recording summary", SCREEN_WAIT, |s| {
         s.contains("recorded")
@@ -275,7 +281,10 @@ fn redo_log_resized_by_restart_and_at_runtime() {
     tmux.wait_for("the dashboard with a 16 MiB redo log", SCREEN_WAIT, |s| {
         header(s).contains("data ") && s.contains("16.0 MiB")
     });
-    std::thread::sleep(Duration::from_secs(2));
+    hold(
+        Duration::from_secs(2),
+        "samples with the 16 MiB log in the recording before the restart",
+    );
 
     server.restart_with(["--innodb-log-file-size=32M"]);
     let restarted_at = Utc::now();
@@ -294,7 +303,10 @@ fn redo_log_resized_by_restart_and_at_runtime() {
     tmux.wait_for("the runtime resize noticed", Duration::from_secs(40), |s| {
         header(s).contains("redo capacity changed 32.0 MiB → 48.0 MiB")
     });
-    std::thread::sleep(Duration::from_secs(1));
+    hold(
+        Duration::from_secs(1),
+        "samples after the runtime resize in the recording",
+    );
     tmux.keys(&["q"]);
     tmux.wait_for("the recording summary", SCREEN_WAIT, |s| {
         s.contains("recorded")

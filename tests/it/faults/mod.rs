@@ -13,10 +13,11 @@ mod network;
 mod terminal;
 
 use crate::common;
+use crate::common::wait::wait_until;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use innodebt::capture;
 use innodebt::sample::SourceEvent;
@@ -108,15 +109,6 @@ fn shown_uptime(screen: &str) -> Option<String> {
     )
 }
 
-/// Polls `cond` every 100 ms until it holds; panics with `what` after `timeout`.
-fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// Reads a capture and returns its events; panics with the reader's message.
 fn capture_events(file: &Path) -> (Vec<SourceEvent>, capture::End) {
     let cap = capture::open(file)
@@ -146,7 +138,7 @@ fn replay_json_at(file: &Path, at: &str) -> Value {
 
 /// The pid written to `pidfile` (see `common::tmux::with_pidfile`).
 fn read_pid(pidfile: &Path) -> i32 {
-    wait_until("the pid file", SCREEN_WAIT, || {
+    wait_until(SCREEN_WAIT, "the pid file", || {
         std::fs::read_to_string(pidfile).is_ok_and(|s| s.trim().parse::<i32>().is_ok())
     });
     std::fs::read_to_string(pidfile)

@@ -3,13 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::proxy::StallProxy;
-use crate::common::tmux::Tmux;
-use crate::common::{PrivateServer, ServerConfig};
 use super::{
     SCREEN_WAIT, dashboard_command, header, numbers_after, run_innodebt, shown_uptime, strings,
-    wait_until,
 };
+use crate::common::proxy::StallProxy;
+use crate::common::tmux::Tmux;
+use crate::common::wait::wait_until;
+use crate::common::{PrivateServer, ServerConfig};
 
 /// The age in the STALE badge, in seconds (`STALE 4s`), if shown.
 fn stale_age(screen: &str) -> Option<u64> {
@@ -90,7 +90,7 @@ fn stalled_server_goes_stale_then_times_out_and_polling_resumes() {
     );
     // Reconnect attempts through the stalled proxy wait for --connect-timeout each time.
     let attempts_before = proxy.accepted();
-    wait_until("a reconnect attempt", SCREEN_WAIT, || {
+    wait_until(SCREEN_WAIT, "a reconnect attempt", || {
         proxy.accepted() > attempts_before
     });
 
@@ -168,7 +168,7 @@ fn once_through_a_stalled_proxy_exits_with_a_timeout_not_a_hang() {
     // The first poll is done when the server has sent something and then gone quiet for
     // half a second (the next poll is 3 s away).
     let (mut last, mut quiet_checks) = (0, 0);
-    wait_until("the first poll", SCREEN_WAIT, || {
+    wait_until(SCREEN_WAIT, "the first poll", || {
         let now = proxy.bytes_from_server();
         quiet_checks = if now > 0 && now == last {
             quiet_checks + 1

@@ -6,11 +6,12 @@ use std::time::Duration;
 use chrono::Utc;
 use innodebt::sample::SourceEvent;
 
-use crate::common::{PrivateServer, ServerConfig};
 use super::{
     SCREEN_WAIT, capture_events, header, read_pid, recording_dashboard, replay_json_at,
     shown_uptime,
 };
+use crate::common::wait::hold;
+use crate::common::{PrivateServer, ServerConfig};
 
 fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
     events.iter().filter_map(SourceEvent::as_sample).collect()
@@ -101,7 +102,10 @@ fn kill_9_of_a_recording_dashboard_leaves_a_readable_capture() {
     tmux.wait_for("a few samples", SCREEN_WAIT, |s| {
         shown_uptime(s).is_some_and(|u| Some(&u) != uptime.as_ref())
     });
-    std::thread::sleep(Duration::from_secs(1));
+    hold(
+        Duration::from_secs(1),
+        "more samples in the recording before the kill",
+    );
     let pid = read_pid(&pidfile);
     let status = std::process::Command::new("kill")
         .args(["-KILL", &pid.to_string()])
