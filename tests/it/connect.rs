@@ -35,7 +35,7 @@ fn free_port() -> u16 {
 
 #[tokio::test]
 async fn connects_over_tcp() {
-    let server = PrivateServer::start(ServerConfig::default());
+    let server = common::server::shared();
     let opts = tcp(server.port());
     select_one(&opts).await.expect("TCP connection");
     let (conn, transport) = connect_with_transport(&opts).await.expect("connect");
@@ -46,7 +46,7 @@ async fn connects_over_tcp() {
 
 #[tokio::test]
 async fn connects_over_the_servers_socket() {
-    let server = PrivateServer::start(ServerConfig::default());
+    let server = common::server::shared();
     let rows = server.sql("SELECT @@socket").await;
     let socket: String = rows
         .first()
@@ -66,7 +66,7 @@ async fn connects_over_the_servers_socket() {
 async fn default_resolution_reaches_the_first_socket_that_exists() {
     // No flags, no option files, no MYSQL_* variables: the usual socket paths in order (here a
     // missing one, then the private server's), as the user named.
-    let server = PrivateServer::start(ServerConfig::default());
+    let server = common::server::shared();
     let cli = parse_args(["innodebt", "--no-defaults", "-u", "root"]).expect("parse");
     let mut no_prompt = |_: &str| -> std::io::Result<String> { panic!("no prompt") };
     let missing = tempfile::tempdir().expect("tempdir");
@@ -176,7 +176,7 @@ async fn wrong_password_is_access_denied_without_the_password() {
     let user = format!("innodebt_t{}", std::process::id());
     let good = "Corr3ct-Horse-1";
     let bad = "Wr0ng-Battery-2";
-    let server = PrivateServer::start(ServerConfig::default());
+    let server = common::server::shared();
     server
         .sql(&format!(
             "CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY '{good}'"

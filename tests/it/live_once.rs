@@ -166,10 +166,10 @@ async fn enabled_metrics_give_purge_and_flush_rates() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undo_scan_only_when_asked() {
-    let server = PrivateServer::start(ServerConfig::default());
-    let v = once(&server, &[]);
+    let server = common::server::shared();
+    let v = once(server, &[]);
     assert!(v["undo"]["cached_pages"].is_null());
-    let v = once(&server, &["--undo-scan-interval", "1s"]);
+    let v = once(server, &["--undo-scan-interval", "1s"]);
     assert!(
         v["undo"]["cached_pages"].as_u64().is_some(),
         "{}",
@@ -216,7 +216,7 @@ async fn missing_process_privilege_degrades_only_what_needs_it() {
 
 #[test]
 fn bad_credentials_fail_clearly_without_the_password() {
-    let server = PrivateServer::start(ServerConfig::default());
+    let server = common::server::shared();
     let out = Command::new(common::innodebt_bin())
         .args(["--no-defaults", "-S"])
         .arg(server.socket())
