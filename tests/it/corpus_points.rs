@@ -19,8 +19,10 @@
 //! (and the target at the same size): the inferred size is printed; a value no size reproduces
 //! fails. Rows that differ for a known reason are named exceptions with that reason.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::common::gate;
 
 use innodebt::innodb_status;
 use innodebt::source::flavor::{
@@ -43,26 +45,176 @@ const EXCEPTIONS: &[(&str, i64, &str)] = &[(
      (enc009) matches exactly.",
 )];
 
-fn samples_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("INNODEBT_SAMPLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples"));
-    if dir.join("index.tsv").is_file() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "sample corpus not found at {} (set INNODEBT_SAMPLES to its directory)",
-        dir.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{msg}");
-    }
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** NOTE: {msg}: the corpus cross-check did NOT run ***\n"
-    );
-    None
-}
+/// Every value a server computed itself in the corpus, by file and name: the 42 of the README
+/// ("What is verified where"). The test finds exactly these — a value the parser loses, a file
+/// gone from the corpus, or a new value nobody listed fails it.
+const SERVER_VALUES: &[(&str, &str)] = &[
+    (
+        "mariadb-10.8/netdata-mariadb-10.8.4-galera-global_status.txt",
+        "Innodb_checkpoint_max_age",
+    ),
+    (
+        "mariadb-10.8/netdata-mariadb-10.8.4-global_status.txt",
+        "Innodb_checkpoint_max_age",
+    ),
+    (
+        "mariadb-5.5/netdata-mariadb-5.5.64-engine_innodb_status.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "mariadb-5.5/netdata-mariadb-5.5.64-engine_innodb_status.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "mariadb-5.5/netdata-mariadb-5.5.64-global_status.txt",
+        "Innodb_checkpoint_max_age",
+    ),
+    ("percona-5.0/pmp-cacti-innodb-001.txt", "Max checkpoint age"),
+    (
+        "percona-5.1/innotop-innodb-status-001.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.1/innotop-innodb-status-001.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.1/pmp-cacti-innodb-002-xtradb.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.1/pmp-cacti-innodb-013-xtradb.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.1/pmp-nagios-innodb-status-001.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.1/pmp-nagios-innodb-status-001.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.1/pt-summary-innodb-status.001.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.1/pt-summary-innodb-status.001.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.1/pt-summary-innodb-status.002.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.1/pt-summary-innodb-status.002.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.1/pt-summary-temp005-innodb-status-5.1.61.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.1/pt-summary-temp005-innodb-status-5.1.61.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.5/innotop-innodb-status-002.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.5/innotop-innodb-status-002.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.5/innotop-innodb-status-005.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.5/innotop-innodb-status-005.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.5/innotop-innodb-status-007.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.5/innotop-innodb-status-007.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.5/pt-summary-temp002-innodb-status.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.5/pt-summary-temp002-innodb-status.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.5/pt-summary-temp002-mysql-status.txt",
+        "Innodb_checkpoint_max_age",
+    ),
+    (
+        "percona-5.5/ptstalk-2018_03_05_13_24_55-innodbstatus1.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.5/ptstalk-2018_03_05_13_24_55-innodbstatus1.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.5/ptstalk-2018_03_05_13_24_55-innodbstatus2.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.5/ptstalk-2018_03_05_13_24_55-innodbstatus2.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-5.5/ptstalk-2018_03_05_13_34_55-innodbstatus2.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-5.5/ptstalk-2018_03_05_13_34_55-innodbstatus2.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-8.0/netdata-percona-8.0.29-engine_innodb_status.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-8.0/netdata-percona-8.0.29-engine_innodb_status.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "percona-8.0/netdata-percona-8.0.29-global_status.txt",
+        "Innodb_checkpoint_max_age",
+    ),
+    (
+        "percona-8.0/pt-summary-temp_enc008-innodb-status-8.0.32.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "percona-8.0/pt-summary-temp_enc008-mysql-status-8.0.32.txt",
+        "Innodb_checkpoint_max_age",
+    ),
+    (
+        "percona-8.0/pt-summary-temp_enc009-innodb-status-8.0.32.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "pxc-5.5/pt-summary-temp006-innodb-status.txt",
+        "Max checkpoint age",
+    ),
+    (
+        "pxc-5.5/pt-summary-temp006-innodb-status.txt",
+        "Checkpoint age target",
+    ),
+    (
+        "pxc-5.5/pt-summary-temp006-mysql-status.txt",
+        "Innodb_checkpoint_max_age",
+    ),
+];
 
 /// One server-computed value found in a file.
 struct Found {
@@ -317,12 +469,20 @@ fn collect(dir: &Path) -> (Vec<Found>, Vec<String>) {
 
 #[test]
 fn every_server_computed_redo_value_in_the_corpus_matches_our_formula() {
-    let Some(dir) = samples_dir() else { return };
+    let Some(dir) = gate::samples_dir("the corpus cross-check") else {
+        return;
+    };
     let (found, without_value) = collect(&dir);
+    let got: BTreeSet<(&str, &str)> = found.iter().map(|f| (f.file.as_str(), f.what)).collect();
+    let want: BTreeSet<(&str, &str)> = SERVER_VALUES.iter().copied().collect();
+    let missing: Vec<_> = want.difference(&got).collect();
+    let unlisted: Vec<_> = got.difference(&want).collect();
     assert!(
-        found.len() >= 25,
-        "only {} server values found in the corpus",
-        found.len()
+        missing.is_empty() && unlisted.is_empty() && found.len() == SERVER_VALUES.len(),
+        "server values in the corpus: {} found, {} listed; missing {missing:?}; not listed \
+         {unlisted:?}",
+        found.len(),
+        SERVER_VALUES.len()
     );
     let mut table = vec![format!(
         "{:<62} {:<8} {:<26} {:>13} {:>13} {:>9} {:>7}  basis",
