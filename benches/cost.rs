@@ -570,19 +570,30 @@ fn report(runs: &[Measured], a: &Args, load: &BTreeMap<usize, f64>) -> String {
                             s.ps as f64 / 1e9 / m.ticks.max(1.0),
                             s.calls as f64 / m.ticks.max(1.0)
                         );
-                        per_call.push(s.ps as f64 / 1e9 / s.calls.max(1) as f64);
+                        per_call.push(Some(s.ps as f64 / 1e9 / s.calls.max(1) as f64));
                     }
                     None => {
                         let _ = write!(o, " — |");
-                        per_call.push(f64::NAN);
+                        per_call.push(None);
                     }
                 }
             }
+            // A statement on a slow cadence may not have run in a window: that end of the
+            // comparison reads "n/a" with why (it printed `NaN ms (NaN×)`).
+            let end = |v: Option<f64>, sessions: usize| match v {
+                Some(ms) => format!("{ms:.3} ms"),
+                None => format!("n/a (not run at {})", thousands(sessions)),
+            };
             let (f, l) = (
-                per_call.first().copied().unwrap_or(f64::NAN),
-                per_call.last().copied().unwrap_or(f64::NAN),
+                per_call.first().copied().flatten(),
+                per_call.last().copied().flatten(),
             );
-            let _ = writeln!(o, " {:.3} → {:.3} ms ({:.1}×) |", f, l, l / f);
+            let _ = match (f, l) {
+                (Some(f), Some(l)) if f > 0.0 => {
+                    writeln!(o, " {f:.3} → {l:.3} ms ({:.1}×) |", l / f)
+                }
+                _ => writeln!(o, " {} → {} |", end(f, first), end(l, last)),
+            };
         }
     }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes docs/screenshot.svg, the README's picture: `innodebt --demo` at +135s, 100x30, as
-# innodebt's own renderer draws it (tests/readme_picture.rs). The test of the same name fails
+# innodebt's own renderer draws it (tests/it/readme_picture.rs). The test of the same name fails
 # whenever the committed picture differs from the current render; run this, look at the
 # picture, and commit it.
 set -euo pipefail

@@ -7,7 +7,7 @@
 //!
 //! # Layers
 //! A module may import the layers below its own and, without cycles, its own layer — never a
-//! layer above. A module may always use its own submodules. `tests/layers.rs` reads this list
+//! layer above. A module may always use its own submodules. `tests/it/layers.rs` reads this list
 //! and the imports of every file in `src/`, and fails on an import upwards or any cycle.
 //!
 //! 1. foundation: `text`, `units`, `term`, `mycnf`, `keymap` (every key, as data) — std and

@@ -31,7 +31,7 @@
 //!   the repeated JSON keys and slowly moving numbers of consecutive samples cost a few bytes
 //!   each. At the default level 9: ~140 B per sample (≈0.5 MB per hour at 1 s) polling a real
 //!   MariaDB 10.11 under write load; ~240 B (0.86 MB per hour) for the noisier synthetic
-//!   samples `tests/capture.rs` measures. Flushing per record costs ~20 % over one long stream.
+//!   samples `tests/it/capture.rs` measures. Flushing per record costs ~20 % over one long stream.
 //! - **Seekable and damage-bounded.** A section (zstd frame) ends every [`FRAME_RECORDS`]
 //!   records. Its marker says which record and which time it starts with, and a damaged byte
 //!   costs at most the rest of its section: the next marker is found by its magic.

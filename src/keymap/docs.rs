@@ -60,7 +60,7 @@ pub fn help_text() -> String {
     out
 }
 
-/// The key table of docs/dashboard.md (tests/cli.rs checks it holds exactly this).
+/// The key table of docs/dashboard.md (tests/it/cli.rs checks it holds exactly this).
 pub fn markdown_table() -> String {
     let mut out = String::from("| key | does | works in |\n|---|---|---|\n");
     for b in rows() {

@@ -5,7 +5,7 @@
 //!
 //! What comes out equals a replay from the start of the file, to the bit: the stored state
 //! is what the writer's own derivation held there (derived from the bytes a reader decodes),
-//! and the rows are the values that derivation pushed (`tests/replay_window.rs` checks
+//! and the rows are the values that derivation pushed (`tests/it/replay_window.rs` checks
 //! hundreds of random moments).
 
 use std::sync::Arc;

@@ -37,7 +37,7 @@
 //! [`calibrate_from_error_log`] finds the last crash recovery in an error log and derives the
 //! redo applied (end LSN − checkpoint LSN), the time it took (the log's own timestamps) and the
 //! rate. The message texts are those of MariaDB 10.5+ `log0recv.cc` / `srv0start.cc` (checked
-//! against 10.11.19's binary and a real recovery, `tests/recovery.rs`), MySQL 8.0 (`[MY-013086]
+//! against 10.11.19's binary and a real recovery, `tests/it/recovery.rs`), MySQL 8.0 (`[MY-013086]
 //! Starting to parse redo log at lsn = …, whereas checkpoint_lsn = …`, `[MY-012550] Doing
 //! recovery: scanned up to log sequence number …`, `[MY-012535] Apply batch completed!`) and
 //! MySQL 5.6/5.7 (`Log scan progressed past the checkpoint lsn …`).

@@ -113,6 +113,16 @@ impl WriteLoad {
         }
     }
 
+    /// Waits until the load has run `n` statements: it is running, not still connecting.
+    pub async fn wait_ops(&self, n: u64) {
+        super::wait::wait_until_async(
+            Duration::from_secs(30),
+            format!("{n} statements of write load"),
+            || std::future::ready(self.stats().ops >= n),
+        )
+        .await;
+    }
+
     /// Counters so far, without stopping.
     pub fn stats(&self) -> LoadStats {
         let c = &self.counters;

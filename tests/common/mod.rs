@@ -1,5 +1,5 @@
-//! Integration-test harness, one module per concern. Every `tests/*.rs` that needs a
-//! server does `mod common;` and uses:
+//! Integration-test harness, one module per concern. `tests/it/main.rs` declares it once
+//! (`mod common;`); every test module does `use crate::common;` and uses:
 //!
 //! - [`server`]: [`PrivateServer::start`] with a [`ServerConfig`] — a private MariaDB of
 //!   its own (never the shared server); [`innodebt_bin`], [`once_json`] and
@@ -10,19 +10,24 @@
 //! - [`tmux`]: the real TUI in a tmux pane.
 //! - [`snapshot`]: screens as reviewable text (characters, style codes and their legend).
 //! - [`gate`]: what a test needs from the machine; in CI a missing piece fails.
+//! - [`wait`]: the one way to wait — for a condition with a deadline ([`wait::wait_until`]),
+//!   or, where time passing is the scenario, [`wait::hold`] saying why. No test sleeps itself.
 //! - [`watch`]: the project's poller, derivation and verdict engine on a private server.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
 //!
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
 //!
-//! `builders.rs` and `feed.rs` (synthetic source events) are included by path by the tests and
-//! benches that need no server.
+//! - [`feed`]: synthetic source events of a recorded server (replay and soak).
+//!
+//! The benches and `tests/soak.rs` include `builders.rs`, `feed.rs`, `tmux.rs` or this file by
+//! path.
 #![allow(dead_code)]
 
 pub mod accounts;
 pub mod builders;
 pub mod certs;
 pub mod container;
+pub mod feed;
 pub mod gate;
 pub mod load;
 pub mod proxy;
@@ -30,6 +35,7 @@ pub mod serve;
 pub mod server;
 pub mod snapshot;
 pub mod tmux;
+pub mod wait;
 pub mod watch;
 
 // Not every test uses both; the glob keeps `common::PrivateServer` and friends short.

@@ -766,6 +766,47 @@ impl PrivateServer {
     }
 }
 
+/// One private server (the default configuration) that tests share when they only read from
+/// it or make objects of their own unique names — never one that sets a global, restarts, kills
+/// or needs the server quiet: those start their own. Started on first use; its `mariadbd` dies
+/// with the test process (`PR_SET_PDEATHSIG`, however the process ends), and at exit it is
+/// killed and its directories removed (a static is never dropped).
+pub fn shared() -> &'static PrivateServer {
+    static SHARED: OnceLock<PrivateServer> = OnceLock::new();
+    extern "C" fn remove_at_exit() {
+        if let Some(server) = SHARED.get() {
+            server.kill_and_remove();
+        }
+    }
+    SHARED.get_or_init(|| {
+        let server = PrivateServer::start(ServerConfig::default());
+        // SAFETY: atexit(3) registers a plain `extern "C" fn` that takes no arguments; it runs
+        // at exit, after the tests, on the thread that exits.
+        unsafe {
+            libc::atexit(remove_at_exit);
+        }
+        server
+    })
+}
+
+impl PrivateServer {
+    /// For a server that is never dropped ([`shared`]): SIGKILL by pid, reap, and remove its
+    /// directories.
+    fn kill_and_remove(&self) {
+        if let Some(pid) = self.pid() {
+            // SAFETY: kill(2) and waitpid(2) on our own child's pid; no memory is shared.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+                libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
+            }
+        }
+        let _ = fs::remove_dir_all(self.dir.path());
+        if let Some(socket_dir) = &self._socket_dir {
+            let _ = fs::remove_dir_all(socket_dir.path());
+        }
+    }
+}
+
 impl Drop for PrivateServer {
     fn drop(&mut self) {
         self.kill9();

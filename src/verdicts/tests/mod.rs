@@ -201,13 +201,39 @@ fn several_verdicts_most_severe_first() {
 }
 
 #[test]
-fn replay_matches_observe_and_time_going_back_restarts() {
-    let figs: Vec<Figures> = (0..30).map(blocked_run).collect();
+fn replay_times_each_sample_by_its_sampled_at_and_time_going_back_restarts() {
+    // Samples 0.5 to 4 s apart (a slow server, a stalled poller): a replay takes each one's
+    // time from its `sampled_at`, measured from the first — not from its place in the list.
+    let gaps_ms = [500, 1_000, 4_000, 1_500, 2_000];
+    let mut offset_ms = 0;
+    let timed: Vec<(f64, Figures)> = (0..30)
+        .map(|i| {
+            let mut f = blocked_run(i);
+            f.sampled_at = at(0) + chrono::TimeDelta::milliseconds(offset_ms);
+            let t = offset_ms as f64 / 1000.0;
+            offset_ms += gaps_ms[i as usize % gaps_ms.len()];
+            (t, f)
+        })
+        .collect();
+    let figs: Vec<Figures> = timed.iter().map(|(_, f)| f.clone()).collect();
     let mut a = VerdictEngine::default();
     let replayed = a.replay(&figs, mysql());
+    // The same samples observed live at their true times (seconds since the first).
     let mut b = VerdictEngine::default();
-    let observed = run(&mut b, mysql(), blocked_run, 0..30);
+    let observed: Vec<Assessment> = timed
+        .iter()
+        .map(|(t, f)| b.observe(*t, f, mysql()))
+        .collect();
     assert_eq!(replayed, observed);
+    // Timed by their place in the list instead, the same samples judge otherwise: the
+    // equality above is about the times.
+    let mut c = VerdictEngine::default();
+    let by_index: Vec<Assessment> = figs
+        .iter()
+        .enumerate()
+        .map(|(i, f)| c.observe(i as f64, f, mysql()))
+        .collect();
+    assert_ne!(replayed, by_index);
     // A seek back to the start forgets the blocker's history.
     let again = b.observe(0.0, &figs[0], mysql());
     assert_eq!(kinds(&again), vec![VerdictKind::Healthy]);

@@ -1,0 +1,446 @@
+//! Interaction through the app's real `update`: prompts are data, a cancelled prompt produces
+//! no command, a confirmed one produces exactly the SQL that was shown. No terminal, no server.
+
+use crate::common::builders;
+
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use innodebt::app::{App, Command, FactsThen, Msg, Overlay};
+use innodebt::control::{FactsSource, Knob, KnobFacts};
+use innodebt::sample::{Sample, SourceEvent};
+
+fn now() -> chrono::DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+        .single()
+        .expect("time")
+}
+
+fn connected_app(read_only: bool) -> App {
+    let mut app = App::new(Duration::from_secs(1), now());
+    app.read_only = read_only;
+    let info = builders::mariadb(&[("innodb_log_file_size", "67108864")]);
+    app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
+    let mut s = Sample::new(now(), 0.0);
+    s.status.insert("Innodb_history_list_length".into(), 5000);
+    s.trx.push(builders::read_view(42, 300));
+    let mut later = s.clone();
+    later.taken_at = now() + chrono::Duration::seconds(1);
+    later.mono_s = 1.0;
+    // The 5-minute view holds back at least the 1,500 undo logs seen since: purge is blocked
+    // by the figures' one judgement (the plan, the panels and the verdict read it).
+    later
+        .status
+        .insert("Innodb_history_list_length".into(), 6500);
+    later.trx[0].age_s = 301;
+    app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
+    app.update(Msg::Source(SourceEvent::Sample(Box::new(later))));
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
+    app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn lag_facts() -> Box<KnobFacts> {
+    Box::new(KnobFacts {
+        variable: "innodb_max_purge_lag".into(),
+        exists: true,
+        current: Some(0),
+        dynamic: true,
+        min: Some(0),
+        max: Some(4_294_967_295),
+        source: FactsSource::SystemVariables,
+    })
+}
+
+/// `l`, the facts arrive, the value is typed: returns the SQL the confirmation shows.
+fn prompt_for_lag(app: &mut App, value: &str) -> String {
+    assert_eq!(
+        key(app, KeyCode::Char('l')),
+        vec![Command::FetchFacts {
+            knob: Knob::MaxPurgeLag,
+            then: FactsThen::Prompt
+        }]
+    );
+    app.update(Msg::Facts {
+        knob: Knob::MaxPurgeLag,
+        then: FactsThen::Prompt,
+        result: Ok(lag_facts()),
+    });
+    assert!(matches!(app.overlay, Some(Overlay::Input(_))));
+    key(app, KeyCode::Backspace);
+    type_text(app, value);
+    assert!(key(app, KeyCode::Enter).is_empty());
+    match &app.overlay {
+        Some(Overlay::Confirm(c)) => {
+            assert!(!c.yes_selected, "the default answer is No");
+            c.sql.clone().expect("the SQL is shown")
+        }
+        other => panic!("expected a confirmation, got {other:?}"),
+    }
+}
+
+#[test]
+fn cancelled_prompt_runs_nothing() {
+    let mut app = connected_app(false);
+    let sql = prompt_for_lag(&mut app, "20000");
+    assert_eq!(sql, "SET GLOBAL innodb_max_purge_lag = 20000");
+    assert!(key(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(app.overlay.is_none());
+    prompt_for_lag(&mut app, "20000");
+    assert!(key(&mut app, KeyCode::Esc).is_empty());
+    prompt_for_lag(&mut app, "20000");
+    assert!(key(&mut app, KeyCode::Enter).is_empty(), "Enter on No");
+}
+
+#[test]
+fn confirmed_prompt_runs_exactly_the_sql_shown() {
+    let mut app = connected_app(false);
+    let shown = prompt_for_lag(&mut app, "20000");
+    let cmds = key(&mut app, KeyCode::Char('y'));
+    match cmds.as_slice() {
+        [Command::Execute(plan)] => assert_eq!(plan.sql_text(), shown),
+        other => panic!("expected one Execute, got {other:?}"),
+    }
+}
+
+#[test]
+fn purge_is_blocked_so_the_prompt_warns_about_the_delay() {
+    let mut app = connected_app(false);
+    prompt_for_lag(&mut app, "1000");
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("confirmation expected");
+    };
+    let text = c.lines.join("\n");
+    assert!(
+        text.to_lowercase().contains("runtime only"),
+        "scope is stated: {text}"
+    );
+    // MariaDB 10.11 does not apply the delay while a view blocks purge: it is "armed".
+    assert!(text.contains("armed"), "the blocked-purge warning: {text}");
+    assert!(
+        text.contains("my.cnf"),
+        "MariaDB: keep it in my.cnf: {text}"
+    );
+}
+
+#[test]
+fn out_of_range_typed_value_is_refused_inline() {
+    let mut app = connected_app(false);
+    key(&mut app, KeyCode::Char('l'));
+    let mut facts = lag_facts();
+    facts.max = Some(100);
+    app.update(Msg::Facts {
+        knob: Knob::MaxPurgeLag,
+        then: FactsThen::Prompt,
+        result: Ok(facts),
+    });
+    key(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "5000");
+    assert!(key(&mut app, KeyCode::Enter).is_empty());
+    match &app.overlay {
+        Some(Overlay::Input(i)) => assert!(i.error.as_deref().is_some_and(|e| e.contains("100"))),
+        other => panic!("the prompt stays open with the error, got {other:?}"),
+    }
+}
+
+#[test]
+fn kill_names_the_blocker_and_needs_a_yes() {
+    let mut app = connected_app(false);
+    assert!(key(&mut app, KeyCode::Char('K')).is_empty());
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("kill asks first");
+    };
+    assert_eq!(c.sql.as_deref(), Some("KILL CONNECTION 42"));
+    let text = c.lines.join("\n");
+    assert!(
+        text.contains("report") && text.contains("localhost"),
+        "{text}"
+    );
+    assert!(key(&mut app, KeyCode::Esc).is_empty());
+}
+
+#[test]
+fn read_only_refuses_every_change_key() {
+    let mut app = connected_app(true);
+    for c in ['t', 'T', 'P', 'l', 'd', 'b', 'm', 'K'] {
+        assert!(key(&mut app, KeyCode::Char(c)).is_empty(), "{c}");
+        match &app.overlay {
+            Some(Overlay::Notice { lines, .. }) => {
+                assert!(lines.join(" ").contains("read-only"), "{c}: {lines:?}")
+            }
+            other => panic!("{c}: expected a refusal, got {other:?}"),
+        }
+        key(&mut app, KeyCode::Esc);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Replay transport through `update`
+// ---------------------------------------------------------------------------
+
+fn replay_app() -> App {
+    use innodebt::app::{Recording, Replay};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/demo/mariadb-10.11-blocker.idbt"
+    );
+    let set = innodebt::replay::CaptureSet::open_file(
+        std::path::Path::new(path),
+        innodebt::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("demo");
+    let rec = Recording::new(set);
+    let last = rec.len() - 1;
+    App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1))
+}
+
+fn pos(app: &App) -> u64 {
+    app.replay.as_ref().map(|r| r.pos).unwrap_or(u64::MAX)
+}
+
+#[test]
+fn replay_steps_seeks_and_changes_speed() {
+    let mut app = replay_app();
+    assert_eq!(pos(&app), 0);
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Right);
+    assert_eq!(pos(&app), 2);
+    key(&mut app, KeyCode::Left);
+    assert_eq!(pos(&app), 1);
+    // The screen follows the position: the latest figures are that sample's.
+    let shown = app.live.latest.as_ref().map(|f| f.sampled_at);
+    assert_eq!(shown, app.replay.as_ref().and_then(|r| r.now()));
+    key(&mut app, KeyCode::Char(']'));
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(5.0));
+    for _ in 0..20 {
+        key(&mut app, KeyCode::Char('['));
+    }
+    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(0.25));
+    for _ in 0..20 {
+        key(&mut app, KeyCode::Char(']'));
+    }
+    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(1000.0));
+}
+
+#[test]
+fn replay_plays_at_speed_and_stops_at_the_end() {
+    let mut app = replay_app();
+    key(&mut app, KeyCode::Char(' '));
+    assert!(app.replay.as_ref().is_some_and(|r| r.playing));
+    // 10× for 2 wall seconds ≈ 20 one-second samples.
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Char(']'));
+        if app.replay.as_ref().is_some_and(|r| r.speed >= 10.0) {
+            break;
+        }
+    }
+    let wall = now();
+    for i in 0..=8 {
+        app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+    }
+    let p = pos(&app);
+    assert!((17..=23).contains(&p), "at {p}");
+    // At 1000× a few ticks reach the end, where playback stops by itself.
+    for _ in 0..10 {
+        key(&mut app, KeyCode::Char(']'));
+    }
+    for i in 9..40 {
+        app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+    }
+    let r = app.replay.as_ref().expect("replay");
+    assert!(r.at_end() && !r.playing);
+}
+
+#[test]
+fn replay_jumps_between_notable_moments_and_goes_to_a_time() {
+    let mut app = replay_app();
+    key(&mut app, KeyCode::Char('n'));
+    let first = pos(&app);
+    assert!(first > 0);
+    key(&mut app, KeyCode::Char('n'));
+    let second = pos(&app);
+    assert!(second > first);
+    key(&mut app, KeyCode::Char('N'));
+    assert_eq!(pos(&app), first);
+    // g +1m → about 60 samples from the start.
+    key(&mut app, KeyCode::Char('g'));
+    assert!(matches!(app.overlay, Some(Overlay::Input(_))));
+    type_text(&mut app, "+1m");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.overlay.is_none());
+    assert!((58..=62).contains(&pos(&app)), "at {}", pos(&app));
+    // A bad time keeps the prompt open with the reason.
+    key(&mut app, KeyCode::Char('g'));
+    type_text(&mut app, "yesterday");
+    key(&mut app, KeyCode::Enter);
+    match &app.overlay {
+        Some(Overlay::Input(i)) => assert!(i.error.is_some()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn replays_never_change_a_server() {
+    let mut app = replay_app();
+    for c in ['t', 'l', 'm', 'K'] {
+        assert!(key(&mut app, KeyCode::Char(c)).is_empty());
+        match &app.overlay {
+            Some(Overlay::Notice { lines, .. }) => {
+                assert!(lines.join(" ").contains("replays never change"))
+            }
+            other => panic!("{c}: {other:?}"),
+        }
+        key(&mut app, KeyCode::Esc);
+    }
+}
+
+#[test]
+fn mysql_8_offers_set_persist_as_the_alternative() {
+    let mut app = App::new(Duration::from_secs(1), now());
+    let info = builders::as_version(
+        builders::mariadb(&[("innodb_redo_log_capacity", "104857600")]),
+        "8.0.36",
+        "MySQL Community Server - GPL",
+    );
+    app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
+    key(&mut app, KeyCode::Char('l'));
+    let mut facts = lag_facts();
+    facts.source = FactsSource::VersionTable;
+    app.update(Msg::Facts {
+        knob: Knob::MaxPurgeLag,
+        then: FactsThen::Prompt,
+        result: Ok(facts),
+    });
+    key(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "5000");
+    key(&mut app, KeyCode::Enter);
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("confirmation expected: {:?}", app.overlay);
+    };
+    assert_eq!(
+        c.sql.as_deref(),
+        Some("SET GLOBAL innodb_max_purge_lag = 5000")
+    );
+    assert!(
+        c.lines.iter().any(|l| l.starts_with("a: ")),
+        "{:?}",
+        c.lines
+    );
+    assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    let Some(Overlay::Confirm(c)) = &app.overlay else {
+        panic!("the alternative asks again");
+    };
+    let sql = c.sql.clone().expect("sql");
+    assert!(sql.contains("SET PERSIST"), "{sql}");
+    match key(&mut app, KeyCode::Char('y')).as_slice() {
+        [Command::Execute(plan)] => assert_eq!(plan.sql_text(), sql),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// When the latency guard polls every 8 s, a sample 5 s old is on time, not STALE; without
+/// the guard the same age is stale at a 1 s interval.
+#[test]
+fn a_slowed_tick_is_not_called_stale_before_it_is_due() {
+    use innodebt::app::Freshness;
+    use innodebt::sample::{Cadenced, PollCost, Slowed};
+    let sample_at = |slowed: Vec<Slowed>| {
+        let mut app = connected_app(false);
+        let mut s = Sample::new(now() + chrono::Duration::seconds(2), 2.0);
+        s.status.insert("Innodb_history_list_length".into(), 5500);
+        s.cost = Some(PollCost {
+            statements: Vec::new(),
+            slowed,
+        });
+        app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
+        app.update(Msg::Tick(now() + chrono::Duration::seconds(7)));
+        app.freshness()
+    };
+    let guarded = sample_at(vec![Slowed {
+        source: Cadenced::Tick,
+        every_ms: 8000,
+        last_ms: Some(310),
+        timed_out: false,
+        recovering: false,
+    }]);
+    assert!(matches!(guarded, Freshness::Fresh { .. }), "{guarded:?}");
+    let plain = sample_at(Vec::new());
+    assert!(matches!(plain, Freshness::Stale { .. }), "{plain:?}");
+}
+
+/// A screen whose samples arrive on time is drawn once per sample, never for the clock: the
+/// header shows the sample's own time. Once the next sample is overdue the header counts its
+/// age, and each second it changes is drawn.
+#[test]
+fn the_clock_redraws_only_an_overdue_screen() {
+    use innodebt::app::Freshness;
+    let mut app = App::new(Duration::from_secs(1), now());
+    let info = builders::mariadb(&[]);
+    app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
+    let mut s = Sample::new(now(), 0.0);
+    s.status.insert("Innodb_history_list_length".into(), 5000);
+    app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
+    assert!(app.needs_draw, "a sample is drawn");
+    app.needs_draw = false;
+    let tick = |app: &mut App, ms: i64| {
+        app.update(Msg::Tick(now() + chrono::Duration::milliseconds(ms)));
+        std::mem::take(&mut app.needs_draw)
+    };
+    // Within one interval and a half: four clock ticks a second, none drawn.
+    for ms in [250, 500, 750, 1000, 1250, 1500] {
+        assert!(!tick(&mut app, ms), "drawn at {ms} ms while on time");
+        assert!(
+            matches!(app.freshness(), Freshness::Fresh { late: false, .. }),
+            "{:?}",
+            app.freshness()
+        );
+    }
+    // Overdue (past max(1.5 × interval, interval + 1 s)): each new second is drawn once.
+    assert!(tick(&mut app, 2250), "the sample became overdue");
+    assert!(matches!(
+        app.freshness(),
+        Freshness::Fresh { late: true, .. }
+    ));
+    assert!(!tick(&mut app, 2500), "same second drawn twice");
+    assert!(tick(&mut app, 3000), "a new second of age not drawn");
+}
+
+// ---------------------------------------------------------------------------
+// `v`: every verdict in full (the verdict line may cut them), live and in a replay
+// ---------------------------------------------------------------------------
+
+#[test]
+fn v_opens_every_verdict_and_esc_v_q_close_it_without_acting() {
+    for close in [KeyCode::Esc, KeyCode::Char('v'), KeyCode::Char('q')] {
+        let mut app = connected_app(false);
+        assert!(key(&mut app, KeyCode::Char('v')).is_empty());
+        assert_eq!(app.overlay, Some(Overlay::Verdicts));
+        // Closing runs nothing and quits nothing (q closes the overlay, as on help).
+        assert!(key(&mut app, close).is_empty(), "{close:?}");
+        assert_eq!(app.overlay, None, "{close:?}");
+        assert!(!app.quit, "{close:?}");
+    }
+}
+
+#[test]
+fn v_works_in_a_replay_and_the_demo() {
+    // `--demo` is a replay of the shipped capture: the same app, the same keys.
+    let mut app = replay_app();
+    let at = pos(&app);
+    assert!(key(&mut app, KeyCode::Char('v')).is_empty());
+    assert_eq!(app.overlay, Some(Overlay::Verdicts));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.overlay, None);
+    // The overlay took the key: the replay did not move.
+    assert_eq!(pos(&app), at);
+}

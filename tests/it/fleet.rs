@@ -1,0 +1,200 @@
+//! The fleet view in tmux against three private MariaDB servers: one with a read view
+//! blocking purge under write load, one killed (`kill -9`) mid-run. The blocked one sorts
+//! first, the dead one shows DISCONNECTED while the other rows keep updating every second
+//! (each server has its own poller, timeout and backoff), `/` filters, Enter opens the
+//! six-panel dashboard of a server and Esc comes back. A second test reads a server through
+//! a remote `innodebt serve` agent's `/metrics` (its dashboard through the agent's `/events`)
+//! instead of connecting, next to an agent that is not there.
+
+use crate::common;
+
+use std::time::{Duration, Instant};
+
+use common::serve::Serve;
+use common::tmux::Tmux;
+use common::wait::hold;
+use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
+
+/// The row of `name` on the fleet screen, split into its columns.
+fn row<'a>(screen: &'a str, name: &str) -> Option<Vec<&'a str>> {
+    screen
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) != Some("·"))
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .map(|l| l.split_whitespace().collect())
+}
+
+/// The UPD column ("3s") of a row: seconds since its latest figures.
+fn updated_s(screen: &str, name: &str) -> Option<u64> {
+    row(screen, name)?.last()?.strip_suffix('s')?.parse().ok()
+}
+
+/// Server names in table order (not the detail line, `name · source · …`).
+fn order(screen: &str, names: &[&str]) -> Vec<String> {
+    screen
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) != Some("·"))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| names.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fleet_sorts_by_breach_survives_a_dead_server_and_opens_a_dashboard() {
+    let alpha = PrivateServer::start(ServerConfig::default());
+    let bravo = PrivateServer::start(ServerConfig::default());
+    let mut charlie = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::start(bravo.opts(), 2);
+    let snapshot = BlockingSnapshot::open(bravo.opts()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("fleet.toml");
+    let mut toml = String::new();
+    for (name, s, group) in [
+        ("alpha", &alpha, "eu"),
+        ("bravo", &bravo, "eu"),
+        ("charlie", &charlie, "us"),
+    ] {
+        toml.push_str(&format!(
+            "[targets.{name}]\nhost = \"127.0.0.1\"\nport = {}\nuser = \"root\"\ngroup = \"{group}\"\ntags = [\"t-{name}\"]\n",
+            s.port()
+        ));
+    }
+    std::fs::write(&config, toml).unwrap();
+    let tmux = Tmux::start(dir.path(), 160, 30);
+    tmux.type_text(&format!(
+        "{} --no-defaults --interval 1s fleet --timeout 2s --config {}",
+        common::innodebt_bin().display(),
+        config.display()
+    ));
+    tmux.keys(&["Enter"]);
+    let names = ["alpha", "bravo", "charlie"];
+    let long = Duration::from_secs(40);
+    // Grouping is on with groups in the config; flat order is what "nearest breach" means.
+    tmux.wait_for("the fleet table", long, |s| s.contains("innodebt fleet"));
+    tmux.keys(&["g"]);
+    let screen = tmux.wait_for("bravo blocked, first", long, |s| {
+        row(s, "bravo").is_some_and(|r| r.join(" ").contains("blocked by read view"))
+            && row(s, "alpha").is_some_and(|r| r.contains(&"healthy"))
+            && row(s, "charlie").is_some_and(|r| r.contains(&"healthy"))
+    });
+    assert_eq!(
+        order(&screen, &names),
+        ["bravo", "alpha", "charlie"],
+        "{screen}"
+    );
+    let blocker = row(&screen, "bravo").unwrap().join(" ");
+    assert!(
+        blocker.contains(&format!("#{}", snapshot.thread_id())),
+        "{screen}"
+    );
+
+    charlie.kill9();
+    let killed_at = Instant::now();
+    let screen = tmux.wait_for("charlie DISCONNECTED", long, |s| {
+        row(s, "charlie").is_some_and(|r| r.contains(&"DISCONNECTED"))
+    });
+    let noticed = killed_at.elapsed();
+    assert!(
+        noticed < Duration::from_secs(10),
+        "noticed after {noticed:?}"
+    );
+    assert_eq!(
+        order(&screen, &names),
+        ["bravo", "charlie", "alpha"],
+        "{screen}"
+    );
+    // The others keep updating every second while charlie is retried in the background.
+    for _ in 0..6 {
+        hold(
+            Duration::from_millis(900),
+            "most of a second: each look must find alpha and bravo updated again",
+        );
+        let s = tmux.screen();
+        for live in ["alpha", "bravo"] {
+            let age = updated_s(&s, live).unwrap_or(99);
+            assert!(
+                age <= 2,
+                "{live} not updated for {age}s while charlie is down:\n{s}"
+            );
+        }
+        assert!(
+            row(&s, "charlie").is_some_and(|r| r.contains(&"DISCONNECTED")),
+            "{s}"
+        );
+    }
+    // The detail line of the selected dead row says why.
+    tmux.keys(&["Home", "Down"]);
+    tmux.wait_for("charlie's reason", long, |s| {
+        s.contains("charlie · 127.0.0.1:") && s.contains("DISCONNECTED: ")
+    });
+
+    // Filter: only alpha left; Esc brings all back.
+    tmux.type_text("/tag:t-alpha");
+    tmux.keys(&["Enter"]);
+    let s = tmux.wait_for("filtered", long, |s| s.contains("filter “tag:t-alpha”"));
+    assert_eq!(order(&s, &names), ["alpha"], "{s}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("unfiltered", long, |s| order(s, &names).len() == 3);
+
+    // Enter on bravo (first row): its six-panel dashboard with the blocker; Esc back.
+    tmux.keys(&["Home", "Enter"]);
+    let dash = tmux.wait_for("bravo's dashboard", long, |s| {
+        s.contains("Checkpoint age")
+            && s.contains("History list length")
+            && s.contains("Undo residency")
+    });
+    assert!(dash.contains(&bravo.port().to_string()), "{dash}");
+    tmux.wait_for("the blocker in bravo's dashboard", long, |s| {
+        s.contains(&snapshot.thread_id().to_string())
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("back to the fleet", long, |s| s.contains("innodebt fleet"));
+    tmux.keys(&["q"]);
+    tmux.wait_for("the shell back", long, |s| !s.contains("innodebt fleet"));
+    snapshot.commit().await;
+    load.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fleet_reads_a_server_through_a_serve_agent() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let agent = Serve::start(&common::serve::serve_args(&server, &[]));
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("fleet.toml");
+    let dead = common::serve::free_port();
+    std::fs::write(
+        &config,
+        format!(
+            "[targets.remote]\nagent = \"http://{}/metrics\"\n\n[targets.gone]\nagent = \"http://127.0.0.1:{dead}/metrics\"\n",
+            agent.addr
+        ),
+    )
+    .unwrap();
+    let tmux = Tmux::start(dir.path(), 160, 30);
+    tmux.type_text(&format!(
+        "{} --no-defaults --interval 1s fleet --config {}",
+        common::innodebt_bin().display(),
+        config.display()
+    ));
+    tmux.keys(&["Enter"]);
+    let long = Duration::from_secs(30);
+    let s = tmux.wait_for("the agent's row", long, |s| {
+        row(s, "remote").is_some_and(|r| r.contains(&"healthy"))
+            && row(s, "gone").is_some_and(|r| r.contains(&"DISCONNECTED"))
+    });
+    assert!(updated_s(&s, "remote").is_some_and(|a| a <= 2), "{s}");
+    // Enter on the agent's row: the six panels from the agent's /events (no MySQL
+    // connection from here); Esc back.
+    tmux.keys(&["End", "Enter"]);
+    let dash = tmux.wait_for("the agent row's dashboard", long, |s| {
+        s.contains("Checkpoint age") && s.contains("Undo residency") && s.contains("MariaDB")
+    });
+    assert!(dash.contains(&server.port().to_string()), "{dash}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("back to the fleet", long, |s| s.contains("innodebt fleet"));
+    // The agent's /events refuses a bad cursor and names what it wants.
+    let bad = agent.get("/events?after=x");
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    tmux.keys(&["q"]);
+}
