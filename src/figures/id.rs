@@ -37,9 +37,11 @@ figure_ids! {
     CheckpointAgePct => "redo.checkpoint_age_pct_of_capacity",
     RedoWritten => "redo.written_bytes_per_s",
     RedoCapacity => "redo.capacity_bytes",
+    AdaptiveLwm => "redo.adaptive_lwm_bytes",
     AsyncPoint => "redo.async_point_bytes",
     SyncPoint => "redo.sync_point_bytes",
     CheckpointAgeSeverity => "redo.severity",
+    FlushRegime => "redo.flush_regime",
     FlushTotal => "flush.total_pages_per_s",
     FlushAdaptive => "flush.by_source_pages_per_s.adaptive",
     FlushLru => "flush.by_source_pages_per_s.lru",
@@ -176,6 +178,7 @@ impl FigureId {
             SourceKind::UndoScan => &[UndoCachedPages, UndoResidentPct, UndoScannedAt],
             SourceKind::Variables => &[
                 RedoCapacity,
+                AdaptiveLwm,
                 AsyncPoint,
                 SyncPoint,
                 IoCapacity,
@@ -187,6 +190,7 @@ impl FigureId {
                 DirtyMaxPct,
                 DirtyLwmPct,
                 CheckpointAgeSeverity,
+                FlushRegime,
                 DirtySeverity,
             ],
         }
