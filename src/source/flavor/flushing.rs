@@ -137,7 +137,10 @@ impl Flavor {
                 "adaptive off: io_capacity flushing from lwm".to_string()
             }
             FlushRegime::AdaptiveOff => {
-                format!("adaptive off: flushing from {}", w.flushing_starts)
+                format!(
+                    "adaptive off: flushing from the {} point",
+                    w.flushing_starts
+                )
             }
             FlushRegime::PastAsync if maria => {
                 "past async: flushing ahead at io_capacity_max".into()
@@ -202,6 +205,10 @@ mod tests {
         // OFF: nothing for redo until async (`age < max_async_age && !srv_adaptive_flushing`).
         let off = lines(&p, 9_059_328, false);
         assert_eq!(f.flush_regime(1, off), FlushRegime::AdaptiveOff);
+        assert_eq!(
+            f.flush_regime_words(FlushRegime::AdaptiveOff, 10.0),
+            "adaptive off: flushing from the async point"
+        );
         assert_eq!(f.flush_regime(p.async_point, off), FlushRegime::PastAsync);
     }
 
