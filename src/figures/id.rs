@@ -132,6 +132,7 @@ impl FigureId {
                 DirtyPct,
                 DirtyBytes,
                 CheckpointAgeSeverity,
+                FlushRegime,
                 DirtySeverity,
             ],
             SourceKind::InnodbMetrics => &[
@@ -154,6 +155,7 @@ impl FigureId {
                 UndoReads,
                 UndoResidentPct,
                 CheckpointAgeSeverity,
+                FlushRegime,
             ],
             SourceKind::InnodbTrx => &[
                 Blocker,
@@ -174,6 +176,7 @@ impl FigureId {
                 CheckpointAgePct,
                 HistoryLength,
                 CheckpointAgeSeverity,
+                FlushRegime,
             ],
             SourceKind::UndoScan => &[UndoCachedPages, UndoResidentPct, UndoScannedAt],
             SourceKind::Variables => &[
