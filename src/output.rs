@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::figures::{Bound, Figures, Purge, Recovery};
 use crate::sample::SourceKind;
-use crate::source::flavor::PointWords;
+use crate::source::flavor::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, Flavor, PointWords};
 use crate::text::{is_invisible, sanitize, strip_controls};
 use crate::units::{bytes, duration, opt, rate};
 
@@ -105,16 +105,24 @@ pub fn text(f: &Figures) -> String {
         .unwrap_or_default();
     let _ = writeln!(
         o,
-        "redo      checkpoint age {} of {} ({}) · {} {}{sync_flush} · {} {} · writes {}",
+        "redo      checkpoint age {} of {} ({}) · {} {} · {} {}{sync_flush} · {} {} · writes {}",
         opt(r.checkpoint_age_bytes, bytes),
         opt(r.capacity_bytes, bytes),
         opt(r.checkpoint_age_pct_of_capacity, |p| format!("{p:.1}%")),
+        words.lwm,
+        of_capacity(r.adaptive_lwm_bytes),
         words.flushing_starts,
         of_capacity(r.async_point_bytes),
         words.stall,
         of_capacity(r.sync_point_bytes),
         opt(r.written_bytes_per_s, |b| format!("{}/s", bytes(b as u64))),
     );
+    // What the page cleaner does at this age, as the checkpoint panel says it (judged once).
+    if let Some(regime) = r.flush_regime {
+        let lwm_pct = r.adaptive_lwm_pct.unwrap_or(DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
+        let flavor = Flavor::of_server(&f.server.flavor, &f.server.version);
+        let _ = writeln!(o, "          {}", flavor.flush_regime_words(regime, lwm_pct));
+    }
     // MySQL 8.0+: the server acts a concurrency margin before what its counters report.
     if let (Some(a), Some(s)) = (r.counter_async_bytes, r.counter_sync_bytes) {
         let _ = writeln!(
@@ -280,7 +288,7 @@ mod tests {
         let mysql = text(&f);
         assert!(
             mysql.contains(
-                " · flushing starts 70.0 MiB (70%) · sync flush 80.0 MiB (80%) · stall — writes wait 90.0 MiB (90%) · "
+                " · flush hard 70.0 MiB (70%) · sync flush 80.0 MiB (80%) · stall — writes wait 90.0 MiB (90%) · "
             ),
             "{mysql}"
         );

@@ -155,6 +155,7 @@ impl Deriver {
         let a = engine.observe(t_s, figures, info.flavor);
         // The judgement, written once: every reader of the figures shows these.
         figures.redo.severity = a.flush.checkpoint_age;
+        figures.redo.flush_regime = a.flush.regime;
         figures.dirty.severity = a.flush.dirty;
         figures.history.growth_per_s = a.purge.history_growth_per_s;
         figures.history.seconds_to_max_purge_lag = a.purge.seconds_to_max_purge_lag;

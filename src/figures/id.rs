@@ -37,9 +37,11 @@ figure_ids! {
     CheckpointAgePct => "redo.checkpoint_age_pct_of_capacity",
     RedoWritten => "redo.written_bytes_per_s",
     RedoCapacity => "redo.capacity_bytes",
+    AdaptiveLwm => "redo.adaptive_lwm_bytes",
     AsyncPoint => "redo.async_point_bytes",
     SyncPoint => "redo.sync_point_bytes",
     CheckpointAgeSeverity => "redo.severity",
+    FlushRegime => "redo.flush_regime",
     FlushTotal => "flush.total_pages_per_s",
     FlushAdaptive => "flush.by_source_pages_per_s.adaptive",
     FlushLru => "flush.by_source_pages_per_s.lru",
@@ -130,6 +132,7 @@ impl FigureId {
                 DirtyPct,
                 DirtyBytes,
                 CheckpointAgeSeverity,
+                FlushRegime,
                 DirtySeverity,
             ],
             SourceKind::InnodbMetrics => &[
@@ -152,6 +155,7 @@ impl FigureId {
                 UndoReads,
                 UndoResidentPct,
                 CheckpointAgeSeverity,
+                FlushRegime,
             ],
             SourceKind::InnodbTrx => &[
                 Blocker,
@@ -172,10 +176,12 @@ impl FigureId {
                 CheckpointAgePct,
                 HistoryLength,
                 CheckpointAgeSeverity,
+                FlushRegime,
             ],
             SourceKind::UndoScan => &[UndoCachedPages, UndoResidentPct, UndoScannedAt],
             SourceKind::Variables => &[
                 RedoCapacity,
+                AdaptiveLwm,
                 AsyncPoint,
                 SyncPoint,
                 IoCapacity,
@@ -187,6 +193,7 @@ impl FigureId {
                 DirtyMaxPct,
                 DirtyLwmPct,
                 CheckpointAgeSeverity,
+                FlushRegime,
                 DirtySeverity,
             ],
         }

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::sample::SourceKind;
+use crate::source::flavor::FlushRegime;
 
 pub use id::FigureId;
 pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
@@ -121,9 +122,21 @@ pub struct Redo {
     pub checkpoint_lsn: Option<u64>,
     pub checkpoint_age_bytes: Option<u64>,
     pub capacity_bytes: Option<u64>,
-    /// Where flushing starts: checkpoint age at which the server starts flushing hard. On
-    /// MySQL 8.0+ that is `log_max_modified_age_async` minus the free-check margin (≈ 5 % of
-    /// capacity), not the counter itself.
+    /// Where redo-driven flushing starts with `innodb_adaptive_flushing=ON`:
+    /// `innodb_adaptive_flushing_lwm` % of the capacity the flavour takes it of
+    /// (`buf0flu.cc af_get_pct_for_lsn` / `Adaptive_flush::get_pct_for_lsn`, MariaDB
+    /// `af_needed_for_redo`).
+    #[serde(default)]
+    pub adaptive_lwm_bytes: Option<u64>,
+    /// `innodb_adaptive_flushing_lwm` itself (10 unless the server says otherwise).
+    #[serde(default)]
+    pub adaptive_lwm_pct: Option<f64>,
+    /// `innodb_adaptive_flushing` (`null` when the server did not say; ON by default).
+    #[serde(default)]
+    pub adaptive_flushing: Option<bool>,
+    /// The async point: checkpoint age at which the server flushes hard (with adaptive
+    /// flushing OFF, where MySQL starts). On MySQL 8.0.20+ that is `log_max_modified_age_async`
+    /// minus the free-check margin (≈ 5 % of capacity), not the counter itself.
     pub async_point_bytes: Option<u64>,
     /// Where user threads stall: MySQL 5.7 (and MariaDB < 10.5.7) the sync point; MySQL 8.0+
     /// the free-check limit where every write waits for the checkpoint; MariaDB the
@@ -132,6 +145,11 @@ pub struct Redo {
     pub sync_point_bytes: Option<u64>,
     /// What the stall line is called on this flavour ("sync", "stall", "furious flush (M)").
     pub sync_point_name: String,
+    /// MySQL 5.7 / MariaDB < 10.5.7: `max_checkpoint_age`, where a synchronous checkpoint is
+    /// forced (`log0log.cc log_checkpoint_margin`); the age can pass the sync point up to it.
+    /// The recovery worst case is taken here where it is known. `null` elsewhere.
+    #[serde(default)]
+    pub max_checkpoint_age_bytes: Option<u64>,
     /// MySQL 8.0+: what the `log_max_modified_age_async` / `_sync` counters report (the
     /// server acts a concurrency margin before them). `null` elsewhere.
     #[serde(default)]
@@ -158,6 +176,20 @@ pub struct Redo {
     /// `critical` past sync (MariaDB: M). `null` while the age or the points are unknown.
     #[serde(default)]
     pub severity: Option<Severity>,
+    /// What the page cleaner does for redo at this age, by the flavour's rules: `below_lwm`,
+    /// `adaptive`, `adaptive_off`, `past_async`, `sync_flush`, `past_stall`.
+    #[serde(default)]
+    pub flush_regime: Option<FlushRegime>,
+}
+
+impl Redo {
+    /// The most checkpoint age the server lets build up: `max_checkpoint_age` where known,
+    /// else the stall line.
+    pub fn worst_case_age_bytes(&self) -> Option<u64> {
+        self.max_checkpoint_age_bytes
+            .or(self.sync_point_bytes)
+            .filter(|s| *s > 0)
+    }
 }
 
 impl Redo {

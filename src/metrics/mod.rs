@@ -266,6 +266,7 @@ impl Context<'_> {
             .lsn_rate_at(self.cur.mono_s)
             .or_else(|| self.status_rate("Innodb_os_log_written"));
         let async_point = points.map(|p| p.async_point);
+        let lwm = points.map(|p| self.flavor.adaptive_lwm_bytes(self.info, &p));
         let sync_point = points.map(|p| p.sync_point);
         warnings.extend(self.flavor.redo_formula_disagreement(self.info, self.cur));
         Redo {
@@ -273,9 +274,13 @@ impl Context<'_> {
             checkpoint_lsn: pair.map(|p| p.1),
             checkpoint_age_bytes: age,
             capacity_bytes: capacity,
+            adaptive_lwm_bytes: lwm,
+            adaptive_lwm_pct: lwm.map(|_| self.flavor.adaptive_lwm_pct(self.info)),
+            adaptive_flushing: Flavor::adaptive_flushing(self.info),
             async_point_bytes: async_point,
             sync_point_bytes: sync_point,
             sync_point_name: self.flavor.sync_point_name().to_string(),
+            max_checkpoint_age_bytes: points.and_then(|p| p.max_checkpoint_age),
             counter_async_bytes: points.and_then(|p| p.counter_async),
             counter_sync_bytes: points.and_then(|p| p.counter_sync),
             sync_flush_bytes: points.and_then(|p| p.sync_flush),
@@ -285,6 +290,7 @@ impl Context<'_> {
             seconds_to_sync_point: seconds_to_point(age, sync_point, written),
             // Judged by the verdicts.
             severity: None,
+            flush_regime: None,
         }
     }
 

@@ -5,6 +5,7 @@
 use crate::figures::Figures;
 use crate::figures::{Severity, VerdictKind};
 use crate::sample::SourceKind;
+use crate::source::flavor::FlushRegime;
 
 /// OpenMetrics types we expose. (Counters come from innodebt itself, see [`super::Own`].)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +124,22 @@ fn severity_states(f: &Figures) -> Vec<(Labels, f64)> {
         .collect()
 }
 
+/// The flush regime as a StateSet (`redo.flush_regime`); nothing while it is unknown.
+fn flush_regime_states(f: &Figures) -> Vec<(Labels, f64)> {
+    let Some(now) = f.redo.flush_regime else {
+        return Vec::new();
+    };
+    FlushRegime::ALL
+        .iter()
+        .map(|r| {
+            (
+                vec![("innodebt_flush_regime", r.as_str().to_string())],
+                f64::from(u8::from(*r == now)),
+            )
+        })
+        .collect()
+}
+
 fn flush_by_source(f: &Figures) -> Vec<(Labels, f64)> {
     let b = &f.flush.by_source_pages_per_s;
     [
@@ -229,9 +246,22 @@ pub const FIGURES: &[Family<Figures>] = &[
         |f| n(f.redo.capacity_bytes),
     ),
     gauge(
+        "innodebt_adaptive_flushing_lwm_bytes",
+        "bytes",
+        "Checkpoint age at which redo-driven flushing starts with innodb_adaptive_flushing=ON: innodb_adaptive_flushing_lwm % of the capacity the flavour takes it of (buf0flu.cc)",
+        |f| n(f.redo.adaptive_lwm_bytes),
+    ),
+    Family {
+        name: "innodebt_flush_regime",
+        unit: "",
+        kind: Kind::StateSet,
+        help: "What the page cleaner does for redo at this checkpoint age, by the flavour's rules",
+        read: Read::Many(flush_regime_states),
+    },
+    gauge(
         "innodebt_async_point_bytes",
         "bytes",
-        "Checkpoint age at which InnoDB starts flushing hard (MySQL 8.0+: the async counter minus the free-check margin)",
+        "Checkpoint age at which InnoDB flushes hard: the async point (MySQL 8.0.20+: the async counter minus the free-check margin)",
         |f| n(f.redo.async_point_bytes),
     ),
     gauge(

@@ -1,9 +1,10 @@
 //! Panel 1, checkpoint age: redo not yet checkpointed, against the redo capacity, with the
 //! flush points marked on the gauge and drawn as lines on the chart, named as the flavour
-//! names them (`Flavor::point_words`): async / sync on MySQL 5.7, async / furious flush (M)
-//! on MariaDB, flushing starts / sync flush / stall on MySQL 8.0+ (which acts before its
-//! async counter). Past the first line is a warning, past the stall line critical — by colour
-//! and symbol.
+//! names them (`Flavor::point_words`): the adaptive-flushing lwm where redo-driven flushing
+//! starts, then async / sync on MySQL 5.7, async / furious flush (M) on MariaDB, flush hard /
+//! sync flush / stall on MySQL 8.0+ (which acts before its async counter). The regime line
+//! says what the page cleaner does at this age (`redo.flush_regime`, judged once). Past async
+//! is a warning, past the stall line critical — by colour and symbol.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,7 +12,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
 use crate::figures::{FigureId, Figures};
-use crate::source::flavor::PointWords;
+use crate::source::flavor::Flavor;
 use crate::theme::{Severity, Theme, ThemeItem};
 use crate::units;
 
@@ -30,7 +31,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let r = &f.redo;
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
-    let words = point_words(app, f);
+    let flavor = flavor_of(app, f);
+    let words = flavor.point_words();
+    // Where redo-driven flushing starts: drawn only while adaptive flushing acts from it
+    // (OFF, MySQL flushes from the async point; MariaDB still from lwm, at io_capacity).
+    let lwm = r
+        .adaptive_lwm_bytes
+        .filter(|l| *l > 0)
+        .filter(|_| r.adaptive_flushing != Some(false) || flavor.is_mariadb());
     let (async_name, async_short) = (words.flushing_starts, words.flushing_starts_short);
     let (sync_name, sync_short) = (words.stall.to_string(), words.stall_short.to_string());
     // MySQL 8.0+: where the page cleaner stops respecting io_capacity, between the two.
@@ -51,20 +59,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(" of ", dim),
         Span::styled(bytes_or_na(r.capacity_bytes), text),
     ])];
-    if r.severity.is_some() {
-        let state = match sev {
-            Severity::Ok | Severity::Unknown => words.below_flushing,
-            // MySQL 8.0+ past sync flushing, below the stall (the flush verdict says the same).
-            Severity::Warning
-                if r.sync_flush_bytes
-                    .zip(r.checkpoint_age_bytes)
-                    .is_some_and(|(p, a)| a >= p) =>
-            {
-                "past sync flush"
-            }
-            Severity::Warning => words.past_flushing,
-            Severity::Critical => words.past_stall,
-        };
+    if let (Some(_), Some(regime)) = (r.severity, r.flush_regime) {
+        let lwm_pct = r
+            .adaptive_lwm_pct
+            .unwrap_or(crate::source::flavor::DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
+        let state = flavor.flush_regime_words(regime, lwm_pct);
         items.push(Item::new(vec![Span::styled(state, sev_style)]));
     }
     items.extend(Item::needs_privilege(
@@ -85,11 +84,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ),
         ])
     };
-    let mut items = vec![point(
+    let mut items = Vec::new();
+    if let Some(at) = lwm {
+        items.push(point(format!("{} ", words.lwm), ThemeItem::Dim, Some(at)));
+    }
+    items.push(point(
         format!("{async_name} "),
         ThemeItem::AsyncLine,
         r.async_point_bytes,
-    )];
+    ));
     if let Some((name, at)) = sync_flush {
         items.push(point(
             format!("{name} "),
@@ -122,9 +125,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]));
     }
     if let Some(rec) = &f.recovery {
+        // 5.7 / MariaDB < 10.5.7 take it at max_checkpoint_age, past the sync line.
+        let at = match r.max_checkpoint_age_bytes {
+            Some(_) => "max age",
+            None => sync_short.as_str(),
+        };
         let worst = rec
             .worst_case_s
-            .map(|w| format!(" · worst ({sync_short}) {}", units::duration(w as u64)))
+            .map(|w| format!(" · worst ({at}) {}", units::duration(w as u64)))
             .unwrap_or_default();
         items.push(Item::new(vec![
             Span::styled("crash now → recovery ~", dim),
@@ -192,6 +200,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             s => theme.severity(s),
         };
         let marks: Vec<GaugeMark> = [
+            (lwm, ThemeItem::Dim),
             (r.async_point_bytes, ThemeItem::AsyncLine),
             (sync_flush.map(|(_, at)| at), ThemeItem::SyncFlushLine),
             (r.sync_point_bytes, ThemeItem::SyncLine),
@@ -217,7 +226,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             format!("{sync_short} {}", bytes_or_na(r.sync_point_bytes)),
             sync_short.clone(),
         ];
+        let lwm_forms = lwm.map(|at| {
+            [
+                format!("{} {}", words.lwm_short, units::bytes(at)),
+                words.lwm_short.to_string(),
+            ]
+        });
         let mut labels = Vec::new();
+        if let (Some(forms), Some(at)) = (&lwm_forms, lwm.and_then(frac)) {
+            labels.push(MarkerLabel {
+                at,
+                forms,
+                style: dim,
+            });
+        }
         if let Some(at) = r.async_point_bytes.and_then(frac) {
             labels.push(MarkerLabel {
                 at,
@@ -280,6 +302,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ..inner
     };
     let mut thresholds = Vec::new();
+    if let Some(l) = lwm {
+        thresholds.push(Threshold {
+            value: l as f64,
+            style: dim,
+            // Short: it sits where the age usually runs, and its label covers the trace.
+            label: words.lwm_short.to_string(),
+            soft: true,
+        });
+    }
     if let Some(a) = r.async_point_bytes {
         thresholds.push(Threshold {
             value: a as f64,
@@ -348,13 +379,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     .render(frame, chart_area, app, theme);
 }
 
-/// The flavour's names for the points: from the server the figures came from, else (no
-/// connection seen) from the version the figures carry.
-fn point_words(app: &App, f: &Figures) -> PointWords {
+/// The flavour the figures came from (its names for the points, its flushing rules); with no
+/// connection seen, from the version the figures carry.
+fn flavor_of(app: &App, f: &Figures) -> Flavor {
     app.view()
         .info()
-        .map(|i| i.flavor.point_words())
-        .unwrap_or_else(|| PointWords::of_server(&f.server.flavor, &f.server.version))
+        .map(|i| i.flavor)
+        .unwrap_or_else(|| Flavor::of_server(&f.server.flavor, &f.server.version))
 }
 
 /// "default (published field figures: …)" → "default"; "--recovery-rate" stays.

@@ -1,13 +1,14 @@
-//! Flush judgements: checkpoint age against the async and sync points, dirty pages against
-//! `innodb_max_dirty_pages_pct` — as severities carried on the figures (the panels show them)
-//! and as the `flush_pressure` verdict. On MariaDB the sync line is `M`, where flushing turns
-//! furious and user threads wait (`log_t::set_capacity`, METRICS.md); the wording comes from
-//! the [`Flavor`].
+//! Flush judgements: checkpoint age against the adaptive-flushing lwm, the async and sync
+//! points, dirty pages against `innodb_max_dirty_pages_pct` — as severities and the flush
+//! regime carried on the figures (the panels show them) and as the `flush_pressure` verdict.
+//! On MariaDB the sync line is `M`, where flushing turns furious and user threads wait
+//! (`log_t::set_capacity`); what the page cleaner does in each stretch, and the wording, come
+//! from the [`Flavor`] (`buf0flu.cc`, docs/flushing.md).
 
 use serde::{Deserialize, Serialize};
 
 use crate::figures::{Dirty, Figures, Redo};
-use crate::source::flavor::Flavor;
+use crate::source::flavor::{Flavor, FlushRegime, RegimeLines};
 use crate::units::bytes;
 
 use super::{Finding, Severity};
@@ -19,13 +20,31 @@ pub struct FlushJudgement {
     pub checkpoint_age: Option<Severity>,
     /// Dirty pages: warning at or past `innodb_max_dirty_pages_pct`.
     pub dirty: Option<Severity>,
+    /// What the page cleaner does for redo at this age (`Flavor::flush_regime`).
+    #[serde(default)]
+    pub regime: Option<FlushRegime>,
 }
 
-pub(crate) fn judge(f: &Figures) -> FlushJudgement {
+pub(crate) fn judge(f: &Figures, flavor: Flavor) -> FlushJudgement {
     FlushJudgement {
         checkpoint_age: checkpoint_age(&f.redo),
         dirty: dirty(&f.dirty),
+        regime: regime(&f.redo, flavor),
     }
+}
+
+/// Unknown while the age or the async / stall points are. `innodb_adaptive_flushing` unknown
+/// counts as ON, its default.
+fn regime(r: &Redo, flavor: Flavor) -> Option<FlushRegime> {
+    let age = r.checkpoint_age_bytes?;
+    let lines = RegimeLines {
+        lwm: r.adaptive_lwm_bytes,
+        async_point: r.async_point_bytes.filter(|p| *p > 0)?,
+        sync_flush: r.sync_flush_bytes,
+        stall: r.sync_point_bytes.filter(|p| *p > 0)?,
+        adaptive: r.adaptive_flushing.unwrap_or(true),
+    };
+    Some(flavor.flush_regime(age, lines))
 }
 
 /// Unknown while the age or the points are (no points: nothing to say "below" of).
@@ -85,17 +104,20 @@ pub(crate) fn flush_pressure(f: &Figures, flavor: Flavor, j: &FlushJudgement) ->
                 bytes(r.sync_point_bytes.unwrap_or_default())
             ));
         } else {
-            // MySQL 8.0+ acts a concurrency margin before its async counter: that point is
-            // "where flushing starts" there, as the panel calls it (`Flavor::point_words`).
-            let point = match flavor.point_words() {
-                w if w.sync_flush.is_some() => format!("where {}", w.flushing_starts),
-                _ => "the async point".to_string(),
+            // Past the async point each flavour's page cleaner does something else
+            // (`Flavor::past_async_effect`): MariaDB flushes ahead counted as background,
+            // MySQL at full adaptive pace. MySQL 8.0.20+ acts a margin before its counter:
+            // the point is named as the panel names it.
+            let words = flavor.point_words();
+            let point = match words.sync_flush {
+                Some(_) => format!("the {} point", words.flushing_starts),
+                None => "the async point".to_string(),
             };
             reasons.push(format!(
-                "checkpoint age {} is past {point} {}{of_capacity}: adaptive flushing working \
-                 hard",
+                "checkpoint age {} is past {point} {}{of_capacity}: {}",
                 bytes(age),
-                bytes(r.async_point_bytes.unwrap_or_default())
+                bytes(r.async_point_bytes.unwrap_or_default()),
+                flavor.past_async_effect(r.adaptive_flushing.unwrap_or(true))
             ));
         }
     }

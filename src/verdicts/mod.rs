@@ -381,7 +381,7 @@ impl VerdictEngine {
         let th = self.cfg.thresholds;
         let trend = purge::trend(&self.history, t_s, f, &th);
         let judged = purge::judge(f, &trend, &th, flavor);
-        let flush_judged = flush::judge(f);
+        let flush_judged = flush::judge(f, flavor);
         let ctx = purge::Context {
             f,
             flavor,

@@ -5,8 +5,11 @@
 //! `estimate_s = max(redo / rate, pages / page_reads_per_s)`
 //!
 //! - `redo` is the checkpoint age: the redo written since the last checkpoint, which recovery
-//!   must parse and apply. The worst case is the checkpoint age at the sync point (on MariaDB
-//!   `M`, past which flushing turns furious), the most the flusher lets build up.
+//!   must parse and apply. The worst case is the most age the server lets build up: on MySQL
+//!   5.7 and MariaDB before 10.5.7 `max_checkpoint_age` (`log0log.cc log_checkpoint_margin`
+//!   forces a synchronous checkpoint only there; past the sync point, 6.7 % lower, user threads
+//!   flush but the age still grows — `log_calc_max_ages`: sync = margin − margin/16); elsewhere
+//!   the stall line (MySQL 8.0+'s free-check limit, MariaDB's `M`).
 //! - `rate` is an all-in rate (parse, read the pages, apply) because that is what both the
 //!   published figures and a calibration measure: the time of a whole recovery.
 //! - The page term is a floor, not an addend: every dirty page carries redo newer than the
@@ -151,7 +154,7 @@ impl RecoveryModel {
         let pages = f.dirty.pages;
         let (page_reads, page_source) = self.page_reads(f);
         let (estimate_s, bound) = self.seconds(redo, pages, page_reads);
-        let worst = f.redo.sync_point_bytes.filter(|s| *s > 0);
+        let worst = f.redo.worst_case_age_bytes();
         Some(Recovery {
             redo_to_apply_bytes: redo,
             estimate_s,

@@ -73,9 +73,11 @@ pub(crate) fn advise(
     let at_advised = points(advised);
     let (page_reads, _) = model.page_reads(f);
     let pages = f.dirty.pages;
-    let worst_at = |sync: u64| model.seconds(sync, pages, page_reads).0;
-    let worst_advised = worst_at(at_advised.sync_point);
-    let worst_now = f.redo.sync_point_bytes.map(worst_at);
+    // The worst case is the most age the server lets build up (`RedoPoints::worst_case_age`:
+    // 5.7's `max_checkpoint_age`, else the stall line).
+    let worst_at = |age: u64| model.seconds(age, pages, page_reads).0;
+    let worst_advised = worst_at(at_advised.worst_case_age());
+    let worst_now = f.redo.worst_case_age_bytes().map(worst_at);
     let current = f.redo.capacity_bytes;
     let peak_pct = f
         .redo
@@ -166,7 +168,7 @@ pub(crate) fn advise(
             let cap = h.clamp(min, max);
             format!(
                 " (worst-case recovery at that size: {})",
-                duration(worst_at(points(cap).sync_point).round() as u64)
+                duration(worst_at(points(cap).worst_case_age()).round() as u64)
             )
         })
         .unwrap_or_default();

@@ -74,7 +74,8 @@ pub struct RedoOutcome {
     /// A crash at the worst moment: the peak age (cut at the stall point) and that moment's
     /// dirty pages.
     pub recovery_at_worst_moment_s: Option<f64>,
-    /// The dashboard's worst case: checkpoint age at the sync point (MariaDB: M).
+    /// The dashboard's worst case: the most checkpoint age the server lets build up (5.7 and
+    /// MariaDB < 10.5.7: `max_checkpoint_age`; elsewhere the stall line, MariaDB's M).
     pub worst_case_recovery_s: Option<f64>,
 }
 
@@ -169,16 +170,34 @@ struct RedoTrack {
     zone: Zone,
     pending: Pending,
     worst: Option<(u64, Option<u64>)>,
+    /// The most age the server lets build up (`RedoPoints::worst_case_age`).
+    worst_age: Option<u64>,
     samples: u64,
 }
 
+/// The redo lines one side is judged against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Points {
+    pub capacity: u64,
+    pub async_point: u64,
+    pub stall: u64,
+    /// Where a checkpoint is forced: 5.7's `max_checkpoint_age`, else the stall line.
+    pub worst: u64,
+}
+
 impl RedoTrack {
-    fn observe(&mut self, f: &Figures, points: (u64, u64, u64), dt: f64) {
-        let (capacity, a, s) = points;
+    fn observe(&mut self, f: &Figures, points: Points, dt: f64) {
+        let Points {
+            capacity,
+            async_point: a,
+            stall: s,
+            worst,
+        } = points;
         let o = &mut self.out;
         o.capacity_bytes = Some(capacity);
         o.async_point_bytes = Some(a);
         o.sync_point_bytes = Some(s);
+        self.worst_age = Some(worst);
         let here = self.samples;
         self.samples += 1;
         let Some(age) = f.redo.checkpoint_age_bytes else {
@@ -207,8 +226,9 @@ impl RedoTrack {
                 o.sync_crossings += 1;
             }
         }
-        // The worst moment: the most redo to apply (cut at the stall point), with its pages.
-        let cut = age.min(s);
+        // The worst moment: the most redo to apply (cut where the server forces a checkpoint),
+        // with its pages.
+        let cut = age.min(worst);
         if self.worst.is_none_or(|(w, _)| cut > w) {
             self.worst = Some((cut, f.dirty.pages));
         }
@@ -218,9 +238,9 @@ impl RedoTrack {
         if let Some((redo, pages)) = self.worst {
             self.out.recovery_at_worst_moment_s = Some(model.seconds(redo, pages, page_reads).0);
         }
-        if let Some(s) = self.out.sync_point_bytes {
+        if let Some(w) = self.worst_age {
             let pages = self.worst.and_then(|w| w.1);
-            self.out.worst_case_recovery_s = Some(model.seconds(s, pages, page_reads).0);
+            self.out.worst_case_recovery_s = Some(model.seconds(w, pages, page_reads).0);
         }
         self.out
     }
@@ -306,7 +326,7 @@ impl WhatIf {
     }
 
     /// The redo points the scenario's capacity gives on this server.
-    pub fn points(&self) -> Option<(u64, u64, u64)> {
+    pub fn points(&self) -> Option<Points> {
         let cap = self.scenario.redo_capacity?;
         let p = self.flavor.redo_points_at_capacity(
             cap,
@@ -314,7 +334,12 @@ impl WhatIf {
             self.layout.files_in_group,
             self.layout.thread_concurrency,
         );
-        Some((p.capacity, p.async_point, p.sync_point))
+        Some(Points {
+            capacity: p.capacity,
+            async_point: p.async_point,
+            stall: p.sync_point,
+            worst: p.worst_case_age(),
+        })
     }
 
     /// One recorded sample's figures.
@@ -333,7 +358,16 @@ impl WhatIf {
             self.what_if_redo.observe(f, points, dt);
             let r = &f.redo;
             match (r.capacity_bytes, r.async_point_bytes, r.sync_point_bytes) {
-                (Some(c), Some(a), Some(s)) => self.recorded_redo.observe(f, (c, a, s), dt),
+                (Some(capacity), Some(async_point), Some(stall)) => {
+                    let worst = r.worst_case_age_bytes().unwrap_or(stall);
+                    let p = Points {
+                        capacity,
+                        async_point,
+                        stall,
+                        worst,
+                    };
+                    self.recorded_redo.observe(f, p, dt)
+                }
                 _ => self.recorded_redo.samples += 1,
             }
         }

@@ -26,8 +26,9 @@ use crate::common::gate;
 
 use innodebt::innodb_status;
 use innodebt::source::flavor::{
-    Flavor, mariadb_points, mysql_57_max_checkpoint_age, mysql_80_checkpoint_age_target,
-    mysql_80_points_with, mysql_8030_points_with,
+    Flavor, MYSQL_80_REWRITE, mariadb_points, mysql_57_max_checkpoint_age,
+    mysql_80_checkpoint_age_target, mysql_80_early_checkpoint_age_target,
+    mysql_80_early_points_with, mysql_80_points_with, mysql_8030_points_with,
 };
 use innodebt::textdump;
 
@@ -248,7 +249,10 @@ fn kind_of(what: &str) -> Kind {
 enum Family {
     /// MySQL/Percona 5.x, MariaDB before 10.5.7.
     Classic,
-    /// MySQL/Percona 8.0.0–8.0.29.
+    /// MySQL/Percona 8.0.0–8.0.19, before the 2020 rewrite of `log0chkp.cc`
+    /// (`redo_early80.rs`, docs/flushing.md).
+    EightEarly,
+    /// MySQL/Percona 8.0.20–8.0.29.
     Eight,
     /// MySQL/Percona 8.0.30+.
     EightThirty,
@@ -266,6 +270,7 @@ fn family(flavour: &str, version: &str) -> Family {
     }
     match v {
         (8, 0, p) if p >= 30 => Family::EightThirty,
+        v @ (8, 0, _) if v < MYSQL_80_REWRITE => Family::EightEarly,
         (8, _, _) => Family::Eight,
         (m, _, _) if m >= 9 => Family::EightThirty,
         _ => Family::Classic,
@@ -293,6 +298,24 @@ fn ours(fam: Family, kind: Kind, l: Layout, version: &str) -> Option<u64> {
         (Family::Classic, Kind::Target) => {
             let m = mysql_57_max_checkpoint_age(l.file_size, l.files, PAGE, l.thread_concurrency);
             Some(m - m / 32)
+        }
+        // 8.0.11–8.0.19: the stall is `sn_limit_for_start`, the target `max_checkpoint_age_async`
+        // (what Percona printed there is unverified: no sample of those releases carries one).
+        (Family::EightEarly, Kind::MaxAge) => Some(
+            mysql_80_early_points_with(l.file_size, l.files, PAGE, l.thread_concurrency).sync_point,
+        ),
+        (Family::EightEarly, Kind::Target) => Some(mysql_80_early_checkpoint_age_target(
+            l.file_size,
+            l.files,
+            PAGE,
+        )),
+        (Family::EightEarly, Kind::CounterAsync) => {
+            mysql_80_early_points_with(l.file_size, l.files, PAGE, l.thread_concurrency)
+                .counter_async
+        }
+        (Family::EightEarly, Kind::CounterSync) => {
+            mysql_80_early_points_with(l.file_size, l.files, PAGE, l.thread_concurrency)
+                .counter_sync
         }
         (Family::Eight, Kind::MaxAge) => {
             Some(mysql_80_points_with(l.file_size, l.files, PAGE, l.thread_concurrency).sync_point)
@@ -336,7 +359,7 @@ fn candidates(fam: Family) -> Vec<Layout> {
                     }
                 }
             }
-            Family::Eight => out.push(Layout {
+            Family::Eight | Family::EightEarly => out.push(Layout {
                 file_size: mib * MIB,
                 files: 2,
                 thread_concurrency: 0,

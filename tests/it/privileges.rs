@@ -50,12 +50,14 @@ const NEEDS_PROCESS: &[&str] = &[
     "purge.oldest_rw",
 ];
 
-/// MySQL 8.0+ only (the `log_max_modified_age_*` counters and where sync flushing starts):
-/// `null` on MariaDB for every account, whatever its privileges.
+/// MySQL 8.0+ only (the `log_max_modified_age_*` counters and where sync flushing starts),
+/// and MySQL 5.7 / MariaDB < 10.5.7 only (`max_checkpoint_age`, `log0log.cc
+/// log_calc_max_ages`): `null` on MariaDB 10.11 for every account, whatever its privileges.
 const NOT_ON_MARIADB: &[&str] = &[
     "redo.counter_async_bytes",
     "redo.counter_sync_bytes",
     "redo.sync_flush_bytes",
+    "redo.max_checkpoint_age_bytes",
 ];
 
 /// Figures every account reads, PROCESS or not.

@@ -1261,7 +1261,7 @@ pub fn mysql_8030() -> App {
     let info = builders::as_version(info, version, comment);
     let mut ev = vec![connected(info)];
     let mut more = samples(N, Counters::ALL_ON, None, |i| Second {
-        // Past where flushing starts (72.3 MiB) and the sync-flush point, below the stall.
+        // Past the flush-hard point (72.3 MiB) and the sync-flush point, below the stall.
         checkpoint_age: 60 * MIB + (19 * MIB) * i as u64 / N as u64,
         ..healthy_second(i)
     });
@@ -1293,7 +1293,7 @@ fn mysql_8_checkpoint_panel_in_its_own_words() {
     let r = &f.redo;
     let (age, start, sync_flush, stall) = (
         r.checkpoint_age_bytes.expect("age"),
-        r.async_point_bytes.expect("flushing starts"),
+        r.async_point_bytes.expect("flush hard"),
         r.sync_flush_bytes.expect("sync flush"),
         r.sync_point_bytes.expect("stall"),
     );
@@ -1302,10 +1302,7 @@ fn mysql_8_checkpoint_panel_in_its_own_words() {
     let theme = Theme::default();
     for (w, h) in SIZES {
         let text = plain(&screen(&app, &theme, w, h));
-        assert!(
-            text.contains("flushing starts 72.3 MiB"),
-            "{w}x{h}:\n{text}"
-        );
+        assert!(text.contains("flush hard 72.3 MiB"), "{w}x{h}:\n{text}");
         // Where the stall and sync-flush lines share a chart row, the stall is named.
         assert!(
             text.contains("stall — writes wait 83.4 MiB"),
@@ -1320,7 +1317,7 @@ fn mysql_8_checkpoint_panel_in_its_own_words() {
                 text.contains("counters say async 77.5 MiB · sync 83.1 MiB"),
                 "{text}"
             );
-            // MySQL 8's flushing start is not its async counter: never called async alone.
+            // MySQL 8.0.20+ flushes hard a margin before its async counter: never called async alone.
             assert!(!text.contains("past async"), "{text}");
             assert!(!text.contains("async 72.3"), "{text}");
         }

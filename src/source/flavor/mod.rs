@@ -2,20 +2,27 @@
 //! apply and what the knobs do. This directory is the ONLY place that knows how servers differ;
 //! everything else asks the [`Flavor`] it was handed. Here: what the server is (detection);
 //! `sql` what to ask it, `redo` its redo capacity and flush points, `knobs` what its purge and
-//! dirty-page settings do and how they can be changed; `words` what the redo points are called.
+//! dirty-page settings do and how they can be changed; `words` what the redo points are called;
+//! `flushing` what the page cleaner does for redo at an age (`innodb_adaptive_flushing[_lwm]`).
 
+mod flushing;
 mod knobs;
 mod redo;
+mod redo_early80;
 mod sql;
 mod words;
 
 use serde::{Deserialize, Serialize};
 
+pub use flushing::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeLines};
 pub use knobs::{DmlDelayRule, KnobSpec};
 pub use redo::{
     RedoPoints, mariadb_points, mysql_57_max_checkpoint_age, mysql_57_points,
     mysql_80_checkpoint_age_target, mysql_80_points, mysql_80_points_with, mysql_8030_points,
     mysql_8030_points_with,
+};
+pub use redo_early80::{
+    MYSQL_80_REWRITE, mysql_80_early_checkpoint_age_target, mysql_80_early_points_with,
 };
 pub use sql::{
     METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, SESSION_SUMS, STATUS, VARIABLES, read_only_key,
@@ -56,7 +63,8 @@ impl FlavorKind {
 pub enum RedoModel {
     /// MySQL/Percona ≤ 5.7: N files of `innodb_log_file_size`.
     Mysql57,
-    /// MySQL/Percona 8.0.0–8.0.29.
+    /// MySQL/Percona 8.0.0–8.0.29 (two arithmetics: before and after 8.0.20's rewrite of
+    /// `log0chkp.cc`, [`Flavor::before_80_rewrite`]).
     Mysql80,
     /// MySQL/Percona ≥ 8.0.30 and 8.4+: `innodb_redo_log_capacity`.
     Mysql8030,

@@ -1,6 +1,6 @@
 //! The redo model: where LSN and checkpoint come from on this server, its redo capacity, and
 //! the async and sync flush points (on MariaDB the furious-flush point `M`) by the server's own
-//! arithmetic (`log_calc_max_ages` and successors; formulas in METRICS.md).
+//! arithmetic (`log_calc_max_ages` and successors; formulas in docs/flushing.md).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,11 +25,19 @@ pub struct RedoPoints {
     /// MySQL 8.0+ only: where the page cleaner turns to sync flushing and ignores
     /// `innodb_io_capacity` (age + margin past the counter's sync value).
     pub sync_flush: Option<u64>,
+    /// The capacity `innodb_adaptive_flushing_lwm` is a percentage of (`buf0flu.cc
+    /// af_get_pct_for_lsn` / `Adaptive_flush::get_pct_for_lsn`, MariaDB `af_needed_for_redo`):
+    /// 5.7 `log_get_capacity()`, MySQL 8.0.30+ the free-check limit, MariaDB `log_capacity`.
+    pub lwm_base: u64,
+    /// MySQL 5.7 and MariaDB before 10.5.7: `max_checkpoint_age`, where `log_checkpoint_margin`
+    /// forces a synchronous checkpoint — the age can pass the sync point (user threads flush)
+    /// up to here. `None` where the stall line is the most redo that builds up.
+    pub max_checkpoint_age: Option<u64>,
 }
 
 impl RedoPoints {
     /// Points where the server acts at the values it reports (MySQL 5.7, MariaDB).
-    fn plain(capacity: u64, async_point: u64, sync_point: u64) -> RedoPoints {
+    fn plain(capacity: u64, async_point: u64, sync_point: u64, lwm_base: u64) -> RedoPoints {
         RedoPoints {
             capacity,
             async_point,
@@ -37,7 +45,16 @@ impl RedoPoints {
             counter_async: None,
             counter_sync: None,
             sync_flush: None,
+            lwm_base,
+            max_checkpoint_age: None,
         }
+    }
+
+    /// The most checkpoint age the server lets build up before it forces a checkpoint: the
+    /// recovery worst case. 5.7 / MariaDB < 10.5.7: `max_checkpoint_age` (`log0log.cc
+    /// log_checkpoint_margin`), 6.7 % past the sync point; elsewhere the stall line.
+    pub fn worst_case_age(&self) -> u64 {
+        self.max_checkpoint_age.unwrap_or(self.sync_point)
     }
 }
 
@@ -61,7 +78,7 @@ impl Flavor {
         })
     }
 
-    /// Capacity and the async/sync points from the server's variables (formulas in METRICS.md).
+    /// Capacity and the async/sync points from the server's variables (docs/flushing.md).
     /// MariaDB ≥ 10.5.7 reports its `M` as `Innodb_checkpoint_max_age`: that wins over the
     /// formula (which stays the cross-check), and async is `M − M/8` as the server computes it.
     pub fn redo_points(&self, info: &ServerInfo, latest: Option<&Sample>) -> Option<RedoPoints> {
@@ -78,7 +95,7 @@ impl Flavor {
             }
             RedoModel::Mysql80 => {
                 let size = info.var_u64("innodb_log_file_size")?;
-                Some(mysql_80_points_with(size, files(), page, tc))
+                Some(self.mysql_80(size, files(), page, tc))
             }
             RedoModel::Mysql57 => {
                 let size = info.var_u64("innodb_log_file_size")?;
@@ -100,7 +117,7 @@ impl Flavor {
                     .and_then(|s| s.status("Innodb_checkpoint_max_age"))
                     .filter(|m| *m > 0);
                 Some(match reported {
-                    Some(m) => RedoPoints::plain(size, m - m / 8, m),
+                    Some(m) => RedoPoints::plain(size, m - m / 8, m, formula.lwm_base),
                     None => formula,
                 })
             }
@@ -163,9 +180,7 @@ impl Flavor {
         let files = self.redo_size_files(files);
         match self.redo {
             RedoModel::Mysql8030 => mysql_8030_points_with(capacity, page, thread_concurrency),
-            RedoModel::Mysql80 => {
-                mysql_80_points_with(capacity / files, files, page, thread_concurrency)
-            }
+            RedoModel::Mysql80 => self.mysql_80(capacity / files, files, page, thread_concurrency),
             RedoModel::Mysql57 | RedoModel::MariadbLegacy => {
                 mysql_57_points(capacity / files, files, page, thread_concurrency)
             }
@@ -205,25 +220,30 @@ impl Flavor {
     /// What happens to writes past the stall line, in the DBA's words for this flavour.
     pub fn sync_point_effect(&self) -> &'static str {
         match self.redo {
-            RedoModel::Mariadb => "furious flushing past M: user threads wait for the page cleaner",
+            RedoModel::Mariadb => {
+                "furious flushing past M (buf_flush_sync_lsn): user threads wait for the page \
+                 cleaner, counted as sync flushing"
+            }
             RedoModel::Mysql80 | RedoModel::Mysql8030 => {
                 "past the free-check limit every write waits for the checkpoint to advance \
                  (from the sync-flush point on, the page cleaner already ignores innodb_io_capacity)"
             }
             RedoModel::Mysql57 | RedoModel::MariadbLegacy => {
-                "sync flushing: writes stall until the checkpoint advances"
+                "user threads flush synchronously (counted as sync flushing) and writes stall \
+                 until the checkpoint advances; at max_checkpoint_age a synchronous checkpoint \
+                 (log_checkpoint_margin)"
             }
         }
     }
 }
 
-const LOG_FILE_HDR_SIZE: u64 = 2048;
-const LOG_BLOCK: u64 = 512;
+pub(super) const LOG_FILE_HDR_SIZE: u64 = 2048;
+pub(super) const LOG_BLOCK: u64 = 512;
 /// A 512-byte log block carries 12 bytes of header and 4 of trailer around its data.
 const LOG_BLOCK_HDR_SIZE: u64 = 12;
-const LOG_BLOCK_DATA_SIZE: u64 = 496;
+pub(super) const LOG_BLOCK_DATA_SIZE: u64 = 496;
 
-fn align_down(v: u64, to: u64) -> u64 {
+pub(super) fn align_down(v: u64, to: u64) -> u64 {
     v - v % to
 }
 
@@ -232,7 +252,7 @@ fn align_up(v: u64, to: u64) -> u64 {
 }
 
 /// `log0log.h log_translate_sn_to_lsn`: data bytes (sn) to LSN bytes, block headers included.
-fn sn_to_lsn(sn: u64) -> u64 {
+pub(super) fn sn_to_lsn(sn: u64) -> u64 {
     sn / LOG_BLOCK_DATA_SIZE * LOG_BLOCK + sn % LOG_BLOCK_DATA_SIZE + LOG_BLOCK_HDR_SIZE
 }
 
@@ -251,11 +271,18 @@ pub fn mysql_57_points(
     thread_concurrency: u64,
 ) -> RedoPoints {
     let margin = mysql_57_max_checkpoint_age(file_size, files, page, thread_concurrency);
-    RedoPoints::plain(
-        files.saturating_mul(file_size),
-        margin - margin / 8,
-        margin - margin / 16,
-    )
+    // `log_sys->log_group_capacity`: what 5.7 `log_get_capacity()` returns to
+    // `af_get_pct_for_lsn` (and MariaDB 10.2–10.5.6's `log_sys.log_capacity`).
+    let group = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
+    RedoPoints {
+        max_checkpoint_age: Some(margin),
+        ..RedoPoints::plain(
+            files.saturating_mul(file_size),
+            margin - margin / 8,
+            margin - margin / 16,
+            group - group / 10,
+        )
+    }
 }
 
 /// `log_calc_max_ages`' margin = `max_checkpoint_age` (MySQL/Percona 5.x, MariaDB before
@@ -275,7 +302,7 @@ pub fn mysql_57_max_checkpoint_age(
     margin
 }
 
-/// MySQL 8.0.0–8.0.29 `log_calc_max_ages`: `max_checkpoint_age_async` = align_up(limit −
+/// MySQL 8.0.20–8.0.29 `log_calc_max_ages`: `max_checkpoint_age_async` = align_up(limit −
 /// limit/32), what Percona 8.0 prints as `Checkpoint age target`.
 pub fn mysql_80_checkpoint_age_target(file_size: u64, files: u64, page: u64) -> u64 {
     let real = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
@@ -285,12 +312,13 @@ pub fn mysql_80_checkpoint_age_target(file_size: u64, files: u64, page: u64) -> 
     align_up(limit - limit / 32, LOG_BLOCK)
 }
 
-/// MySQL 8.0.0–8.0.29 with the defaults (16 KiB pages, `innodb_thread_concurrency` 0).
+/// MySQL 8.0.20–8.0.29 with the defaults (16 KiB pages, `innodb_thread_concurrency` 0).
 pub fn mysql_80_points(file_size: u64, files: u64, page: u64) -> RedoPoints {
     mysql_80_points_with(file_size, files, page, 0)
 }
 
-/// MySQL 8.0.0–8.0.29, `log0chkp.cc` (8.0.2x): `log_calc_max_ages` gives the counters'
+/// MySQL 8.0.20–8.0.29 (after the 2020 rewrite; before it see [`mysql_80_early_points_with`]),
+/// `log0chkp.cc`: `log_calc_max_ages` gives the counters'
 /// values; `log_calc_concurrency_margin` the margin `log_free_check_margin` adds (the
 /// dict-persist margin, which no variable shows, taken as 0). The page cleaner starts at
 /// `log_get_max_modified_age_async` = async − margin, sync flushing when age + margin > sync
@@ -320,6 +348,10 @@ pub fn mysql_80_points_with(
         counter_async: Some(counter_async),
         counter_sync: Some(counter_sync),
         sync_flush: Some(counter_sync.saturating_sub(margin)),
+        // `log_get_capacity()`: "capacity of log files excluding headers of the log files"
+        // (its declaration in `log0log.h`): `lsn_real_capacity`.
+        lwm_base: real,
+        max_checkpoint_age: None,
     }
 }
 
@@ -355,13 +387,18 @@ pub fn mysql_8030_points_with(capacity: u64, page: u64, thread_concurrency: u64)
         LOG_BLOCK,
     )));
     let margin = sn_to_lsn(concurrency);
+    let free_check = align_down(soft.saturating_sub(margin), LOG_BLOCK);
     RedoPoints {
         capacity,
         async_point: align_down(counter_async.saturating_sub(margin), LOG_BLOCK),
-        sync_point: align_down(soft.saturating_sub(margin), LOG_BLOCK),
+        sync_point: free_check,
         counter_async: Some(counter_async),
         counter_sync: Some(counter_sync),
         sync_flush: Some(counter_sync.saturating_sub(margin)),
+        // `Adaptive_flush::get_pct_for_lsn`: lwm % of `limit_for_free_check`
+        // (`log_files_capacity_get_limits`).
+        lwm_base: free_check,
+        max_checkpoint_age: None,
     }
 }
 
@@ -377,7 +414,8 @@ pub fn mariadb_points(file_size: u64, page: u64, version: (u32, u32)) -> RedoPoi
     let log_capacity = cap - cap / 10;
     let mut m = log_capacity.saturating_sub(48 * page);
     m -= m / 10;
-    RedoPoints::plain(file_size, m - m / 8, m)
+    // `af_needed_for_redo` / `af_get_pct_for_lsn`: lwm % of `log_sys.log_capacity`.
+    RedoPoints::plain(file_size, m - m / 8, m, log_capacity)
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ pub const VARIABLES: &[&str] = &[
     "innodb_max_purge_lag_delay",
     "innodb_undo_tablespaces",
     "innodb_flush_log_at_trx_commit",
+    "innodb_adaptive_flushing",
     "innodb_adaptive_flushing_lwm",
     "performance_schema",
 ];

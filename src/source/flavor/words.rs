@@ -1,15 +1,21 @@
 //! What the redo flush points are called on each flavour, in the words a DBA reads on the
-//! checkpoint gauge and chart; `--once --format text` reads the same words (MariaDB's async
-//! and furious flush (M); MySQL 8.0+'s flushing starts, sync flush and stall).
+//! checkpoint gauge and chart (`--once --format text` says the same): the adaptive-flushing
+//! lwm (where redo-driven flushing starts, `buf0flu.cc`), the async point (MySQL 8.0+: "flush
+//! hard", a margin before its counter), MySQL 8.0+'s sync flushing, the stall point by its name.
 
 use super::{Flavor, FlavorKind, RedoModel};
 
 /// Names of the checkpoint-age lines: long where there is room, short on a crowded gauge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PointWords {
-    /// Where flushing starts (`async_point_bytes`): `async` where the server acts at the
-    /// async point it reports; MySQL 8.0+ acts a concurrency margin before its counter
-    /// (`log_get_max_modified_age_async`), so the counter's name would mislead there.
+    /// Where redo-driven flushing starts with `innodb_adaptive_flushing=ON`
+    /// (`adaptive_lwm_bytes`): `innodb_adaptive_flushing_lwm` % of the capacity.
+    pub lwm: &'static str,
+    pub lwm_short: &'static str,
+    /// Where the page cleaner flushes hard (`async_point_bytes`; with adaptive flushing OFF,
+    /// where it starts): `async` where the server acts at the async point it reports; MySQL
+    /// 8.0.20+ acts a concurrency margin before its counter (`log_get_max_modified_age_async`),
+    /// so the counter's name would mislead there. (Not "flushing starts": that is the lwm.)
     pub flushing_starts: &'static str,
     pub flushing_starts_short: &'static str,
     /// MySQL 8.0+ only (`sync_flush_bytes`): the page cleaner ignores `innodb_io_capacity`
@@ -31,12 +37,20 @@ impl PointWords {
     /// mariadb or percona; `server.version`): a replay, the headless text. The words do not
     /// depend on what detection from the version alone cannot tell (8.0 before or after .30).
     pub fn of_server(flavor: &str, version: &str) -> PointWords {
+        Flavor::of_server(flavor, version).point_words()
+    }
+}
+
+impl Flavor {
+    /// The flavour of a server known only by what its figures carry (`server.flavor`: mysql,
+    /// mariadb or percona; `server.version`): a replay, the headless text.
+    pub fn of_server(flavor: &str, version: &str) -> Flavor {
         let comment = if flavor == FlavorKind::Mariadb.as_str() {
             "MariaDB"
         } else {
             ""
         };
-        Flavor::detect(version, comment, false).point_words()
+        Flavor::detect(version, comment, false)
     }
 }
 
@@ -44,16 +58,20 @@ impl Flavor {
     pub fn point_words(&self) -> PointWords {
         match self.redo {
             RedoModel::Mysql80 | RedoModel::Mysql8030 => PointWords {
-                flushing_starts: "flushing starts",
-                flushing_starts_short: "flush start",
+                lwm: "adaptive lwm",
+                lwm_short: "lwm",
+                flushing_starts: "flush hard",
+                flushing_starts_short: "flush hard",
                 sync_flush: Some("sync flush"),
                 stall: "stall — writes wait",
                 stall_short: "stall",
-                below_flushing: "below flushing start",
-                past_flushing: "past flushing start",
+                below_flushing: "below flush hard",
+                past_flushing: "past flush hard",
                 past_stall: "past stall — writes wait",
             },
             RedoModel::Mariadb => PointWords {
+                lwm: "adaptive lwm",
+                lwm_short: "lwm",
                 flushing_starts: "async",
                 flushing_starts_short: "async",
                 sync_flush: None,
@@ -64,6 +82,8 @@ impl Flavor {
                 past_stall: "past M",
             },
             RedoModel::Mysql57 | RedoModel::MariadbLegacy => PointWords {
+                lwm: "adaptive lwm",
+                lwm_short: "lwm",
                 flushing_starts: "async",
                 flushing_starts_short: "async",
                 sync_flush: None,
@@ -84,7 +104,9 @@ mod tests {
     #[test]
     fn mysql_8_is_not_called_async() {
         let m8 = Flavor::detect("8.0.36", "MySQL Community Server - GPL", true).point_words();
-        assert_eq!(m8.flushing_starts, "flushing starts");
+        // Flushing starts at the lwm (`Adaptive_flush::get_pct_for_lsn`), not here.
+        assert_eq!(m8.flushing_starts, "flush hard");
+        assert_eq!(m8.lwm_short, "lwm");
         assert_eq!(m8.sync_flush, Some("sync flush"));
         assert!(m8.stall.starts_with("stall"));
         let m57 = Flavor::detect("5.7.44-log", "MySQL Community Server (GPL)", false).point_words();

@@ -363,3 +363,25 @@ fn nonsense_rates_are_refused() {
         None
     );
 }
+
+/// MySQL 5.7 / MariaDB < 10.5.7 (`log0log.cc log_calc_max_ages`, `log_checkpoint_margin`): past
+/// the sync point (margin − margin/16) user threads flush, and only at `max_checkpoint_age`
+/// (the margin) a synchronous checkpoint is forced, so the worst case is taken there — 6.7 %
+/// more redo than at sync. 2 × 48 MiB: margin 80,826,164, sync 75,774,529.
+#[test]
+fn worst_case_on_57_is_max_checkpoint_age_not_the_sync_point() {
+    let p = crate::source::flavor::mysql_57_points(48 * 1024 * 1024, 2, 16384, 0);
+    assert_eq!((p.sync_point, p.worst_case_age()), (75_774_529, 80_826_164));
+    let mut f = figures(1_000_000, p.sync_point, 0, None);
+    f.redo.max_checkpoint_age_bytes = p.max_checkpoint_age;
+    let m = RecoveryModel::with_rate(1_000_000.0).expect("positive");
+    let r = m.estimate(&f).expect("estimate");
+    assert_eq!(r.worst_case_redo_bytes, Some(80_826_164));
+    assert!(
+        r.worst_case_s
+            .is_some_and(|w| (w - 80.826_164).abs() < 1e-9)
+    );
+    // Elsewhere (MySQL 8.0+, MariaDB ≥ 10.5.7) the stall line is the worst case.
+    let eight = crate::source::flavor::mysql_8030_points(100 * 1024 * 1024);
+    assert_eq!(eight.worst_case_age(), eight.sync_point);
+}

@@ -20,15 +20,18 @@ fn flush_pressure_warning_at_async_critical_at_sync() {
     let w = out[5].get(VerdictKind::FlushPressure).expect("warning");
     assert_eq!(w.severity, Severity::Warning);
     assert_eq!(w.since, at(0));
+    // MySQL past async (buf0flu.cc Adaptive_flush::get_pct_for_lsn, lsn_age_factor ≥ 100):
+    // adaptive flushing at full pace, counted in buffer_flush_adaptive_*.
     assert!(
-        w.message.contains("adaptive flushing working hard"),
+        w.message.contains("adaptive flushing at full pace")
+            && w.message.contains("counted as adaptive"),
         "{}",
         w.message
     );
-    // MySQL 8.0+ acts before its async counter (log0chkp.cc log_get_max_modified_age_async
+    // MySQL 8.0.20+ acts before its async counter (log0chkp.cc log_get_max_modified_age_async
     // minus the free-check margin): the verdict names that point as the panel does.
     assert!(
-        w.message.contains("is past where flushing starts"),
+        w.message.contains("is past the flush hard point"),
         "{}",
         w.message
     );
@@ -106,4 +109,48 @@ fn dirty_pages_past_their_maximum_warn() {
         "{}",
         v.message
     );
+}
+
+/// MariaDB past async: `buf_flush_ahead` sets `buf_flush_async_lsn` and the page cleaner flushes
+/// to it at innodb_io_capacity_max, counted as background (`buf0flu.cc buf_flush_page_cleaner`,
+/// `try_checkpoint:` MONITOR_FLUSH_BACKGROUND_*) — measured on 10.11: the adaptive counter stood
+/// still for 150 s above async. The verdict says so, and the regime is `past_async`.
+#[test]
+fn mariadb_past_async_names_flush_ahead_not_adaptive() {
+    let p = mariadb_points(64 * MIB, 16_384, (10, 11));
+    let mut f = fig(0);
+    f.redo.capacity_bytes = Some(p.capacity);
+    f.redo.async_point_bytes = Some(p.async_point);
+    f.redo.sync_point_bytes = Some(p.sync_point);
+    f.redo.sync_flush_bytes = None;
+    f.redo.adaptive_lwm_bytes = Some(6_038_691);
+    f.redo.checkpoint_age_bytes = Some(p.async_point + 1);
+    let mut e = VerdictEngine::default();
+    e.observe(0.0, &f, mariadb());
+    f.sampled_at = at(1);
+    let a = e.observe(1.0, &f, mariadb());
+    let v = a.get(VerdictKind::FlushPressure).expect("past async");
+    assert!(
+        v.message.contains("buf_flush_ahead") && v.message.contains("counted as background"),
+        "{}",
+        v.message
+    );
+    assert!(
+        !v.message.contains("adaptive flushing at full pace"),
+        "{}",
+        v.message
+    );
+    assert_eq!(
+        a.flush.regime,
+        Some(crate::source::flavor::FlushRegime::PastAsync)
+    );
+    // Between lwm and async with adaptive flushing on: the adaptive regime, no verdict.
+    f.redo.checkpoint_age_bytes = Some(7_000_000);
+    let mut e = VerdictEngine::default();
+    let a = e.observe(0.0, &f, mariadb());
+    assert_eq!(
+        a.flush.regime,
+        Some(crate::source::flavor::FlushRegime::Adaptive)
+    );
+    assert!(a.get(VerdictKind::FlushPressure).is_none());
 }

@@ -158,8 +158,15 @@ fn mysql_57_and_80_two_files_by_hand() {
         (Some(70_722_894), Some(75_774_529))
     );
     assert_eq!((w.seconds_past_async, w.seconds_past_sync), (2.0, 1.0));
+    // The worst case at max_checkpoint_age (log0log.cc log_checkpoint_margin), 80,826,164
+    // bytes at the published 10 GB / 20 min, not at the sync point.
+    let worst = w.worst_case_recovery_s.expect("worst case");
+    assert!(
+        (worst - 80_826_164.0 * 1_200.0 / 10e9).abs() < 1e-6,
+        "{worst}"
+    );
 
-    // MySQL 8.0.0–8.0.29, 2 × 48 MiB, where the server acts (log0chkp.cc log_calc_max_ages
+    // MySQL 8.0.20–8.0.29, 2 × 48 MiB, where the server acts (log0chkp.cc log_calc_max_ages
     // and log_calc_concurrency_margin): counter async 75,305,984 − margin 5,487,580 →
     // 69,818,368 (to 512); writes wait at the free-check limit, 80,576,000.
     let i = info("8.0.28", "MySQL Community Server - GPL", &[]);
