@@ -40,6 +40,7 @@ mod hostile;
 mod incident;
 mod layers;
 mod live_dml_delay;
+mod live_flushing;
 mod live_once;
 mod login_path;
 mod package;

@@ -4,7 +4,7 @@
 //! variable at runtime, `innodb_adaptive_flushing=OFF` is read, and the regime the JSON gives
 //! is the one the figures beside it imply (docs/flushing.md).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -58,7 +58,7 @@ async fn mariadb_lwm_and_regime_follow_the_server() {
         .sql("SET GLOBAL innodb_adaptive_flushing = OFF")
         .await;
     let load = WriteLoad::start(server.opts(), 4);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    load.wait_ops(100).await;
     let off = common::once_json(&server.conn_args(), &[]);
     load.stop().await;
     assert_eq!(u(&off, &["redo", "adaptive_lwm_bytes"]), Some(4_526_530));
