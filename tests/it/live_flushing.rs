@@ -6,7 +6,6 @@
 
 use crate::common;
 
-use std::time::Duration;
 
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
