@@ -103,10 +103,7 @@ pub fn text(f: &Figures) -> String {
         rate(p.undo_pages_per_s),
         rate(p.inflow_records_per_s),
         p.state.as_deref().unwrap_or("n/a"),
-        opt(p.lag_trx, |l| match p.pace {
-            Some(pace) if pace < 0.1 => format!("{l} trx (not moving)"),
-            _ => format!("{l} trx"),
-        }),
+        purge_lag(p),
         opt(p.open_rw_trx, |n| n.to_string()),
         opt(p.threads, |t| t.to_string()),
         opt(p.max_purge_lag, |t| t.to_string()),
@@ -167,6 +164,22 @@ pub fn text(f: &Figures) -> String {
     // Server text (names, statements, versions, error messages) must not reach a terminal
     // as escape sequences or control characters.
     o.lines().map(|l| strip_controls(l) + "\n").collect()
+}
+
+/// Purge's lag: its time and transactions estimate, the transaction numbers they come from,
+/// and the estimate's basis (`12s, ≤7.3k trx (14584 trx numbers; at most: 2 …)`).
+fn purge_lag(p: &Purge) -> String {
+    let Some(words) = p.lag_words() else {
+        return "n/a".into();
+    };
+    let moving = match p.pace {
+        Some(pace) if pace < 0.1 && p.lag_trx != Some(0) => ", not moving",
+        _ => "",
+    };
+    match (p.lag_trx, p.lag_transactions_basis.as_deref()) {
+        (Some(n), Some(basis)) if n > 0 => format!("{words}{moving} ({n} trx numbers; {basis})"),
+        _ => format!("{words}{moving}"),
+    }
 }
 
 /// " (armed: N µs once purge runs)" when the formula's delay is not what writes pay now.

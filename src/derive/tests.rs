@@ -107,6 +107,8 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
         vec![
             FigureId::PurgeState,
             FigureId::PurgeLagTrx,
+            FigureId::PurgeLagSeconds,
+            FigureId::PurgeLagTransactions,
             FigureId::PurgePace,
             FigureId::PurgePaceOver
         ]

@@ -52,6 +52,7 @@ figure_ids! {
     HistoryLength => "history.length",
     HistoryGrowth => "history.growth_per_s",
     HistoryHeldBack => "history.held_back",
+    HistoryHeldBy => "history.held_by",
     PurgeRecords => "purge.records_per_s",
     PurgeUndoPages => "purge.undo_pages_per_s",
     PurgeInflow => "purge.inflow_records_per_s",
@@ -64,6 +65,8 @@ figure_ids! {
     MaxPurgeLagDelay => "purge.max_purge_lag_delay_us",
     PurgeBlocked => "purge.blocked",
     PurgeLagTrx => "purge.lag_trx",
+    PurgeLagSeconds => "purge.lag_s",
+    PurgeLagTransactions => "purge.lag_transactions",
     PurgePace => "purge.pace",
     PurgePaceOver => "purge.pace_over_s",
     OpenTrx => "purge.open_trx",
@@ -156,6 +159,7 @@ impl FigureId {
             SourceKind::InnodbTrx => &[
                 Blocker,
                 HistoryHeldBack,
+                HistoryHeldBy,
                 PurgeBlocked,
                 OpenTrx,
                 OpenRwTrx,
@@ -164,6 +168,8 @@ impl FigureId {
             SourceKind::InnodbStatus => &[
                 PurgeState,
                 PurgeLagTrx,
+                PurgeLagSeconds,
+                PurgeLagTransactions,
                 PurgePace,
                 PurgePaceOver,
                 RedoLsn,
@@ -263,6 +269,7 @@ mod tests {
             [
                 "blocker",
                 "history.held_back",
+                "history.held_by",
                 "purge.blocked",
                 "purge.open_trx",
                 "purge.open_rw_trx",
