@@ -167,7 +167,7 @@ pub fn text(f: &Figures) -> String {
 }
 
 /// Purge's lag: its time and transactions estimate, the transaction numbers they come from,
-/// and the estimate's basis (`12s, ≤7.3k trx (14584 trx numbers; at most: 2 …)`).
+/// and the estimate's basis (`≈12s, ≤7292 trx (14584 trx numbers; at most: 2 …)`).
 fn purge_lag(p: &Purge) -> String {
     let Some(words) = p.lag_words() else {
         return "n/a".into();
