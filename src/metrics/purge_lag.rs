@@ -36,8 +36,11 @@ pub(super) fn seconds_behind(
         return Some((0.0, LagSecondsFrom::Readings));
     }
     // The newest reading at or below purge's position, and the one after it.
-    let pairs = readings.iter().zip(readings.iter().skip(1));
-    if let Some((&(t0, c0), &(t1, c1))) = pairs.filter(|(a, b)| a.1 <= done && b.1 > done).last() {
+    let passed = (1..readings.len())
+        .rev()
+        .map(|i| (readings[i - 1], readings[i]))
+        .find(|(a, b)| a.1 <= done && b.1 > done);
+    if let Some(((t0, c0), (t1, c1))) = passed {
         let passed_at = t0 + (done - c0) as f64 / (c1 - c0) as f64 * (t1 - t0);
         return Some(((t_last - passed_at).max(0.0), LagSecondsFrom::Readings));
     }
