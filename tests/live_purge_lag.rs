@@ -202,3 +202,51 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
     }
     load.stop().await;
 }
+
+/// Issue 25's case on a private MariaDB ≥ 10.6.16 (MDEV-32050): several sessions each hold an
+/// open write while others commit; once history has piled up, `--once` names the oldest
+/// writer in its verdict, and `history.held_by` — what the History panel draws — names the
+/// same session, with the verdict's severity and how many are open (it said "no blocker").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_by_names_the_open_writer_the_verdict_names() {
+    const WRITERS: u64 = 8;
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::start(server.opts(), 3);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let mut writers = Vec::new();
+    for _ in 0..WRITERS {
+        writers.push(BlockingSnapshot::open_writer(server.opts()).await);
+    }
+    let started = Instant::now();
+    while server.status_u64("Innodb_history_list_length").await < 12_000 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "history should pile up behind the open writers"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let v = common::once_json(&server.conn_args(), &[]);
+    load.stop().await;
+    let verdict = &v["verdicts"][0];
+    assert_eq!(
+        verdict["kind"], "history_held_by_open_writes",
+        "{}",
+        v["verdicts"]
+    );
+    let held = &v["history"]["held_by"];
+    assert_eq!(held["by"], "open_writes", "{held}");
+    assert_eq!(held["thread_id"], verdict["thread_id"], "{held}");
+    assert_eq!(
+        held["thread_id"].as_u64(),
+        Some(writers[0].thread_id()),
+        "{held}"
+    );
+    assert_eq!(held["severity"], verdict["severity"], "{held}");
+    assert!(
+        held["open"].as_u64().is_some_and(|n| n >= WRITERS),
+        "{held}"
+    );
+    for w in writers {
+        w.commit().await;
+    }
+}
