@@ -119,9 +119,15 @@ pub fn text(f: &Figures) -> String {
     );
     // What the page cleaner does at this age, as the checkpoint panel says it (judged once).
     if let Some(regime) = r.flush_regime {
-        let lwm_pct = r.adaptive_lwm_pct.unwrap_or(DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
+        let lwm_pct = r
+            .adaptive_lwm_pct
+            .unwrap_or(DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
         let flavor = Flavor::of_server(&f.server.flavor, &f.server.version);
-        let _ = writeln!(o, "          {}", flavor.flush_regime_words(regime, lwm_pct));
+        let _ = writeln!(
+            o,
+            "          {}",
+            flavor.flush_regime_words(regime, lwm_pct)
+        );
     }
     // MySQL 8.0+: the server acts a concurrency margin before what its counters report.
     if let (Some(a), Some(s)) = (r.counter_async_bytes, r.counter_sync_bytes) {
@@ -164,10 +170,7 @@ pub fn text(f: &Figures) -> String {
         rate(p.undo_pages_per_s),
         rate(p.inflow_records_per_s),
         p.state.as_deref().unwrap_or("n/a"),
-        opt(p.lag_trx, |l| match p.pace {
-            Some(pace) if pace < 0.1 => format!("{l} trx (not moving)"),
-            _ => format!("{l} trx"),
-        }),
+        purge_lag(p),
         opt(p.open_rw_trx, |n| n.to_string()),
         opt(p.threads, |t| t.to_string()),
         opt(p.max_purge_lag, |t| t.to_string()),
@@ -251,6 +254,22 @@ fn recovery(rec: &Recovery, stall_short: &str) -> String {
         bytes(rec.rate_bytes_per_s as u64),
         sanitize(&rec.rate_source, 200),
     )
+}
+
+/// Purge's lag: its time and transactions estimate, the transaction numbers they come from,
+/// and the estimate's basis (`≈12s, ≤7292 trx (14584 trx numbers; at most: 2 …)`).
+fn purge_lag(p: &Purge) -> String {
+    let Some(words) = p.lag_words() else {
+        return "n/a".into();
+    };
+    let moving = match p.pace {
+        Some(pace) if pace < 0.1 && p.lag_trx != Some(0) => ", not moving",
+        _ => "",
+    };
+    match (p.lag_trx, p.lag_transactions_basis.as_deref()) {
+        (Some(n), Some(basis)) if n > 0 => format!("{words}{moving} ({n} trx numbers; {basis})"),
+        _ => format!("{words}{moving}"),
+    }
 }
 
 /// " (armed: N µs once purge runs)" when the formula's delay is not what writes pay now.

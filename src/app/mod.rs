@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod keys;
 pub mod notes;
+mod now;
 pub mod replay;
 mod server_keys;
 
@@ -347,29 +348,6 @@ impl App {
 
     pub fn is_frozen(&self) -> bool {
         self.frozen.is_some()
-    }
-
-    /// The verdicts the verdict line shows: the latest figures' — except that while live data
-    /// stops coming (STALE, DISCONNECTED) an `unknown` verdict saying for how long comes first
-    /// and the old "healthy" goes (`verdicts::without_fresh_data`). A frozen or replayed
-    /// moment shows its verdicts as they were.
-    pub fn verdicts_now(&self) -> Vec<crate::figures::Verdict> {
-        let Some(latest) = self.view().latest.as_ref() else {
-            return Vec::new();
-        };
-        if self.replay.is_some() || self.is_frozen() {
-            return latest.verdicts.clone();
-        }
-        match self.freshness() {
-            Freshness::Stale { .. } | Freshness::Disconnected { .. } => {
-                crate::verdicts::without_fresh_data(
-                    &latest.verdicts,
-                    secs_between(latest.sampled_at, self.now),
-                    latest.sampled_at,
-                )
-            }
-            Freshness::Waiting | Freshness::Fresh { .. } => latest.verdicts.clone(),
-        }
     }
 
     pub fn freshness(&self) -> Freshness {

@@ -8,7 +8,7 @@ mod state;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::figures::Figures;
+use crate::figures::{Figures, HeldBy, Severity, VerdictKind};
 use crate::metrics::Measurer;
 use crate::sample::{Sample, ServerInfo, SourceEvent};
 use crate::verdicts::{EngineConfig, Hysteresis, RecoveryModel, RedoLayout, VerdictEngine};
@@ -163,11 +163,39 @@ impl Deriver {
         figures.purge.blocked = a.purge.blocked;
         figures.purge.dml_delay_applied_us = a.purge.dml_delay_applied_us;
         figures.verdicts = a.verdicts;
+        figures.history.held_by = held_by(figures);
         figures.recovery = a.recovery;
         figures.sizing = a.sizing;
         // A refused source now also names the judgements it leaves unknown.
         crate::metrics::name_null_figures(figures);
     }
+}
+
+/// What holds history, as the verdicts name it, with their severity: a read view purge
+/// cannot pass (its verdict, else `purge.blocked` before the verdict's hysteresis lets it in,
+/// at the warning that verdict starts from), or open read-write transactions.
+fn held_by(f: &Figures) -> Option<HeldBy> {
+    let verdict = |k: VerdictKind| f.verdicts.iter().find(|v| v.kind == k && !v.clearing);
+    let read_view = verdict(VerdictKind::BlockedByReadView)
+        .map(|v| v.severity)
+        .or_else(|| (f.purge.blocked == Some(true)).then_some(Severity::Warning));
+    if let (Some(severity), Some(b)) = (read_view, f.blocker.as_ref()) {
+        return Some(HeldBy::ReadView {
+            trx_id: b.trx_id.clone(),
+            thread_id: b.thread_id,
+            age_s: b.age_s,
+            severity,
+        });
+    }
+    let writes = verdict(VerdictKind::HistoryHeldByOpenWrites)?;
+    let oldest = f.purge.oldest_rw.as_ref();
+    Some(HeldBy::OpenWrites {
+        trx_id: oldest.map(|o| o.trx_id.clone()),
+        thread_id: oldest.and_then(|o| o.thread_id),
+        age_s: oldest.map(|o| o.age_s),
+        open: f.purge.open_rw_trx,
+        severity: writes.severity,
+    })
 }
 
 #[cfg(test)]

@@ -107,6 +107,10 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
         vec![
             FigureId::PurgeState,
             FigureId::PurgeLagTrx,
+            FigureId::PurgeLagSeconds,
+            FigureId::PurgeLagSecondsFrom,
+            FigureId::PurgeLagTransactions,
+            FigureId::PurgeLagBasis,
             FigureId::PurgePace,
             FigureId::PurgePaceOver
         ]
@@ -518,4 +522,67 @@ fn no_history_growth_spans_a_restart() {
             .map(|f| f.history.growth_per_s)
             .collect::<Vec<_>>()
     );
+}
+
+/// `history.held_by` is what the verdicts name, in their severity: the read view of
+/// `blocked_by_read_view` (or of `purge.blocked` before its hysteresis lets it in, at the
+/// warning it starts from), else the oldest writer of `history_held_by_open_writes`.
+#[test]
+fn held_by_names_what_the_verdict_names() {
+    use crate::figures::{Blocker, OldestRw, Verdict};
+    let verdict = |kind, severity| Verdict {
+        kind,
+        severity,
+        since: Utc::now(),
+        message: String::new(),
+        thread_id: None,
+        clearing: false,
+        missing: Vec::new(),
+    };
+    let mut f = Figures {
+        blocker: Some(Blocker {
+            trx_id: "421".into(),
+            thread_id: Some(42),
+            age_s: 61,
+            ..Blocker::default()
+        }),
+        ..Figures::default()
+    };
+    f.purge.oldest_rw = Some(OldestRw {
+        trx_id: "90210".into(),
+        thread_id: Some(6028),
+        age_s: 95,
+    });
+    f.purge.open_rw_trx = Some(50);
+    // An old view purge passes, nothing judged: nothing holds history.
+    f.purge.blocked = Some(false);
+    assert_eq!(held_by(&f), None);
+    // Blocked, the verdict not in yet: the view, at warning.
+    f.purge.blocked = Some(true);
+    assert_eq!(
+        held_by(&f).map(|h| (h.thread_id(), h.severity())),
+        Some((Some(42), Severity::Warning))
+    );
+    // The verdict in, critical: its severity.
+    f.verdicts = vec![verdict(VerdictKind::BlockedByReadView, Severity::Critical)];
+    assert_eq!(held_by(&f).map(|h| h.severity()), Some(Severity::Critical));
+    // Open writes: the oldest writer, how many are open, the verdict's severity.
+    f.purge.blocked = Some(false);
+    f.verdicts = vec![verdict(
+        VerdictKind::HistoryHeldByOpenWrites,
+        Severity::Warning,
+    )];
+    assert_eq!(
+        held_by(&f),
+        Some(HeldBy::OpenWrites {
+            trx_id: Some("90210".into()),
+            thread_id: Some(6028),
+            age_s: Some(95),
+            open: Some(50),
+            severity: Severity::Warning,
+        })
+    );
+    // A verdict on its way out names nothing now.
+    f.verdicts[0].clearing = true;
+    assert_eq!(held_by(&f), None);
 }

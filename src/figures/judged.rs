@@ -39,9 +39,10 @@ pub enum VerdictKind {
     PurgeLagTrap,
     /// No blocker, yet history grows: purge removes less than the writes add.
     PurgeTooSlow,
-    /// Purge has caught up, yet history stays high: open write transactions keep their
-    /// rollback segments in use, so the undo logs purge has processed cannot be freed
-    /// (MariaDB `trx0purge.cc trx_purge_truncate_history`).
+    /// Purge has caught up, yet history stays high: MariaDB frees a rollback segment's
+    /// processed history only once the purge view sees its last writer, and that view stops
+    /// at the oldest open read-write transaction (`trx0purge.cc
+    /// purge_sys_t::iterator::free_history_rseg`, MDEV-32050).
     HistoryHeldByOpenWrites,
     /// Checkpoint age past the async/sync point, or dirty pages past their maximum.
     FlushPressure,

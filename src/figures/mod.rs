@@ -305,6 +305,48 @@ pub struct History {
     /// History the oldest read view holds back (history now − history when it started).
     #[serde(default)]
     pub held_back: Option<u64>,
+    /// What holds history now, as the verdict names it (`blocked_by_read_view`,
+    /// `history_held_by_open_writes`), with its severity: set once in derive so the History
+    /// panel, the verdict line and JSON name the same holder. `null` when nothing holds it
+    /// (or INNODB_TRX is unreadable: see `purge.blocked`).
+    #[serde(default)]
+    pub held_by: Option<HeldBy>,
+}
+
+/// What keeps history from being purged or freed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum HeldBy {
+    /// A read view purge cannot pass (`purge.blocked`): its transaction is `blocker`.
+    ReadView {
+        trx_id: String,
+        thread_id: Option<u64>,
+        age_s: u64,
+        severity: Severity,
+    },
+    /// Purge has caught up, but open read-write transactions keep the history it processed
+    /// from being freed (MariaDB with MDEV-32050): the oldest of them, and how many are open.
+    OpenWrites {
+        trx_id: Option<String>,
+        thread_id: Option<u64>,
+        age_s: Option<u64>,
+        open: Option<u64>,
+        severity: Severity,
+    },
+}
+
+impl HeldBy {
+    pub fn severity(&self) -> Severity {
+        match self {
+            HeldBy::ReadView { severity, .. } | HeldBy::OpenWrites { severity, .. } => *severity,
+        }
+    }
+
+    pub fn thread_id(&self) -> Option<u64> {
+        match self {
+            HeldBy::ReadView { thread_id, .. } | HeldBy::OpenWrites { thread_id, .. } => *thread_id,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -342,6 +384,22 @@ pub struct Purge {
     /// length says; large and growing: purge cannot proceed or cannot keep up.
     #[serde(default)]
     pub lag_trx: Option<u64>,
+    /// How long ago purge's position was the newest commit: seconds back from the last SEIS
+    /// read to when `Trx id counter` stood where `Purge done for trx's n:o <` stands, from
+    /// the counter's own readings. What a DBA can act on, where `lag_trx` counts numbers.
+    #[serde(default)]
+    pub lag_s: Option<f64>,
+    /// How `lag_s` was found: between two readings, extrapolated at the counter's rate, or
+    /// only a lower bound (the counter did not move).
+    #[serde(default)]
+    pub lag_s_from: Option<LagSecondsFrom>,
+    /// An estimate of the committed read-write transactions purge is behind: `lag_trx` over
+    /// the numbers each one takes (see `lag_transactions_basis`).
+    #[serde(default)]
+    pub lag_transactions: Option<u64>,
+    /// What `lag_transactions` rests on, in words.
+    #[serde(default)]
+    pub lag_transactions_basis: Option<String>,
     /// How far purge's position (`Purge done for trx's n:o <`) moved between the last two
     /// SEIS reads for each number the trx id counter moved: about 1 when purge keeps pace
     /// with the commits, 0 when it stands still (a read view). `null` with one read, or when
@@ -363,6 +421,47 @@ pub struct Purge {
     /// The oldest read-write transaction among the oldest INNODB_TRX rows read.
     #[serde(default)]
     pub oldest_rw: Option<OldestRw>,
+}
+
+impl Purge {
+    /// Purge's lag as panels and text say it: `caught up`, `12s`, `≈12s` (extrapolated at
+    /// the counter's rate), `≥30s` (the counter stood still), then the transactions estimate
+    /// (`≤7292 trx`). `None` while no recent SEIS gave purge's position.
+    pub fn lag_words(&self) -> Option<String> {
+        let numbers = self.lag_trx?;
+        if numbers == 0 {
+            return Some("caught up".into());
+        }
+        let secs = self.lag_s.map(|s| {
+            let mark = match self.lag_s_from {
+                Some(LagSecondsFrom::CounterRate) => "≈",
+                Some(LagSecondsFrom::AtLeast) => "≥",
+                _ => "",
+            };
+            format!("{mark}{}", crate::units::secs(s.round()))
+        });
+        let trx = self
+            .lag_transactions
+            .map(|t| format!("≤{} trx", crate::units::count(t as f64)));
+        Some(match (secs, trx) {
+            (Some(s), Some(t)) => format!("{s}, {t}"),
+            (Some(s), None) => s,
+            (None, Some(t)) => t,
+            (None, None) => format!("{} trx numbers", crate::units::count(numbers as f64)),
+        })
+    }
+}
+
+/// How purge's lag in seconds was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LagSecondsFrom {
+    /// The counter passed purge's position between two of its readings (or purge is at it).
+    Readings,
+    /// Before the oldest reading kept: extrapolated at the counter's mean rate over them.
+    CounterRate,
+    /// The counter did not move over the readings: at least this long.
+    AtLeast,
 }
 
 /// A read-write transaction, as much as the oldest-transactions read tells.
@@ -443,5 +542,25 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(r.pct_of_async(), Some(25.0));
+    }
+
+    #[test]
+    fn purge_lag_is_said_in_seconds_and_transactions() {
+        let mut p = Purge {
+            lag_trx: Some(14_584),
+            lag_s: Some(12.3),
+            lag_s_from: Some(LagSecondsFrom::CounterRate),
+            lag_transactions: Some(7_292),
+            ..Default::default()
+        };
+        assert_eq!(p.lag_words().as_deref(), Some("≈12s, ≤7292 trx"));
+        p.lag_s_from = Some(LagSecondsFrom::AtLeast);
+        assert_eq!(p.lag_words().as_deref(), Some("≥12s, ≤7292 trx"));
+        p.lag_s = None;
+        assert_eq!(p.lag_words().as_deref(), Some("≤7292 trx"));
+        p.lag_trx = Some(0);
+        assert_eq!(p.lag_words().as_deref(), Some("caught up"));
+        p.lag_trx = None;
+        assert_eq!(p.lag_words(), None);
     }
 }

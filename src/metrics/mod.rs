@@ -2,6 +2,7 @@
 //! figure is the time of its sample, so live, replay and tests derive exactly the same
 //! numbers. Judging them over time is `verdicts`' job; `derive` runs both.
 
+mod purge_lag;
 pub mod rates;
 pub mod selfcost;
 pub mod series;
@@ -366,6 +367,7 @@ impl Context<'_> {
             growth_per_s: growth,
             seconds_to_max_purge_lag: None,
             held_back: None,
+            held_by: None,
         }
     }
 
@@ -389,6 +391,10 @@ impl Context<'_> {
         // Purge's position and pace from SEIS, while its last read is recent.
         let position = self.slow.purge_position_at(self.cur.mono_s);
         let pace = position.and(self.slow.purge_pace);
+        let lag_numbers = position.map(|(_, counter, done)| counter.saturating_sub(done));
+        let lag_s = self.slow.purge_lag_s_at(self.cur.mono_s);
+        let lag_transactions = lag_numbers
+            .map(|n| purge_lag::transactions_behind(n, self.flavor.trx_numbers_per_commit()));
         Purge {
             records_per_s: records,
             undo_pages_per_s: self.metric_rate("purge_undo_log_pages"),
@@ -414,7 +420,11 @@ impl Context<'_> {
             max_purge_lag: lag,
             max_purge_lag_delay_us: max_delay,
             blocked: None,
-            lag_trx: position.map(|(_, counter, done)| counter.saturating_sub(done)),
+            lag_trx: lag_numbers,
+            lag_s: lag_s.map(|(s, _)| s),
+            lag_s_from: lag_s.map(|(_, from)| from),
+            lag_transactions: lag_transactions.as_ref().map(|(n, _)| *n),
+            lag_transactions_basis: lag_transactions.map(|(_, basis)| basis),
             pace: pace.map(|(pace, _)| pace),
             pace_over_s: pace.map(|(_, from)| (self.cur.mono_s - from).max(0.0)),
             open_trx: self.cur.trx_open,

@@ -3,7 +3,9 @@
 //! and purge's position from SEIS — the last reading, and the rate or pace between the last
 //! two, which later samples keep showing.
 
+use super::purge_lag::{self, CounterReadings};
 use super::rates::counter_rate;
+use crate::figures::LagSecondsFrom;
 use crate::innodb_status::InnodbStatus;
 use crate::sample::Sample;
 
@@ -28,6 +30,9 @@ pub(super) struct SlowCounters {
     /// Purge's position's advance over the counter's between the last two of those, and
     /// when the older of the two was read (mono_s).
     pub(super) purge_pace: Option<(f64, f64)>,
+    /// (mono_s, trx id counter) of the last SEIS reads, oldest first: the counter's own
+    /// pace, to tell how long ago it stood where purge stands.
+    pub(super) counter_readings: CounterReadings,
 }
 
 impl SlowCounters {
@@ -72,6 +77,14 @@ impl SlowCounters {
             });
         }
         self.purge_position = Some((mono_s, counter, done));
+        purge_lag::remember(&mut self.counter_readings, mono_s, counter);
+    }
+
+    /// How long ago purge's position (of a recent SEIS read) was the newest commit, from the
+    /// counter's readings.
+    pub(super) fn purge_lag_s_at(&self, mono_s: f64) -> Option<(f64, LagSecondsFrom)> {
+        let (_, _, done) = self.purge_position_at(mono_s)?;
+        purge_lag::seconds_behind(&self.counter_readings, done)
     }
 
     /// Purge's position while its SEIS read is recent (SEIS is read every ~10 s; a position

@@ -417,6 +417,24 @@ pub const FIGURES: &[Family<Figures>] = &[
         read: Read::Many(blocker_info),
     },
     gauge(
+        "innodebt_purge_lag_seconds",
+        "seconds",
+        "How long ago purge's position was the newest commit: from SEIS's trx id counter readings (a lower bound when the counter stood still)",
+        |f| f.purge.lag_s,
+    ),
+    gauge(
+        "innodebt_purge_lag_transactions",
+        "",
+        "Committed read-write transactions purge is behind, at most: SEIS transaction numbers over the 2 each one takes (id and commit number; internal transactions take more)",
+        |f| n(f.purge.lag_transactions),
+    ),
+    gauge(
+        "innodebt_purge_lag_trx_numbers",
+        "",
+        "Transaction numbers purge is behind: SEIS Trx id counter minus Purge done for trx's n:o",
+        |f| n(f.purge.lag_trx),
+    ),
+    gauge(
         "innodebt_purge_records_per_second",
         "",
         "Undo records purged per second",

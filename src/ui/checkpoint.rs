@@ -46,7 +46,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let age = r.checkpoint_age_bytes;
     let cap = r.capacity_bytes.filter(|c| *c > 0);
     // Judged once with the figures (the flush-pressure verdict reads the same).
-    let sev = r.severity.unwrap_or(Severity::Ok);
+    let sev = app.severity_now(r.severity);
     let sev_style = theme.severity(sev);
     let frac = |v: u64| cap.map(|c| v as f64 / c as f64);
 

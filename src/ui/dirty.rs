@@ -24,7 +24,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let text = theme.style(ThemeItem::Text);
     let pct_of = |v: Option<f64>| opt(v.filter(|v| v.is_finite()), |p| format!("{p:.0}%"));
     // Judged once with the figures (the flush-pressure verdict reads the same).
-    let sev = d.severity.unwrap_or(Severity::Ok);
+    let sev = app.severity_now(d.severity);
     let sev_style = theme.severity(sev);
 
     let items = vec![

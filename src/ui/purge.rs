@@ -63,14 +63,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }),
             text,
         ),
-        // How far purge is behind in transactions: tells "cannot proceed" (large, not moving)
-        // from "caught up while history stays high" (small).
+        // How far purge is behind, in time and transactions (the figure's own words): tells
+        // "cannot proceed" (long, not moving) from "caught up while history stays high".
         Item::kv(
             theme,
             "behind",
-            opt(p.lag_trx, |l| match p.pace {
-                Some(pace) if pace < 0.1 => format!("{} trx, not moving", count(l as f64)),
-                _ => format!("{} trx", count(l as f64)),
+            opt(p.lag_words(), |l| match p.pace {
+                Some(pace) if pace < 0.1 && p.lag_trx != Some(0) => format!("{l}, not moving"),
+                _ => l,
             }),
             text,
         ),
@@ -147,6 +147,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             FigureId::PurgeUndoPages,
             FigureId::PurgeState,
             FigureId::PurgeLagTrx,
+            FigureId::PurgeLagSeconds,
         ],
         "rates, state, lag",
         theme,

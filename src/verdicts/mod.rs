@@ -20,6 +20,7 @@
 //! active keeps its `since`.
 
 mod flush;
+mod healthy;
 mod layout;
 mod open_writes;
 mod purge;
@@ -43,7 +44,7 @@ pub use layout::RedoLayout;
 pub use purge::PurgeJudgement;
 pub use recovery::{Calibration, CalibrationError, RecoveryModel, calibrate_from_error_log};
 pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
-pub use unknown::without_fresh_data;
+pub use unknown::{severity_without_fresh_data, without_fresh_data};
 
 /// The kinds the engine tracks, in the order ties of severity are shown.
 const TRACKED: [VerdictKind; 5] = [
@@ -436,7 +437,7 @@ impl VerdictEngine {
                 kind: VerdictKind::Healthy,
                 severity: Severity::Ok,
                 since,
-                message: "no purge or flushing problem: history is not growing behind a read view or past purge, and checkpoint age is below the async point".to_string(),
+                message: healthy::message(f, &judged, &flush_judged, &th),
                 thread_id: None,
                 clearing: false,
                 missing: Vec::new(),

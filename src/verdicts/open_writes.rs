@@ -1,12 +1,21 @@
 //! `history_held_by_open_writes`: purge has caught up, yet history stays. MariaDB frees the
-//! history purge has processed one rollback segment at a time, and skips a segment unless the
-//! purge view sees its last writer (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`:
-//! `if (rseg_ref >= rseg.REF || !purge_sys.sees(rseg.needs_purge)) goto func_exit`). The
-//! purge view never sees past the oldest open read-write transaction, and segments are handed
-//! out in turn, so **one** open read-write transaction — a write, or a locking read — keeps
-//! any history from being freed: history grows one per commit while purge keeps pace (measured
-//! on 10.11.19: the same with 1, 8 or 128 open; back to 0 within a second of the commit).
-//! Neither a read view nor purge's speed is the cause; committing that transaction is the cure.
+//! history purge has processed one rollback segment at a time, and since MDEV-32050 skips a
+//! segment that is referenced (in use by an open transaction, or already chosen for the next
+//! one) or whose last writer the purge view does not see (`trx0purge.cc
+//! purge_sys_t::iterator::free_history_rseg`: `if (rseg_ref >= rseg.REF ||
+//! !purge_sys.sees(rseg.needs_purge)) goto func_exit`). The purge view sees no writer newer
+//! than the oldest open read-write transaction, and segments are handed out in turn
+//! (`trx_assign_rseg_low`), so once every segment has been written since that transaction
+//! began, **one** open read-write transaction — a write, or a locking read — keeps any
+//! history from being freed; only segments last written before it still are. History then
+//! grows one per commit while purge keeps pace (measured on 10.11.19: the same with 1, 8 or
+//! 128 open; back to 0 within a second of the commit). Before MDEV-32050 only the segments
+//! open transactions were using were held (`trx_purge_truncate_rseg_history` freed a
+//! segment's history only if `!rseg.is_referenced()`), which history barely shows
+//! ([`Flavor::history_waits_for_open_writes`]). Neither a read view nor purge's speed is the
+//! cause; committing that transaction is the cure.
+//!
+//! [`Flavor::history_waits_for_open_writes`]: crate::source::flavor::Flavor::history_waits_for_open_writes
 
 use crate::units::{count, duration};
 
@@ -58,9 +67,10 @@ pub(crate) fn history_held_by_open_writes(c: &Context) -> Option<Finding> {
     };
     let message = format!(
         "history {} is not freed while purge has caught up ({} transaction numbers behind): \
-         {who}, and while any read-write transaction is open InnoDB frees no rollback \
-         segment's history. It falls once that transaction commits — commit it, or {kill}; \
-         more purge threads will not help.",
+         {who}, and InnoDB frees no rollback segment's history whose last writer is newer \
+         than the oldest open read-write transaction — by now every segment it hands out. \
+         It falls once that transaction commits — commit it, or {kill}; more purge threads \
+         will not help.",
         count(history as f64),
         count(lag as f64),
     );

@@ -121,3 +121,16 @@ pub fn without_fresh_data(
     );
     out
 }
+
+/// A figure's severity to show when no fresh sample has arrived (STALE, DISCONNECTED): an old
+/// `ok` is no judgement of now, so it is `unknown`; a problem stays, as its verdict does
+/// ([`without_fresh_data`]). An unjudged figure (`None`) is `unknown` too — never a ✓.
+pub fn severity_without_fresh_data(
+    severity: Option<crate::figures::Severity>,
+) -> crate::figures::Severity {
+    use crate::figures::Severity;
+    match severity {
+        None | Some(Severity::Ok) => Severity::Unknown,
+        Some(s) => s,
+    }
+}

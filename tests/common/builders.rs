@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use innodebt::sample::{ServerInfo, TrxRow};
+use innodebt::sample::{Sample, ServerInfo, SourceKind, TrxRow, Unavailable};
 use innodebt::source::flavor::Flavor;
 
 pub const MARIADB_LABEL: &str = "db1.example.com:3306";
@@ -78,5 +78,32 @@ pub fn read_view(thread_id: u64, age_s: u64) -> TrxRow {
         command: Some("Sleep".into()),
         query: None,
         rows_modified: Some(0),
+    }
+}
+
+/// `s` as an account without PROCESS reads it on MariaDB: INNODB_METRICS, INNODB_TRX, SHOW
+/// ENGINE INNODB STATUS and the undo residency scan (INNODB_BUFFER_PAGE) are all refused
+/// with the server's "Access denied" — a real server never denies one and grants another.
+pub fn without_process(s: &mut Sample) {
+    s.metrics.clear();
+    s.trx.clear();
+    s.trx_open = None;
+    s.trx_rw = None;
+    s.innodb_status = None;
+    s.undo_scan = None;
+    for source in [
+        SourceKind::InnodbMetrics,
+        SourceKind::InnodbTrx,
+        SourceKind::InnodbStatus,
+        SourceKind::UndoScan,
+    ] {
+        s.unavailable.retain(|u| u.source != source);
+        s.unavailable.push(Unavailable {
+            source,
+            privilege: Some("PROCESS".into()),
+            error: "Access denied; you need (at least one of) the PROCESS privilege(s) for \
+                    this operation"
+                .into(),
+        });
     }
 }

@@ -6,7 +6,6 @@
 
 use crate::common;
 
-
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 

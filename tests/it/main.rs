@@ -42,6 +42,7 @@ mod layers;
 mod live_dml_delay;
 mod live_flushing;
 mod live_once;
+mod live_purge_lag;
 mod login_path;
 mod package;
 mod package_upgrade;

@@ -41,8 +41,13 @@ const NEEDS_PROCESS: &[&str] = &[
     "undo.scanned_at",
     "blocker",
     "history.held_back",
+    "history.held_by",
     "purge.blocked",
     "purge.lag_trx",
+    "purge.lag_s",
+    "purge.lag_s_from",
+    "purge.lag_transactions",
+    "purge.lag_transactions_basis",
     "purge.pace",
     "purge.pace_over_s",
     "purge.open_trx",
@@ -162,11 +167,16 @@ fn check_figures(g: Grants, v: &Value, what: &str) {
     // With SEIS read, purge's pace needs two reads with commits between them: a short
     // recording may hold one.
     let seis_read = v["purge"]["lag_trx"].is_u64();
+    // So does its lag in seconds (the counter's readings), unless purge is at the counter.
+    let lag_s_unknowable = |p: &str| p == "purge.lag_s" || p == "purge.lag_s_from";
     let nulls: BTreeSet<String> = null_figures(v)
         .into_iter()
         .filter(|p| !(idle && p == "blocker.query"))
         .filter(|p| !(trx_read && p == "purge.oldest_rw"))
         .filter(|p| !(seis_read && (p == "purge.pace" || p == "purge.pace_over_s")))
+        .filter(|p| !(seis_read && lag_s_unknowable(p)))
+        // Nothing holds history: no holder, by nature.
+        .filter(|p| !(trx_read && p == "history.held_by"))
         .filter(|p| !(lwm_off && p == "dirty.lwm_pct"))
         .filter(|p| !NOT_ON_MARIADB.contains(&p.as_str()))
         .collect();

@@ -76,13 +76,17 @@ impl Flavor {
         self.dml_delay_rule() != DmlDelayRule::MariadbAfterProgress
     }
 
-    /// Whether an open read-write transaction keeps purge from freeing history it has
-    /// processed: MariaDB frees a rollback segment's history only once the purge view sees
-    /// the segment's last writer (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`,
-    /// MDEV-32050; the `history_held_by_open_writes` verdict). MDEV-32050's fix versions:
-    /// 10.6.16, 10.10.7, 10.11.6, 11.0.4, 11.1.3, 11.2.2 (10.7–10.9 had ended). Before it, and
-    /// on MySQL (`trx_purge_truncate_rseg_history` checks only the purged number), only a read
-    /// view holds history.
+    /// Whether an open read-write transaction keeps purge from freeing the history it has
+    /// processed in every rollback segment: MariaDB frees a segment's history only once the
+    /// purge view sees the segment's last writer and no transaction references it
+    /// (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`, MDEV-32050; the
+    /// `history_held_by_open_writes` verdict), so segments written since the oldest open
+    /// read-write transaction began stay — soon all of them. MDEV-32050's fix versions:
+    /// 10.6.16, 10.10.7, 10.11.6, 11.0.4, 11.1.3, 11.2.2 (10.7–10.9 had ended). Before it,
+    /// MariaDB's `trx_purge_truncate_rseg_history` freed up to the purged number in every
+    /// segment not in use (`!rseg.is_referenced()`): an open writer held only its own
+    /// segment's history, which the history length barely shows. MySQL's checks only the
+    /// purged number (`undo_trx_no >= limit->trx_no`).
     pub fn history_waits_for_open_writes(&self) -> bool {
         if self.kind != FlavorKind::Mariadb {
             return false;
@@ -97,6 +101,16 @@ impl Flavor {
             (11, 2) => p >= 2,
             v => v >= (11, 3),
         }
+    }
+
+    /// Transaction numbers one committed read-write transaction takes from the trx id
+    /// counter SEIS prints: its id and its commit number come from the same counter on every
+    /// flavour (mysql-server 8.x `trx0sys.ic trx_sys_allocate_trx_id_or_no`, behind both
+    /// `trx_sys_allocate_trx_id` and `trx_sys_allocate_trx_no`; 5.7 `trx_sys_get_new_trx_id`
+    /// for both; MariaDB `trx0sys.h trx_sys_t::get_new_trx_id` and `assign_new_trx_no`).
+    /// Measured on MariaDB 10.11.19: 100 autocommit INSERTs moved the counter 202.
+    pub fn trx_numbers_per_commit(&self) -> u64 {
+        2
     }
 
     /// This flavour's delay formula in words, for `innodb_max_purge_lag = lag`.
@@ -160,12 +174,17 @@ impl Flavor {
 
     /// Whether `innodb_purge_threads` can be changed without a restart. `read_only` is the
     /// server's own answer, `information_schema.SYSTEM_VARIABLES.READ_ONLY` (MariaDB; "NO" on
-    /// 10.11 here), which wins; without it: read-only on MySQL 5.7 / 8.x (SET PERSIST_ONLY),
-    /// dynamic on MariaDB from 10.5 (METRICS.md knob table).
+    /// 10.11 here), which wins. Without it: read-only on MySQL 5.7 / 8.x
+    /// (`PLUGIN_VAR_READONLY`; SET PERSIST_ONLY); on MariaDB read-only through 10.6
+    /// (`PLUGIN_VAR_READONLY` in 10.5's `ha_innodb.cc`) and dynamic from 10.7, whose
+    /// `innodb_purge_threads` update hook calls `srv0srv.cc srv_update_purge_thread_count`
+    /// (HammerDB's MariaDB purge option needs it "in 10.7.1 and above"; that release is
+    /// theirs, not read from the server tree's history). MariaDB Enterprise 10.5 and 10.6
+    /// have it too; they answer through SYSTEM_VARIABLES like every MariaDB ≥ 10.1.
     pub fn purge_threads_dynamic(&self, read_only: Option<&str>) -> bool {
         match read_only {
             Some(ro) => ro.trim().eq_ignore_ascii_case("NO"),
-            None => self.is_mariadb() && (self.major, self.minor) >= (10, 5),
+            None => self.is_mariadb() && (self.major, self.minor) >= (10, 7),
         }
     }
 
@@ -175,8 +194,9 @@ impl Flavor {
         self.is_mariadb() && (self.major, self.minor) >= (10, 1)
     }
 
-    /// The version table for the purge knobs on MySQL / Percona (METRICS.md "Runtime knobs";
-    /// the MySQL manual's ranges). `None` for MariaDB (ask SYSTEM_VARIABLES) and unknown names.
+    /// The version table for the purge knobs on MySQL / Percona (`docs/metrics-sources.md`,
+    /// "Purge knobs": `ha_innodb.cc` and the MySQL manual's ranges). `None` for MariaDB (ask
+    /// SYSTEM_VARIABLES) and unknown names.
     pub fn knob_spec(&self, variable: &str) -> Option<KnobSpec> {
         if self.is_mariadb() {
             return None;
@@ -382,8 +402,13 @@ mod tests {
         let m = flavor("10.11.19-MariaDB", "");
         assert!(m.purge_threads_dynamic(Some("NO")));
         assert!(!m.purge_threads_dynamic(Some("YES")));
-        // Without SYSTEM_VARIABLES: dynamic on MariaDB from 10.5, never on MySQL.
-        assert!(flavor("10.5.27-MariaDB", "").purge_threads_dynamic(None));
+        // Without SYSTEM_VARIABLES: dynamic on MariaDB from 10.7
+        // (`srv_update_purge_thread_count`), read-only in 10.5 / 10.6
+        // (`PLUGIN_VAR_READONLY`), never on MySQL.
+        assert!(flavor("10.7.1-MariaDB", "").purge_threads_dynamic(None));
+        assert!(flavor("11.4.2-MariaDB", "").purge_threads_dynamic(None));
+        assert!(!flavor("10.6.18-MariaDB", "").purge_threads_dynamic(None));
+        assert!(!flavor("10.5.27-MariaDB", "").purge_threads_dynamic(None));
         assert!(!flavor("10.4.34-MariaDB", "").purge_threads_dynamic(None));
         assert!(!flavor("8.0.36", "MySQL").purge_threads_dynamic(None));
         assert!(

@@ -59,6 +59,7 @@ fn fig(t: i64) -> Figures {
             growth_per_s: Some(0.0),
             seconds_to_max_purge_lag: None,
             held_back: None,
+            held_by: None,
         },
         purge: Purge {
             records_per_s: Some(500.0),

@@ -13,8 +13,8 @@ fn sizing_for(flavor: Flavor, layout: RedoLayout, peak: u64) -> Sizing {
     e.observe(0.0, &f, flavor).sizing.expect("sizing")
 }
 
-// Expected sizes computed by hand from the formulas in METRICS.md (a separate script
-// evaluating each MiB), then rounded up to 1/16 of the power of two below.
+// Expected sizes computed by hand from the server functions `src/source/flavor/redo.rs`
+// follows (`docs/metrics-sources.md`, "Redo capacity"; a separate script evaluating each MiB), then rounded up to 1/16 of the power of two below.
 
 #[test]
 fn sizing_mysql_8030() {

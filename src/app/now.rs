@@ -1,0 +1,49 @@
+//! What the dashboard can say about now: the verdicts and the panels' severities of the latest
+//! figures, except that while live data stops coming (STALE, DISCONNECTED) nothing old is shown
+//! as a judgement of now.
+
+use crate::figures::{Severity, Verdict};
+
+use super::{App, Freshness, secs_between};
+
+impl App {
+    /// The verdicts the verdict line shows: the latest figures' — except that while live data
+    /// stops coming (STALE, DISCONNECTED) an `unknown` verdict saying for how long comes first
+    /// and the old "healthy" goes (`verdicts::without_fresh_data`). A frozen or replayed
+    /// moment shows its verdicts as they were.
+    pub fn verdicts_now(&self) -> Vec<Verdict> {
+        let Some(latest) = self.view().latest.as_ref() else {
+            return Vec::new();
+        };
+        if self.replay.is_some() || self.is_frozen() {
+            return latest.verdicts.clone();
+        }
+        match self.freshness() {
+            Freshness::Stale { .. } | Freshness::Disconnected { .. } => {
+                crate::verdicts::without_fresh_data(
+                    &latest.verdicts,
+                    secs_between(latest.sampled_at, self.now),
+                    latest.sampled_at,
+                )
+            }
+            Freshness::Waiting | Freshness::Fresh { .. } => latest.verdicts.clone(),
+        }
+    }
+
+    /// A panel's severity for a figure judged `severity`: as judged while data is fresh (or
+    /// a frozen or replayed moment is shown); while live data stops coming an old `ok` is
+    /// `unknown` (`verdicts::severity_without_fresh_data`). Unjudged is `unknown`, never ✓.
+    pub fn severity_now(&self, severity: Option<Severity>) -> Severity {
+        let fresh = self.replay.is_some()
+            || self.is_frozen()
+            || matches!(
+                self.freshness(),
+                Freshness::Waiting | Freshness::Fresh { .. }
+            );
+        match severity {
+            Some(s) if fresh => s,
+            None if fresh => Severity::Unknown,
+            s => crate::verdicts::severity_without_fresh_data(s),
+        }
+    }
+}
