@@ -6,7 +6,7 @@ use crate::figures::Figures;
 use crate::figures::{Severity, VerdictKind};
 use crate::sample::SourceKind;
 
-/// OpenMetrics types we expose. (Counters come from innodebt itself, see [`super::Own`].)
+/// OpenMetrics types we expose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Gauge,
@@ -514,6 +514,16 @@ pub fn sample_names() -> Vec<String> {
         .iter()
         .map(|f| sample_name(f.name, f.kind))
         .chain(super::OWN.iter().map(|f| sample_name(f.name, f.kind)))
+        .chain(
+            super::exporter::COUNTERS
+                .iter()
+                .map(|f| sample_name(f.name, f.kind)),
+        )
+        .chain(
+            super::exporter::EXPORTER
+                .iter()
+                .map(|f| sample_name(f.name, f.kind)),
+        )
         .collect();
     names.sort();
     names
