@@ -501,30 +501,3 @@ pub const FIGURES: &[Family<Figures>] = &[
         |f| ratio(f.undo.resident_pct),
     ),
 ];
-
-/// Every metric name a scrape can carry (the sample names, e.g. `innodebt_server_info`),
-/// for checking dashboards and alert rules against what innodebt exports.
-pub fn sample_names() -> Vec<String> {
-    let sample_name = |name: &str, kind: Kind| match kind {
-        Kind::Info => format!("{name}_info"),
-        Kind::Counter => format!("{name}_total"),
-        _ => name.to_string(),
-    };
-    let mut names: Vec<String> = FIGURES
-        .iter()
-        .map(|f| sample_name(f.name, f.kind))
-        .chain(super::OWN.iter().map(|f| sample_name(f.name, f.kind)))
-        .chain(
-            super::exporter::COUNTERS
-                .iter()
-                .map(|f| sample_name(f.name, f.kind)),
-        )
-        .chain(
-            super::exporter::EXPORTER
-                .iter()
-                .map(|f| sample_name(f.name, f.kind)),
-        )
-        .collect();
-    names.sort();
-    names
-}

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
-pub use families::{FIGURES, Family, Kind, Labels, Read, sample_names};
+pub use families::{FIGURES, Family, Kind, Labels, Read};
 
 use crate::figures::Figures;
 
@@ -279,6 +279,33 @@ pub struct Scrape<'a> {
     /// `None`: no target (`/metrics` under `--probe-only`).
     pub own: Option<&'a Own>,
     pub exporter: Option<&'a exporter::Exporter>,
+}
+
+/// Every metric name a scrape can carry (the sample names, e.g. `innodebt_server_info`),
+/// for checking dashboards and alert rules against what innodebt exports.
+pub fn sample_names() -> Vec<String> {
+    let sample_name = |name: &str, kind: Kind| match kind {
+        Kind::Info => format!("{name}_info"),
+        Kind::Counter => format!("{name}_total"),
+        _ => name.to_string(),
+    };
+    let mut names: Vec<String> = FIGURES
+        .iter()
+        .map(|f| sample_name(f.name, f.kind))
+        .chain(OWN.iter().map(|f| sample_name(f.name, f.kind)))
+        .chain(
+            exporter::COUNTERS
+                .iter()
+                .map(|f| sample_name(f.name, f.kind)),
+        )
+        .chain(
+            exporter::EXPORTER
+                .iter()
+                .map(|f| sample_name(f.name, f.kind)),
+        )
+        .collect();
+    names.sort();
+    names
 }
 
 /// The text of one scrape.
