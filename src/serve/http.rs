@@ -39,8 +39,9 @@ pub const MAX_HEAD: usize = 8 * 1024;
 const MAX_HEADERS: usize = 48;
 /// To send a whole request head (or finish the TLS handshake).
 const HEAD_DEADLINE: Duration = Duration::from_secs(10);
-/// A slow reader of our response is dropped after this long.
-const WRITE_DEADLINE: Duration = Duration::from_secs(30);
+/// An answer the handler has not given after this long is given up (a scrape waits at most
+/// its own timeout, so only a bug would reach it).
+const ANSWER_DEADLINE: Duration = Duration::from_secs(30);
 /// Open connections at once; beyond that the oldest idle one makes room (see above). High
 /// enough that a thousand idle connections just wait for their deadline (each costs ~12 KiB)
 /// instead of churning, low enough to stay well inside the raised open-files limit.
@@ -321,7 +322,7 @@ where
     }
     let response = match request(&req, peer) {
         Ok(r) => {
-            let send = timeout(WRITE_DEADLINE, handler(r)).await;
+            let send = timeout(ANSWER_DEADLINE, handler(r)).await;
             send.unwrap_or_else(|_| Response::text(503, "the answer took too long; retry"))
         }
         Err(r) => r,
