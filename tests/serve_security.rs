@@ -486,3 +486,72 @@ fn probe_reaches_only_configured_or_allowed_targets() {
     let r = serve.get("/probe?target=127.0.0.1:1");
     assert_eq!(r.status, 403, "{}", r.body);
 }
+
+#[test]
+fn a_silent_tls_client_is_dropped_at_the_handshake_deadline() {
+    use std::io::{Read, Write};
+    let certs = Certs::generate();
+    let (cert, key) = server_cert(&certs);
+    let dir = tempfile::tempdir().unwrap();
+    let web = web_config(
+        dir.path(),
+        &format!(
+            "tls_server_config:\n  cert_file: {}\n  key_file: {}\n",
+            cert.display(),
+            key.display()
+        ),
+    );
+    let args: Vec<String> = [
+        "--no-defaults",
+        "-h",
+        "127.0.0.1",
+        "-P",
+        "1",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--probe-only",
+        "--web-config",
+        &web,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let serve = Serve::start(&args);
+    // Fifty connections that never start the handshake, fifty that stop inside it.
+    let opened = Instant::now();
+    let held: Vec<std::net::TcpStream> = (0..100)
+        .map(|i| {
+            let mut s = std::net::TcpStream::connect(serve.addr).unwrap();
+            if i % 2 == 1 {
+                s.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01]).unwrap();
+            }
+            s
+        })
+        .collect();
+    let url = format!("https://127.0.0.1:{}/metrics", serve.addr.port());
+    let ca = certs.ca().display().to_string();
+    let started = Instant::now();
+    let r = curl(&url, &["--cacert", &ca]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    for (i, mut s) in held.into_iter().enumerate() {
+        s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        let mut buf = Vec::new();
+        assert!(s.read_to_end(&mut buf).is_ok(), "connection {i} still open");
+        let after = opened.elapsed();
+        assert!(
+            after < Duration::from_secs(14),
+            "{i}: closed after {after:?}"
+        );
+    }
+    assert!(
+        opened.elapsed() >= Duration::from_secs(9),
+        "{:?}",
+        opened.elapsed()
+    );
+}
