@@ -419,6 +419,14 @@ pub struct ServeArgs {
     /// Serve only /probe: don't poll the server of the connection flags for /metrics.
     #[arg(long)]
     pub probe_only: bool,
+    /// TLS and basic auth: a web config in the Prometheus exporter-toolkit's format
+    /// (tls_server_config, basic_auth_users with bcrypt hashes), as node_exporter reads.
+    #[arg(long, value_name = "FILE")]
+    pub web_config: Option<PathBuf>,
+    /// Let /probe?target= reach servers the config file does not name: host patterns
+    /// (`*` matches any part, `:PORT` optional), comma-separated, e.g. 'db*.example.com'.
+    #[arg(long, value_name = "PATTERN[,…]", value_delimiter = ',')]
+    pub probe_allow: Vec<String>,
     #[command(flatten)]
     pub trigger: TriggerArgs,
     /// With --trigger: write each target's incident files into DIR/TARGET/.

@@ -3,12 +3,15 @@
 //! poller and derivation; an agent row reads a remote `innodebt serve`'s `/metrics` (or
 //! `/probe?target=`) over HTTP — no MySQL connection from this machine.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use bytes::Bytes;
 use chrono::Utc;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use http_body_util::{BodyExt, Empty, LengthLimitError, Limited};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::timeout;
@@ -232,53 +235,63 @@ pub fn split_url(url: &str) -> Result<(String, u16, String), String> {
     Ok((host.to_string(), port, path.to_string()))
 }
 
-/// One GET within `limit` (connect, send, read). Only what `innodebt serve` answers needs
-/// to be understood: a status line and a Content-Length body.
+/// The agents' HTTP client: hyper's, one for all rows, connections kept alive between
+/// polls (an agent is read every interval).
+fn client() -> &'static Client<HttpConnector, Empty<Bytes>> {
+    static CLIENT: OnceLock<Client<HttpConnector, Empty<Bytes>>> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        let mut http = HttpConnector::new();
+        http.set_nodelay(true);
+        Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(60))
+            .pool_max_idle_per_host(2)
+            .build(http)
+    })
+}
+
+/// One GET within `limit` (connect, send, read the whole body, at most 16 MiB).
 pub async fn fetch(url: &str, limit: Duration) -> Result<String, String> {
-    let (host, port, path) = split_url(url)?;
+    split_url(url)?;
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: not a URL: {e}"))?;
+    let request = hyper::Request::get(uri)
+        .header(hyper::header::ACCEPT, "text/plain")
+        .header(hyper::header::USER_AGENT, "innodebt-fleet")
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| format!("{url}: {e}"))?;
     let work = async {
-        let mut s = TcpStream::connect((host.as_str(), port))
-            .await
-            .map_err(|e| format!("{url}: cannot connect: {e}"))?;
-        let req = format!(
-            "GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/plain\r\nConnection: close\r\nUser-Agent: innodebt-fleet\r\n\r\n"
-        );
-        s.write_all(req.as_bytes())
-            .await
-            .map_err(|e| format!("{url}: {e}"))?;
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 8192];
-        loop {
-            let n = s
-                .read(&mut chunk)
-                .await
-                .map_err(|e| format!("{url}: {e}"))?;
-            if n == 0 {
-                break;
+        let response = client().request(request).await.map_err(|e| {
+            let mut cause: &dyn std::error::Error = &e;
+            while let Some(next) = cause.source() {
+                cause = next;
             }
-            buf.extend_from_slice(&chunk[..n]);
-            if buf.len() > MAX_BODY {
-                return Err(format!("{url}: the answer is larger than 16 MiB"));
-            }
-        }
-        Ok::<Vec<u8>, String>(buf)
+            format!("{url}: cannot connect: {cause}")
+        })?;
+        let status = response.status();
+        let body = Limited::new(response.into_body(), MAX_BODY)
+            .collect()
+            .await
+            .map_err(|e| {
+                if e.is::<LengthLimitError>() {
+                    format!("{url}: the answer is larger than 16 MiB")
+                } else {
+                    format!("{url}: {e}")
+                }
+            })?
+            .to_bytes();
+        Ok::<_, String>((status, body))
     };
-    let raw = timeout(limit, work).await.map_err(|_| {
+    let (status, body) = timeout(limit, work).await.map_err(|_| {
         format!(
             "{url}: no answer within {:.1}s (the agent or the network stopped answering)",
             limit.as_secs_f64()
         )
     })??;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("{url}: not an HTTP answer"))?;
-    let status = head.split_whitespace().nth(1).unwrap_or("?");
-    if status != "200" {
-        let first = body.lines().next().unwrap_or_default();
-        return Err(format!("{url}: HTTP {status}: {first}"));
+    let text = String::from_utf8_lossy(&body).into_owned();
+    if status != hyper::StatusCode::OK {
+        let first = text.lines().next().unwrap_or_default();
+        return Err(format!("{url}: HTTP {}: {first}", status.as_u16()));
     }
-    Ok(body.to_string())
+    Ok(text)
 }
 
 #[cfg(test)]

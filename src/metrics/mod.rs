@@ -2,6 +2,7 @@
 //! figure is the time of its sample, so live, replay and tests derive exactly the same
 //! numbers. Judging them over time is `verdicts`' job; `derive` runs both.
 
+pub mod counters;
 mod purge_lag;
 pub mod rates;
 pub mod selfcost;

@@ -7,7 +7,7 @@ use crate::figures::{Severity, VerdictKind};
 use crate::sample::SourceKind;
 use crate::source::flavor::FlushRegime;
 
-/// OpenMetrics types we expose. (Counters come from innodebt itself, see [`super::Own`].)
+/// OpenMetrics types we expose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Gauge,
@@ -549,20 +549,3 @@ pub const FIGURES: &[Family<Figures>] = &[
         |f| ratio(f.undo.resident_pct),
     ),
 ];
-
-/// Every metric name a scrape can carry (the sample names, e.g. `innodebt_server_info`),
-/// for checking dashboards and alert rules against what innodebt exports.
-pub fn sample_names() -> Vec<String> {
-    let sample_name = |name: &str, kind: Kind| match kind {
-        Kind::Info => format!("{name}_info"),
-        Kind::Counter => format!("{name}_total"),
-        _ => name.to_string(),
-    };
-    let mut names: Vec<String> = FIGURES
-        .iter()
-        .map(|f| sample_name(f.name, f.kind))
-        .chain(super::OWN.iter().map(|f| sample_name(f.name, f.kind)))
-        .collect();
-    names.sort();
-    names
-}

@@ -4,6 +4,7 @@
 //! The mapping figure → family lives in [`families`]; this module only writes (and, for the
 //! fleet view, reads) the text.
 
+pub mod exporter;
 pub mod families;
 pub mod parse;
 
@@ -11,7 +12,7 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
-pub use families::{FIGURES, Family, Kind, Labels, Read, sample_names};
+pub use families::{FIGURES, Family, Kind, Labels, Read};
 
 use crate::figures::Figures;
 
@@ -159,6 +160,16 @@ impl Exposition {
         self.add(OWN, o, None);
     }
 
+    /// The target's raw counters (`*_total`).
+    pub fn add_counters(&mut self, c: &crate::metrics::counters::Counters) {
+        self.add(exporter::COUNTERS, c, None);
+    }
+
+    /// innodebt's own build and process families.
+    pub fn add_exporter(&mut self, e: &exporter::Exporter) {
+        self.add(exporter::EXPORTER, e, None);
+    }
+
     fn add<T>(&mut self, table: &[Family<T>], input: &T, at: Option<DateTime<Utc>>) {
         let ts = at.map(|t| t.timestamp_millis() as f64 / 1000.0);
         for fam in table {
@@ -259,24 +270,71 @@ impl Exposition {
     }
 }
 
-/// One scrape of one target: its figures (when there are any) and innodebt's own state.
-pub fn scrape(figures: Option<&Figures>, own: &Own, format: Format) -> String {
+/// What one scrape answers: a target (its figures when there are any, its raw counters,
+/// innodebt's own state polling it), and on `/metrics` innodebt's own build and process.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scrape<'a> {
+    pub figures: Option<&'a Figures>,
+    pub counters: Option<&'a crate::metrics::counters::Counters>,
+    /// `None`: no target (`/metrics` under `--probe-only`).
+    pub own: Option<&'a Own>,
+    pub exporter: Option<&'a exporter::Exporter>,
+}
+
+/// Every metric name a scrape can carry (the sample names, e.g. `innodebt_server_info`),
+/// for checking dashboards and alert rules against what innodebt exports.
+pub fn sample_names() -> Vec<String> {
+    let sample_name = |name: &str, kind: Kind| match kind {
+        Kind::Info => format!("{name}_info"),
+        Kind::Counter => format!("{name}_total"),
+        _ => name.to_string(),
+    };
+    let mut names: Vec<String> = FIGURES
+        .iter()
+        .map(|f| sample_name(f.name, f.kind))
+        .chain(OWN.iter().map(|f| sample_name(f.name, f.kind)))
+        .chain(
+            exporter::COUNTERS
+                .iter()
+                .map(|f| sample_name(f.name, f.kind)),
+        )
+        .chain(
+            exporter::EXPORTER
+                .iter()
+                .map(|f| sample_name(f.name, f.kind)),
+        )
+        .collect();
+    names.sort();
+    names
+}
+
+/// The text of one scrape.
+pub fn scrape(s: &Scrape, format: Format) -> String {
     let mut e = Exposition::new();
-    e.add_own(own);
-    match (figures, own.up) {
-        (Some(f), true) => e.add_figures(f, None),
-        // Down or stale: the last figures stay readable, but the verdict says nothing is
-        // known about now (never an old "healthy").
-        (Some(f), false) => {
-            let mut f = f.clone();
-            f.verdicts = crate::verdicts::without_fresh_data(
-                &f.verdicts,
-                own.sample_age_s.unwrap_or_default(),
-                f.sampled_at,
-            );
-            e.add_figures(&f, None);
+    if let Some(own) = s.own {
+        e.add_own(own);
+        match (s.figures, own.up) {
+            (Some(f), true) => e.add_figures(f, None),
+            // Down or stale: the last figures stay readable, but the verdict says nothing is
+            // known about now (never an old "healthy").
+            (Some(f), false) => {
+                let mut f = f.clone();
+                f.verdicts = crate::verdicts::without_fresh_data(
+                    &f.verdicts,
+                    own.sample_age_s.unwrap_or_default(),
+                    f.sampled_at,
+                );
+                e.add_figures(&f, None);
+            }
+            (None, _) => {}
         }
-        (None, _) => {}
+        // A counter from a sample that is not fresh would look like a stopped server.
+        if let (Some(c), true) = (s.counters, own.up) {
+            e.add_counters(c);
+        }
+    }
+    if let Some(x) = s.exporter {
+        e.add_exporter(x);
     }
     e.render(format)
 }
@@ -401,7 +459,11 @@ mod tests {
             last_error: Some("connection refused by 127.0.0.1:1".into()),
             ..Own::default()
         };
-        let om = scrape(None, &own, Format::OpenMetrics);
+        let down = Scrape {
+            own: Some(&own),
+            ..Scrape::default()
+        };
+        let om = scrape(&down, Format::OpenMetrics);
         assert!(om.contains("# TYPE innodebt_up gauge\n"), "{om}");
         assert!(om.contains("\ninnodebt_up 0\n"), "{om}");
         assert!(om.contains("# UNIT innodebt_scrape_duration_seconds seconds\n"));
@@ -416,7 +478,7 @@ mod tests {
         );
         assert!(om.ends_with("# EOF\n"));
         assert!(!om.contains("innodebt_checkpoint_age_bytes"));
-        let text = scrape(None, &own, Format::Prometheus);
+        let text = scrape(&down, Format::Prometheus);
         assert!(
             text.contains("# TYPE innodebt_last_error_info gauge\n"),
             "{text}"
@@ -434,8 +496,13 @@ mod tests {
             .iter()
             .map(|f| (f.name, f.unit))
             .chain(OWN.iter().map(|f| (f.name, f.unit)))
+            .chain(exporter::COUNTERS.iter().map(|f| (f.name, f.unit)))
+            .chain(exporter::EXPORTER.iter().map(|f| (f.name, f.unit)))
         {
-            assert!(name.starts_with("innodebt_"), "{name}");
+            assert!(
+                name.starts_with("innodebt_") || name.starts_with("process_"),
+                "{name}"
+            );
             if !unit.is_empty() {
                 assert!(name.ends_with(&format!("_{unit}")), "{name} lacks _{unit}");
             }

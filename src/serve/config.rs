@@ -32,6 +32,8 @@ pub struct ServeSection {
     pub max_disk: Option<String>,
     /// Poll the server of innodebt's own connection for `/metrics` (default true).
     pub metrics_target: Option<bool>,
+    /// Host patterns `/probe?target=` may reach beyond `[targets.*]` (`--probe-allow`).
+    pub probe_allow: Option<Vec<String>>,
 }
 
 /// `[targets.NAME]`.

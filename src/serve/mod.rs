@@ -5,10 +5,16 @@
 //! own cadence; a scrape reads its latest sample. With `--record-dir` every target also keeps
 //! a rolling capture (the flight recorder).
 
+pub mod allow;
+mod any_cert;
+pub mod auth;
 pub mod config;
 pub mod http;
+pub mod process;
 pub mod recorder;
+mod setup;
 pub mod target;
+pub mod web_config;
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -18,13 +24,17 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::cli::{Cli, ConnectOptions, ServeArgs, parse_size, parse_timeout};
+use crate::cli::Endpoint;
+use crate::cli::{Cli, ConnectOptions, ServeArgs};
+use crate::openmetrics::exporter::{Build, Exporter};
 use crate::openmetrics::{self, Format};
 use crate::run::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::source::live::PollerConfig;
+use allow::ProbeAllow;
 use config::{ConfigFile, check_name, parse_host_port};
 use http::{Request, Response};
 use recorder::{Budget, Recorder};
+use setup::{IncidentPlan, bind, incident_plan, record_budget};
 use target::Target;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9385";
@@ -53,12 +63,8 @@ struct Server {
     /// `--trigger` with `--incident-dir`: what every target watches for.
     incidents: Option<IncidentPlan>,
     watching: Mutex<Vec<target::SharedIncidents>>,
-}
-
-/// Triggered capture under `serve`: the same for every target, files in `DIR/TARGET/`.
-struct IncidentPlan {
-    triggers: Vec<crate::trigger::Trigger>,
-    opts: crate::trigger::files::IncidentOptions,
+    /// Unnamed targets `/probe` may reach (none by default).
+    allow: ProbeAllow,
 }
 
 pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
@@ -78,6 +84,22 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         }
         Err(e) => return fail(EXIT_CONFIG, e),
     };
+    let allow = match ProbeAllow::parse(if args.probe_allow.is_empty() {
+        file.serve.probe_allow.as_deref().unwrap_or_default()
+    } else {
+        &args.probe_allow
+    }) {
+        Ok(a) => a,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let web = match &args.web_config {
+        Some(p) => match web_config::load(p) {
+            Ok(w) => w,
+            Err(e) => return fail(EXIT_CONFIG, e),
+        },
+        None => web_config::Web::default(),
+    };
+    process::raise_fd_limit();
     let listen = args
         .listen
         .clone()
@@ -114,6 +136,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         recorders: Mutex::new(Vec::new()),
         incidents,
         watching: Mutex::new(Vec::new()),
+        allow,
     };
     let probe_only = args.probe_only || file.serve.metrics_target == Some(false);
     if !probe_only {
@@ -141,18 +164,32 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             crate::units::bytes(p.opts.budget.max_disk)
         );
     }
+    let unnamed = if server.allow.is_empty() {
+        "no other host (--probe-allow opens it)".to_string()
+    } else {
+        format!(
+            "host[:port] matching {} with innodebt's own credentials",
+            server.allow.describe()
+        )
+    };
     eprintln!(
-        "innodebt serve: listening on http://{addr} — /metrics: {}; /probe?target=NAME: {}{}",
+        "innodebt serve: listening on {}://{addr}{} — /metrics: {}; /probe?target=NAME: {}{}",
+        web.scheme(),
+        if web.auth.is_some() {
+            " (basic auth)"
+        } else {
+            ""
+        },
         server
             .local
             .as_ref()
             .map_or("off (--probe-only)".to_string(), |t| t.label.clone()),
         if server.named.is_empty() {
-            "host[:port] with innodebt's own credentials".to_string()
+            unnamed
         } else {
             let mut names: Vec<&str> = server.named.keys().map(String::as_str).collect();
             names.sort();
-            format!("{} or host[:port]", names.join(", "))
+            format!("{}; {unnamed}", names.join(", "))
         },
         server
             .budget
@@ -166,105 +203,11 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             .unwrap_or_default()
     );
     let server = Arc::new(server);
-    run(listener, Arc::clone(&server)).await;
+    run(listener, Arc::new(web), Arc::clone(&server)).await;
     server.shutdown().await
 }
 
-/// `--trigger` with `--incident-dir` (each needs the other).
-fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<IncidentPlan>, String> {
-    let Some((triggers, watch)) = crate::trigger::from_args(&args.trigger)? else {
-        return match (&args.incident_dir, args.incident_max_disk) {
-            (Some(_), _) => Err("--incident-dir goes with --trigger KIND (it is where incident files go); add --trigger, e.g. --trigger blocked_by_read_view".into()),
-            (None, Some(_)) => Err("--incident-max-disk goes with --trigger KIND and --incident-dir DIR".into()),
-            (None, None) => Ok(None),
-        };
-    };
-    let Some(dir) = args.incident_dir.clone() else {
-        return Err(
-            "--trigger under serve writes one directory per target: add --incident-dir DIR".into(),
-        );
-    };
-    Ok(Some(IncidentPlan {
-        triggers,
-        opts: crate::trigger::files::IncidentOptions {
-            // --incident-max-disk bounds every target's files together.
-            budget: Budget::new(
-                dir.clone(),
-                None,
-                args.incident_max_disk
-                    .unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
-            ),
-            dir,
-            watch,
-            exec: args.trigger.exec.clone(),
-            exec_timeout: args
-                .trigger
-                .exec_timeout
-                .unwrap_or(crate::trigger::DEFAULT_EXEC_TIMEOUT),
-            keep_queries: cli.options.record_queries,
-            interval_ms: u64::try_from(cli.options.interval.as_millis()).ok(),
-            target: None,
-        },
-    }))
-}
-
-fn record_budget(args: &ServeArgs, file: &ConfigFile) -> Result<Option<Arc<Budget>>, String> {
-    let Some(dir) = args.record_dir.clone().or(file.serve.record_dir.clone()) else {
-        if args.retain.is_some() || args.max_disk.is_some() {
-            return Err("--retain and --max-disk go with --record-dir DIR".into());
-        }
-        return Ok(None);
-    };
-    let in_file = |key: &str, v: &Option<String>, parse: fn(&str) -> Result<u64, String>| {
-        v.as_deref()
-            .map(parse)
-            .transpose()
-            .map_err(|e| format!("[serve] {key} in the config file: {e}"))
-    };
-    let retain = match args.retain {
-        Some(d) => d,
-        None => in_file("retain", &file.serve.retain, |s| {
-            parse_timeout(s).map(|d| d.as_secs())
-        })?
-        .map(Duration::from_secs)
-        .unwrap_or(DEFAULT_RETAIN),
-    };
-    let max_disk = match args.max_disk {
-        Some(m) => m,
-        None => in_file("max_disk", &file.serve.max_disk, parse_size)?.unwrap_or(DEFAULT_MAX_DISK),
-    };
-    Ok(Some(Budget::new(dir, Some(retain), max_disk)))
-}
-
-/// Binds, with the fix in the message when the port is taken or privileged.
-async fn bind(listen: &str) -> Result<TcpListener, String> {
-    let addrs: Vec<std::net::SocketAddr> = match tokio::net::lookup_host(listen).await {
-        Ok(a) => a.collect(),
-        Err(e) => {
-            return Err(format!(
-                "--listen {listen:?}: not an address: {e}; give ADDR:PORT, e.g. 127.0.0.1:9385 or 0.0.0.0:9385"
-            ));
-        }
-    };
-    let Some(addr) = addrs.first() else {
-        return Err(format!(
-            "--listen {listen:?}: the name resolves to no address"
-        ));
-    };
-    TcpListener::bind(addr).await.map_err(|e| match e.kind() {
-        std::io::ErrorKind::AddrInUse => format!(
-            "cannot listen on {addr}: the port is already in use (another innodebt serve or an exporter?); \
-             stop it or choose another port with --listen"
-        ),
-        std::io::ErrorKind::PermissionDenied => format!(
-            "cannot listen on {addr}: permission denied (ports below 1024 need root or \
-             CAP_NET_BIND_SERVICE); choose a port above 1024 with --listen"
-        ),
-        _ => format!("cannot listen on {addr}: {e}"),
-    })
-}
-
-async fn run(listener: TcpListener, server: Arc<Server>) {
+async fn run(listener: TcpListener, web: Arc<web_config::Web>, server: Arc<Server>) {
     let stop = async {
         match (
             signal(SignalKind::terminate()),
@@ -290,6 +233,7 @@ async fn run(listener: TcpListener, server: Arc<Server>) {
     let handler_server = Arc::clone(&server);
     http::serve(
         listener,
+        web,
         move |req| {
             let s = Arc::clone(&handler_server);
             async move { s.handle(req).await }
@@ -353,15 +297,13 @@ impl Server {
         let started = Instant::now();
         let format = Format::negotiate(req.accept.as_deref());
         match req.path.as_str() {
-            "/metrics" => match &self.local {
-                Some(t) => self.scrape(t, &req, format, started).await,
-                None => Response::text(
-                    404,
-                    "/metrics is off (--probe-only): scrape /probe?target=NAME",
-                ),
-            },
+            // innodebt's own build and process families, with the local target's (if any).
+            "/metrics" => {
+                self.scrape(self.local.as_deref(), &req, format, started, true)
+                    .await
+            }
             "/probe" => match self.probe_target(&req) {
-                Ok(t) => self.scrape(&t, &req, format, started).await,
+                Ok(t) => self.scrape(Some(&t), &req, format, started, false).await,
                 Err(resp) => resp,
             },
             "/events" => self.events(&req),
@@ -386,6 +328,25 @@ impl Server {
         }
         let endpoint = parse_host_port(name).map_err(|e| Response::text(400, e))?;
         check_name(name).map_err(|e| Response::text(400, format!("target {name:?}: {e}")))?;
+        if let Endpoint::Tcp { host, port } = &endpoint
+            && !self.allow.allows(host, *port)
+        {
+            // The name passed parse_host_port: no credentials or paths in it to leak.
+            let peer = req.peer.map(|p| p.to_string()).unwrap_or_default();
+            eprintln!(
+                "innodebt serve: refused /probe?target={name} from {peer}: not a configured \
+                 target and not allowed by --probe-allow"
+            );
+            return Err(Response::text(
+                403,
+                format!(
+                    "target {name:?} is not one of the config file's [targets.*] and matches no \
+                     --probe-allow pattern (probe_allow in [serve]); name it in the config file, \
+                     or allow it, e.g. --probe-allow '{}'",
+                    host
+                ),
+            ));
+        }
         let Ok(mut dynamic) = self.dynamic.lock() else {
             return Err(Response::text(500, "internal error: target table poisoned"));
         };
@@ -439,12 +400,15 @@ impl Server {
         Response::new(200, "application/json", body.to_string())
     }
 
+    /// One target's families (none under `--probe-only`'s `/metrics`), and innodebt's own
+    /// when `exporter` (on `/metrics` only, as mysqld_exporter's `/probe` leaves them out).
     async fn scrape(
         &self,
-        t: &Target,
+        t: Option<&Target>,
         req: &Request,
         format: Format,
         started: Instant,
+        exporter: bool,
     ) -> Response {
         // Answer inside Prometheus's own timeout, with room to send the answer.
         let wait = req
@@ -452,9 +416,27 @@ impl Server {
             .map(|s| Duration::from_secs_f64((s - 0.5).max(0.2)))
             .unwrap_or(self.scrape_timeout)
             .min(self.scrape_timeout);
-        let (mut own, figures) = t.read(wait).await;
-        own.scrape_duration_s = started.elapsed().as_secs_f64();
-        let body = openmetrics::scrape(figures.as_deref(), &own, format);
+        let (own, figures, counters) = match t {
+            Some(t) => {
+                let (mut own, figures, counters) = t.read(wait).await;
+                own.scrape_duration_s = started.elapsed().as_secs_f64();
+                (Some(own), figures, counters)
+            }
+            None => (None, None, None),
+        };
+        let me = exporter.then(|| Exporter {
+            build: Build::current(),
+            process: process::read(),
+        });
+        let body = openmetrics::scrape(
+            &openmetrics::Scrape {
+                figures: figures.as_deref(),
+                counters: counters.as_deref(),
+                own: own.as_ref(),
+                exporter: me.as_ref(),
+            },
+            format,
+        );
         Response::new(200, format.content_type(), body)
     }
 
@@ -468,9 +450,12 @@ impl Server {
         for n in names {
             out.push_str(&format!("/probe?target={n}\n"));
         }
-        out.push_str(
-            "/probe?target=HOST[:PORT]   any other server, with innodebt's own credentials\n",
-        );
+        if !self.allow.is_empty() {
+            out.push_str(&format!(
+                "/probe?target=HOST[:PORT]   a server matching {}, with innodebt's own credentials\n",
+                self.allow.describe()
+            ));
+        }
         out
     }
 

@@ -18,6 +18,7 @@ pub type SharedIncidents = Arc<Mutex<Option<crate::trigger::files::Incidents>>>;
 use crate::cli::ConnectOptions;
 use crate::derive::Deriver;
 use crate::figures::Figures;
+use crate::metrics::counters::Counters;
 use crate::openmetrics::Own;
 use crate::sample::SourceEvent;
 use crate::source::connect;
@@ -28,6 +29,8 @@ use crate::verdicts::RecoveryModel;
 #[derive(Debug, Clone, Default)]
 pub struct TargetState {
     pub figures: Option<Arc<Figures>>,
+    /// The latest sample's raw counters (`*_total`).
+    pub counters: Option<Arc<Counters>>,
     pub connected: bool,
     pub last_sample: Option<Instant>,
     pub last_error: Option<String>,
@@ -164,9 +167,9 @@ impl Target {
             .unwrap_or_default()
     }
 
-    /// The latest figures and innodebt's own state. Waits (at most `wait`) only while the
-    /// target has neither a sample nor an error yet.
-    pub async fn read(&self, wait: Duration) -> (Own, Option<Arc<Figures>>) {
+    /// The latest figures, raw counters and innodebt's own state. Waits (at most `wait`)
+    /// only while the target has neither a sample nor an error yet.
+    pub async fn read(&self, wait: Duration) -> (Own, Option<Arc<Figures>>, Option<Arc<Counters>>) {
         if let Ok(mut t) = self.last_scrape.lock() {
             *t = std::time::Instant::now();
         }
@@ -205,7 +208,7 @@ impl Target {
             polls_total: s.polls_total,
             last_error,
         };
-        (own, s.figures.clone())
+        (own, s.figures.clone(), s.counters.clone())
     }
 }
 
@@ -250,6 +253,7 @@ async fn consume(
                 s.last_error = Some(error.clone());
                 // Figures of a server that is gone are not the server's figures now.
                 s.figures = None;
+                s.counters = None;
             }
             SourceEvent::Sample(sample) => {
                 let poll_s = f64::from(sample.poll_ms) / 1000.0;
@@ -257,6 +261,8 @@ async fn consume(
                 s.server_seconds_total += poll_s;
                 s.last_poll_s = Some(poll_s);
                 s.last_sample = Some(Instant::now());
+                let lsn = figures.as_ref().and_then(|f| f.redo.lsn);
+                s.counters = Some(Arc::new(Counters::read(sample, lsn)));
                 if let Some(f) = figures {
                     s.figures = Some(f);
                 }

@@ -48,7 +48,9 @@ impl Serve {
         let sink = Arc::clone(&log);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("listening on http://").nth(1) {
+                if let Some(rest) = line.split("listening on http").nth(1)
+                    && let Some(rest) = rest.split("://").nth(1)
+                {
                     let addr = rest
                         .split_whitespace()
                         .next()
@@ -246,6 +248,11 @@ impl Prometheus {
                     .join(", ")
             ));
         }
+        Self::start_with_config(dir, &config)
+    }
+
+    /// Prometheus with `config` (a whole prometheus.yml) in `dir`.
+    pub fn start_with_config(dir: tempfile::TempDir, config: &str) -> Prometheus {
         let cfg = dir.path().join("prometheus.yml");
         std::fs::write(&cfg, config).expect("write prometheus.yml");
         let port = free_port();

@@ -48,6 +48,8 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
             record.path().to_str().unwrap(),
             "--max-disk",
             "50MB",
+            "--probe-allow",
+            "127.0.0.1",
         ],
     ));
     let target = format!("127.0.0.1:{}", server.port());
@@ -255,6 +257,8 @@ fn a_stalled_server_never_holds_a_scrape() {
             "--query-timeout",
             "2s",
             "serve",
+            "--probe-allow",
+            "127.0.0.1",
         ]
         .iter()
         .map(|s| s.to_string()),
@@ -321,6 +325,8 @@ fn bad_input_gets_a_clear_answer() {
         "serve".into(),
         "--listen".into(),
         "127.0.0.1:0".into(),
+        "--probe-allow".into(),
+        "127.0.0.1".into(),
     ]);
     let dead = common::serve::free_port();
     let r = serve.get(&format!("/probe?target=127.0.0.1:{dead}"));
@@ -356,7 +362,12 @@ fn bad_input_gets_a_clear_answer() {
         b"POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\nab",
     );
     assert_eq!(post.status, 405);
-    assert!(post.head.contains("Allow: GET, HEAD"), "{}", post.head);
+    assert_eq!(
+        post.header("allow").as_deref(),
+        Some("GET, HEAD"),
+        "{}",
+        post.head
+    );
     let huge = format!(
         "GET /metrics HTTP/1.1\r\nX-Big: {}\r\n\r\n",
         "a".repeat(10_000)
@@ -368,15 +379,18 @@ fn bad_input_gets_a_clear_answer() {
     );
     let ok = serve.get("/healthz");
     assert_eq!((ok.status, ok.body.as_str()), (200, "ok\n"));
-    // The slow client is cut after the head deadline with 408.
+    // The slow client is cut after the head deadline (10 s), as Go's servers cut it: closed.
     let mut slow_r = slow;
     slow_r
         .set_read_timeout(Some(Duration::from_secs(15)))
         .unwrap();
     let mut buf = String::new();
     use std::io::Read;
-    let _ = slow_r.read_to_string(&mut buf);
-    assert!(buf.starts_with("HTTP/1.1 408"), "{buf}");
+    assert!(
+        slow_r.read_to_string(&mut buf).is_ok(),
+        "still open after 15 s"
+    );
+    assert!(buf.is_empty(), "{buf}");
     assert!(serve.terminate().success());
 
     // A port in use: a clear message and exit code 2.

@@ -1,0 +1,115 @@
+//! `innodebt serve`'s start-up checks that need no server: the flight recorder's budget, the
+//! triggered capture's plan, and the listening socket, each with the fix in its error.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use super::config::ConfigFile;
+use super::recorder::Budget;
+use super::{DEFAULT_MAX_DISK, DEFAULT_RETAIN};
+use crate::cli::{Cli, ServeArgs, parse_size, parse_timeout};
+
+/// Triggered capture under `serve`: the same for every target, files in `DIR/TARGET/`.
+pub(super) struct IncidentPlan {
+    pub(super) triggers: Vec<crate::trigger::Trigger>,
+    pub(super) opts: crate::trigger::files::IncidentOptions,
+}
+
+/// `--trigger` with `--incident-dir` (each needs the other).
+pub(super) fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<IncidentPlan>, String> {
+    let Some((triggers, watch)) = crate::trigger::from_args(&args.trigger)? else {
+        return match (&args.incident_dir, args.incident_max_disk) {
+            (Some(_), _) => Err("--incident-dir goes with --trigger KIND (it is where incident files go); add --trigger, e.g. --trigger blocked_by_read_view".into()),
+            (None, Some(_)) => Err("--incident-max-disk goes with --trigger KIND and --incident-dir DIR".into()),
+            (None, None) => Ok(None),
+        };
+    };
+    let Some(dir) = args.incident_dir.clone() else {
+        return Err(
+            "--trigger under serve writes one directory per target: add --incident-dir DIR".into(),
+        );
+    };
+    Ok(Some(IncidentPlan {
+        triggers,
+        opts: crate::trigger::files::IncidentOptions {
+            // --incident-max-disk bounds every target's files together.
+            budget: Budget::new(
+                dir.clone(),
+                None,
+                args.incident_max_disk
+                    .unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
+            ),
+            dir,
+            watch,
+            exec: args.trigger.exec.clone(),
+            exec_timeout: args
+                .trigger
+                .exec_timeout
+                .unwrap_or(crate::trigger::DEFAULT_EXEC_TIMEOUT),
+            keep_queries: cli.options.record_queries,
+            interval_ms: u64::try_from(cli.options.interval.as_millis()).ok(),
+            target: None,
+        },
+    }))
+}
+
+pub(super) fn record_budget(
+    args: &ServeArgs,
+    file: &ConfigFile,
+) -> Result<Option<Arc<Budget>>, String> {
+    let Some(dir) = args.record_dir.clone().or(file.serve.record_dir.clone()) else {
+        if args.retain.is_some() || args.max_disk.is_some() {
+            return Err("--retain and --max-disk go with --record-dir DIR".into());
+        }
+        return Ok(None);
+    };
+    let in_file = |key: &str, v: &Option<String>, parse: fn(&str) -> Result<u64, String>| {
+        v.as_deref()
+            .map(parse)
+            .transpose()
+            .map_err(|e| format!("[serve] {key} in the config file: {e}"))
+    };
+    let retain = match args.retain {
+        Some(d) => d,
+        None => in_file("retain", &file.serve.retain, |s| {
+            parse_timeout(s).map(|d| d.as_secs())
+        })?
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_RETAIN),
+    };
+    let max_disk = match args.max_disk {
+        Some(m) => m,
+        None => in_file("max_disk", &file.serve.max_disk, parse_size)?.unwrap_or(DEFAULT_MAX_DISK),
+    };
+    Ok(Some(Budget::new(dir, Some(retain), max_disk)))
+}
+
+/// Binds, with the fix in the message when the port is taken or privileged.
+pub(super) async fn bind(listen: &str) -> Result<TcpListener, String> {
+    let addrs: Vec<std::net::SocketAddr> = match tokio::net::lookup_host(listen).await {
+        Ok(a) => a.collect(),
+        Err(e) => {
+            return Err(format!(
+                "--listen {listen:?}: not an address: {e}; give ADDR:PORT, e.g. 127.0.0.1:9385 or 0.0.0.0:9385"
+            ));
+        }
+    };
+    let Some(addr) = addrs.first() else {
+        return Err(format!(
+            "--listen {listen:?}: the name resolves to no address"
+        ));
+    };
+    TcpListener::bind(addr).await.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "cannot listen on {addr}: the port is already in use (another innodebt serve or an exporter?); \
+             stop it or choose another port with --listen"
+        ),
+        std::io::ErrorKind::PermissionDenied => format!(
+            "cannot listen on {addr}: permission denied (ports below 1024 need root or \
+             CAP_NET_BIND_SERVICE); choose a port above 1024 with --listen"
+        ),
+        _ => format!("cannot listen on {addr}: {e}"),
+    })
+}
