@@ -285,6 +285,10 @@ pub const SERVE_TOML_KEYS: &[(&str, &str)] = &[
         "disk for all targets, e.g. 500MiB, 1GiB (--max-disk)",
     ),
     (
+        "[serve] probe_allow",
+        "host patterns /probe may reach beyond [targets.*], e.g. [\"db*.example.com\", \"10.0.0.*:3306\"] (--probe-allow)",
+    ),
+    (
         "[serve] metrics_target",
         "false: serve only /probe, as --probe-only",
     ),

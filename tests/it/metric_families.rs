@@ -5,7 +5,7 @@
 //! create-blocks-from openmetrics` (Prometheus's OpenMetrics parser) as OpenMetrics 1.0. Both
 //! must carry every family of the tables, so a family added later is checked too.
 
-mod common;
+use crate::common;
 
 use common::serve::promtool;
 use innodebt::metrics::counters::Counters;

@@ -4,7 +4,7 @@
 //! certificates; `/probe` reaching only configured targets unless `--probe-allow` (or
 //! `probe_allow`) opens it, a refusal answered 403 and logged without credentials.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -82,7 +82,7 @@ fn wait_for(what: &str, limit: Duration, mut ok: impl FnMut() -> bool, log: impl
             "{what} not within {limit:?}: {}",
             log()
         );
-        std::thread::sleep(Duration::from_millis(300));
+        common::wait::hold(Duration::from_millis(300), "between checks");
     }
 }
 

@@ -7,7 +7,7 @@
 //!
 //! The cases run one at a time (they measure latency and memory), each with its own server.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -38,7 +38,7 @@ fn rig() -> Rig {
     let deadline = Instant::now() + Duration::from_secs(30);
     while metric(&serve.get("/metrics").body, "innodebt_up") != Some(1.0) {
         assert!(Instant::now() < deadline, "never up: {}", serve.log());
-        std::thread::sleep(Duration::from_millis(200));
+        common::wait::hold(Duration::from_millis(200), "between scrapes");
     }
     Rig {
         _server: server,
@@ -117,7 +117,7 @@ where
             started.elapsed() < Duration::from_secs(90),
             "{name}: the attack did not end"
         );
-        std::thread::sleep(Duration::from_millis(200));
+        common::wait::hold(Duration::from_millis(200), "between scrapes");
     }
     stop.store(true, Ordering::Relaxed);
     let out = attacker.join().expect("the attack thread");
@@ -168,7 +168,11 @@ fn a_thousand_idle_connections_that_keep_coming_back() {
                             return;
                         }
                         let Ok(mut s) = TcpStream::connect(addr).await else {
-                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            common::wait::hold_async(
+                                Duration::from_millis(50),
+                                "the attacker backs off a refused connect",
+                            )
+                            .await;
                             continue;
                         };
                         count.fetch_add(1, Ordering::Relaxed);
@@ -209,7 +213,7 @@ fn half_sent_requests_are_dropped_at_the_head_deadline() {
                                     return Some(opened.elapsed());
                                 }
                             }
-                            _ = tokio::time::sleep(Duration::from_secs(1)) => {
+                            _ = common::wait::hold_async(Duration::from_secs(1), "the slowloris sends a byte a second") => {
                                 if s.write_all(&[b'a' + (i % 26) as u8]).await.is_err() {
                                     return Some(opened.elapsed());
                                 }
