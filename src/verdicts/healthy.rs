@@ -80,6 +80,7 @@ mod tests {
         let flush = FlushJudgement {
             checkpoint_age: Some(Severity::Ok),
             dirty: Some(Severity::Ok),
+            regime: None,
         };
         message(&f, &judged, &flush, &Thresholds::default())
     }
