@@ -10,6 +10,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
+use super::argv::{PROMPT_LONG, rewrite_password_args};
 use super::env::MysqlEnv;
 use super::values::{
     CaptureRange, Schedule, TimeSpec, parse_capture_range, parse_duration, parse_interval,
@@ -17,9 +18,6 @@ use super::values::{
     parse_timeout, parse_what_if,
 };
 use crate::source::connect::{Secret, SslMode};
-
-use super::argv::PROMPT_LONG;
-pub use super::argv::preprocess_password_args;
 
 // `innodebt [connection flags] [options] [SUBCOMMAND]`, the flags before or after the
 // subcommand (global, as `git -C`). `-h` is the host, as in the mysql client, so help is `-?`
@@ -593,3 +591,10 @@ mod tests {
         );
     }
 }
+
+/// A bare `-p`/`--password` made the hidden prompt flag, anywhere on the line (`argv`).
+pub fn preprocess_password_args(args: Vec<OsString>) -> Vec<OsString> {
+    rewrite_password_args(Cli::command(), args)
+}
+#[cfg(test)]
+mod argv_tests;

@@ -3,10 +3,6 @@
 
 use std::ffi::OsString;
 
-use clap::CommandFactory;
-
-use super::args::Cli;
-
 /// Hidden flag that a bare `-p`/`--password` becomes before clap sees the arguments.
 pub(super) const PROMPT_FLAG: &str = "--password-prompt";
 pub(super) const PROMPT_LONG: &str = "password-prompt";
@@ -14,8 +10,8 @@ pub(super) const PROMPT_LONG: &str = "password-prompt";
 /// Rewrites a bare `-p`/`--password` into the hidden prompt flag, before or after the
 /// subcommand, so clap never takes the next word for the password. Values of other flags,
 /// positional words and everything after `--` are left alone.
-pub fn preprocess_password_args(args: Vec<OsString>) -> Vec<OsString> {
-    let mut cmd = Cli::command();
+/// `cmd` is the whole command line's clap definition (passed in: `args` builds on this file).
+pub fn rewrite_password_args(mut cmd: clap::Command, args: Vec<OsString>) -> Vec<OsString> {
     cmd.build();
     let mut takes_value = value_flags(&cmd);
 
@@ -66,66 +62,4 @@ fn value_flags(cmd: &clap::Command) -> Vec<String> {
             short.into_iter().chain(long)
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn os(args: &[&str]) -> Vec<OsString> {
-        args.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn preprocessing_rewrites_only_bare_password_flags() {
-        assert_eq!(
-            preprocess_password_args(os(&["innodebt", "-p", "-u", "-p", "--password", "x"])),
-            os(&["innodebt", PROMPT_FLAG, "-u", "-p", PROMPT_FLAG, "x"])
-        );
-        assert_eq!(
-            preprocess_password_args(os(&[
-                "innodebt",
-                "-psecret",
-                "--password=s",
-                "replay",
-                "-p"
-            ])),
-            os(&[
-                "innodebt",
-                "-psecret",
-                "--password=s",
-                "replay",
-                PROMPT_FLAG
-            ])
-        );
-        // After the subcommand too; its own flags' values are left alone.
-        assert_eq!(
-            preprocess_password_args(os(&[
-                "innodebt",
-                "serve",
-                "--listen",
-                "-p",
-                "-u",
-                "m",
-                "-p",
-                "--record-dir",
-                "d"
-            ])),
-            os(&[
-                "innodebt",
-                "serve",
-                "--listen",
-                "-p",
-                "-u",
-                "m",
-                PROMPT_FLAG,
-                "--record-dir",
-                "d"
-            ])
-        );
-        assert_eq!(
-            preprocess_password_args(os(&["innodebt", "--", "-p"])),
-            os(&["innodebt", "--", "-p"])
-        );
-    }
 }

@@ -14,7 +14,7 @@ use innodebt::openmetrics::{FIGURES, Format, Kind, OWN, Own, Scrape, scrape};
 
 fn full_scrape(format: Format) -> String {
     let capture = innodebt::capture::reader::from_bytes(
-        include_bytes!("../demo/mariadb-10.11-blocker.idbt"),
+        include_bytes!("../../demo/mariadb-10.11-blocker.idbt"),
         std::path::Path::new("demo"),
     )
     .expect("demo capture");
