@@ -3,6 +3,7 @@
 //! on stderr and an exit code; nothing below this module prints.
 
 mod assets;
+mod import;
 mod incident;
 mod live;
 mod record;
@@ -80,6 +81,9 @@ pub async fn main(cli: Cli) -> ExitCode {
                     output,
                 },
         }) => replay::import_pt_stalk(dir, prefix.as_deref(), output),
+        Some(Command::Import {
+            source: source @ ImportSource::Prometheus { .. },
+        }) => import::prometheus(source).await,
         Some(Command::Export {
             file,
             output,
