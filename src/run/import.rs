@@ -111,5 +111,17 @@ fn write(
     for ev in events {
         writer.append(ev)?;
     }
-    writer.finish().map(|_| ())
+    writer.finish()?;
+    // The same note as a bookmark at the first sample: on the timeline, and in the JSON of
+    // `export` and `--once` there, where a reader of figures looks for what is unknown.
+    match (
+        header.notes.first(),
+        events.iter().find_map(SourceEvent::as_sample),
+    ) {
+        (Some(note), Some(first)) => crate::capture::notes::append_note(
+            output,
+            &crate::capture::Note::new(first.taken_at, note),
+        ),
+        _ => Ok(()),
+    }
 }
