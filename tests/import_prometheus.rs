@@ -487,3 +487,71 @@ fn a_401_names_the_credentials_read_from_a_file() {
     );
     assert!(!out_file.exists());
 }
+
+/// A Prometheus that scraped `innodebt serve` (no exporter): the import stands innodebt's own
+/// series in for the server's counters, the blocker included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_serve_history_replays_with_its_blocker() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let mut serve = common::serve::Serve::start(&common::serve::serve_args(&server, &[]));
+    let instance = serve.addr.to_string();
+    let prom = Prometheus::start(&[("innodebt", "/metrics", vec![instance.clone()])]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while prom
+        .query(
+            "innodebt_history_list_length",
+            Utc::now().timestamp() as f64,
+        )
+        .as_array()
+        .is_none_or(|a| a.is_empty())
+    {
+        assert!(Instant::now() < deadline, "no scrape: {}", prom.log());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let load = WriteLoad::start(server.opts(), 2);
+    let from = Utc::now();
+    let blocker = BlockingSnapshot::open(server.opts()).await;
+    let thread_id = blocker.thread_id();
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let to = Utc::now();
+    blocker.commit().await;
+    load.stop().await;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("serve.idbt");
+    let url = format!("http://{}", prom.addr);
+    let out = import(&url, &instance, &stamp(from), &stamp(to), &file, &[]);
+    let _ = serve.terminate();
+    assert!(
+        out.status.success(),
+        "import: {}\n{}",
+        stderr(&out),
+        prom.log()
+    );
+    let imported = figures(&file);
+    assert!(imported.len() >= 17, "{} samples", imported.len());
+    let history: Vec<f64> = imported.iter().filter_map(|(_, h, _)| *h).collect();
+    assert!(
+        history.len() == imported.len() && history[history.len() - 1] > history[0] + 200.0,
+        "history from innodebt_history_list_length rises while the blocker holds it: {history:?}"
+    );
+    assert!(
+        imported.iter().all(|(_, _, a)| a.is_some()),
+        "checkpoint age from innodebt_checkpoint_age_bytes"
+    );
+    let once = innodebt(&[
+        "replay".into(),
+        file.display().to_string(),
+        "--once".into(),
+        "--format".into(),
+        "json".into(),
+    ]);
+    assert!(once.status.success(), "{}", stderr(&once));
+    let v: Value = serde_json::from_slice(&once.stdout).expect("json");
+    assert_eq!(
+        v["blocker"]["thread_id"].as_u64(),
+        Some(thread_id),
+        "the blocker from innodebt_purge_blocker_info: {}",
+        v["blocker"]
+    );
+}
