@@ -24,7 +24,7 @@ fn resolve(
             .map(|d| from + d)
             .map_err(|_| format!("{flag}: the offset is too large")),
         (TimeSpec::Offset(_), None) => Err(format!(
-            "{flag} +DURATION counts from --from; give --from as a time (2026-01-31T02:00:00Z)"
+            "{flag} cannot be +DURATION (only --to counts from --from): give a time such as 2026-01-31T02:00:00Z"
         )),
     }
 }
