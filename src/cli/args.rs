@@ -496,6 +496,41 @@ pub enum ImportSource {
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
     },
+    /// A Prometheus fed by mysqld_exporter (or innodebt serve): one instance over a window.
+    Prometheus {
+        /// The Prometheus server's base URL (http://prometheus:9090).
+        url: String,
+        /// The `instance` label of the server's series.
+        #[arg(long, value_name = "INSTANCE")]
+        instance: String,
+        /// The `job` label, where several jobs scrape the instance.
+        #[arg(long, value_name = "JOB")]
+        job: Option<String>,
+        /// More PromQL label matchers (repeatable): --match 'env="prod"'.
+        #[arg(long = "match", value_name = "MATCHER")]
+        matchers: Vec<String>,
+        /// Start: RFC 3339 (2026-01-31T02:00:00Z) or HH:MM:SS (today, UTC).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        from: TimeSpec,
+        /// End: as --from, or +DURATION after it (+30m).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        to: TimeSpec,
+        /// Resolution: one sample per step (your scrape interval or coarser).
+        #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_timeout)]
+        step: Duration,
+        /// A file holding user:password for basic auth.
+        #[arg(long, value_name = "FILE")]
+        basic_auth_file: Option<PathBuf>,
+        /// A file holding a bearer token.
+        #[arg(long, value_name = "FILE")]
+        bearer_token_file: Option<PathBuf>,
+        /// PEM CA certificates to verify an https Prometheus with (default: the web's roots).
+        #[arg(long, value_name = "FILE")]
+        ca_file: Option<PathBuf>,
+        /// Capture file to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -205,13 +205,16 @@ impl CaptureSet {
         if let End::Truncated { reason, .. } = index.end() {
             self.notes.push(reason.clone());
         }
-        // What made a triggered capture, in its header (`trigger::files`).
+        // What made a triggered capture (`trigger::files`), or an import at a coarser
+        // resolution with figures it lacks (`capture::prometheus`), in its header.
         self.notes.extend(
             index
                 .header()
                 .notes
                 .iter()
-                .filter(|n| n.starts_with("triggered capture:"))
+                .filter(|n| {
+                    n.starts_with("triggered capture:") || n.starts_with("imported from Prometheus")
+                })
                 .cloned(),
         );
         for g in index.gaps() {

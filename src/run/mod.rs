@@ -4,6 +4,7 @@
 
 mod assets;
 mod check;
+mod import;
 mod incident;
 mod live;
 mod record;
@@ -81,6 +82,9 @@ pub async fn main(cli: Cli) -> ExitCode {
                     output,
                 },
         }) => replay::import_pt_stalk(dir, prefix.as_deref(), output),
+        Some(Command::Import {
+            source: source @ ImportSource::Prometheus { .. },
+        }) => import::prometheus(source).await,
         Some(Command::Export {
             file,
             output,

@@ -1,0 +1,577 @@
+//! `innodebt import prometheus` against real parts: a private MariaDB under write load with a
+//! read view holding purge back, Debian's mysqld_exporter scraping it, a real Prometheus
+//! scraping the exporter every second, and innodebt recording the same minute itself. The
+//! import replays with the history and the checkpoint age innodebt saw, figure by figure.
+//! Bad input (unreachable, 401, a rejected matcher, an unknown instance): one clear message
+//! each and no file left behind.
+
+use crate::common;
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use common::serve::{Prometheus, free_port};
+use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
+use serde_json::Value;
+
+/// Debian's mysqld_exporter against `server`, with the InnoDB collectors on.
+struct Exporter {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Exporter {
+    async fn start(server: &PrivateServer) -> Exporter {
+        let bin = common::find_binary(&["prometheus-mysqld-exporter", "mysqld_exporter"])
+            .unwrap_or_else(|_| {
+                panic!("mysqld_exporter not found: apt-get install prometheus-mysqld-exporter (.ci/run installs it)")
+            });
+        // The exporter wants a password in its my.cnf: an account of its own, as a DBA sets it up.
+        server
+            .sql("CREATE USER IF NOT EXISTS exporter@'127.0.0.1' IDENTIFIED BY 'exp-secret'")
+            .await;
+        server
+            .sql("GRANT PROCESS, REPLICATION CLIENT, SELECT ON *.* TO exporter@'127.0.0.1'")
+            .await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cnf = dir.path().join("exporter.cnf");
+        std::fs::write(
+            &cnf,
+            format!(
+                "[client]\nuser=exporter\npassword=exp-secret\nhost=127.0.0.1\nport={}\n",
+                server.port()
+            ),
+        )
+        .expect("write exporter.cnf");
+        let port = free_port();
+        let log = std::fs::File::create(dir.path().join("exporter.log")).expect("log");
+        let child = Command::new(bin)
+            .arg(format!("--config.my-cnf={}", cnf.display()))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .args([
+                "--collect.global_status",
+                "--collect.global_variables",
+                "--collect.info_schema.innodb_metrics",
+                "--collect.engine_innodb_status",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start mysqld_exporter");
+        let e = Exporter {
+            child,
+            port,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            let r = std::net::TcpStream::connect(("127.0.0.1", port))
+                .ok()
+                .map(|_| common::serve::http_get(e.addr().parse().expect("addr"), "/metrics", &[]));
+            if r.is_some_and(|r| r.body.contains("mysql_up 1")) {
+                return e;
+            }
+            common::wait::hold(Duration::from_millis(200), "between probes of the exporter");
+        }
+        panic!(
+            "mysqld_exporter did not report mysql_up 1: {}",
+            std::fs::read_to_string(e._dir.path().join("exporter.log")).unwrap_or_default()
+        );
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn innodebt(args: &[String]) -> Output {
+    Command::new(common::innodebt_bin())
+        .arg("--no-defaults")
+        .args(args)
+        .output()
+        .expect("run innodebt")
+}
+
+fn import(url: &str, instance: &str, from: &str, to: &str, out: &Path, extra: &[&str]) -> Output {
+    let mut args: Vec<String> = [
+        "import",
+        "prometheus",
+        url,
+        "--instance",
+        instance,
+        "--from",
+        from,
+        "--to",
+        to,
+        "--step",
+        "1s",
+        "-o",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(out.display().to_string());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    innodebt(&args)
+}
+
+/// `export --format json`: (sample time, history length, checkpoint age) per sample.
+fn figures(file: &Path) -> Vec<(DateTime<Utc>, Option<f64>, Option<f64>)> {
+    let out = innodebt(&[
+        "export".into(),
+        file.display().to_string(),
+        "--format".into(),
+        "json".into(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            let at = v["sampled_at"]
+                .as_str()
+                .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+                .unwrap_or_else(|| panic!("no sampled_at: {l}"))
+                .with_timezone(&Utc);
+            (
+                at,
+                v["history"]["length"].as_f64(),
+                v["redo"]["checkpoint_age_bytes"].as_f64(),
+            )
+        })
+        .collect()
+}
+
+fn stamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Tolerance, stated: Prometheus's value at step `t` is the last scrape at or before `t`,
+/// made in (t − 1 s, t], or in (t − 2 s, t − 1 s] when one scrape of a loaded machine timed
+/// out; innodebt's own samples 1 s apart bracket that moment within [t − 3 s, t + 1 s]. The
+/// imported figure must lie within what innodebt saw there, widened by the largest one-step
+/// movement innodebt saw around it ([t − 5 s, t + 3 s]): a figure such as the history moves
+/// by hundreds between two polls while purge runs, and a scrape may catch it in between.
+fn within_one_step(own: &[(DateTime<Utc>, f64)], t: DateTime<Utc>, v: f64) -> Result<(), String> {
+    let around = |before_ms: i64, after_ms: i64| -> Vec<f64> {
+        own.iter()
+            .filter(|(at, _)| {
+                *at >= t - chrono::Duration::milliseconds(before_ms)
+                    && *at <= t + chrono::Duration::milliseconds(after_ms)
+            })
+            .map(|(_, v)| *v)
+            .collect()
+    };
+    let near = around(3_000, 1_000);
+    if near.len() < 2 {
+        return Err(format!("innodebt recorded fewer than 2 samples around {t}"));
+    }
+    let lo = near.iter().copied().fold(f64::MAX, f64::min);
+    let hi = near.iter().copied().fold(f64::MIN, f64::max);
+    let step = around(5_000, 3_000)
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(0.0, f64::max);
+    if v >= lo - step && v <= hi + step {
+        Ok(())
+    } else {
+        Err(format!(
+            "at {t}: imported {v}, innodebt saw {near:?} (allowed {}..{})",
+            lo - step,
+            hi + step
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exporter_history_replays_like_innodebts_own_recording() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let exporter = Exporter::start(&server).await;
+    let prom = Prometheus::start(&[("mysql", "/metrics", vec![exporter.addr()])]);
+    let url = format!("http://{}", prom.addr);
+    // Wait until Prometheus holds the exporter's series.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while prom
+        .query("mysql_up", Utc::now().timestamp() as f64)
+        .as_array()
+        .is_none_or(|a| a.is_empty())
+    {
+        assert!(Instant::now() < deadline, "no scrape: {}", prom.log());
+        common::wait::hold_async(
+            Duration::from_millis(300),
+            "between queries for the first scrape",
+        )
+        .await;
+    }
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let own = dir.path().join("own.idbt");
+    let load = WriteLoad::start(server.opts(), 2);
+    let from = Utc::now();
+    let record = Command::new(common::innodebt_bin())
+        .args(server.conn_args())
+        .args(["--no-defaults", "--interval", "1s", "record"])
+        .arg(&own)
+        .args(["--duration", "60s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("record");
+    common::wait::hold_async(
+        Duration::from_secs(10),
+        "ten seconds recorded before the read view opens",
+    )
+    .await;
+    let blocker = BlockingSnapshot::open(server.opts()).await;
+    let held_from = Utc::now();
+    common::wait::hold_async(
+        Duration::from_secs(40),
+        "the read view holds purge for 40 s",
+    )
+    .await;
+    let held_to = Utc::now();
+    blocker.commit().await;
+    let status = tokio::task::spawn_blocking(move || record.wait_with_output())
+        .await
+        .expect("join")
+        .expect("record");
+    assert!(status.status.success(), "record: {}", stderr(&status));
+    let to = Utc::now();
+    load.stop().await;
+    common::wait::hold_async(Duration::from_secs(2), "the last scrape lands").await;
+
+    let imported = dir.path().join("imported.idbt");
+    let (from_s, to_s) = (stamp(from), stamp(to + chrono::Duration::seconds(1)));
+    let started = Instant::now();
+    let out = import(&url, &exporter.addr(), &from_s, &to_s, &imported, &[]);
+    assert!(out.status.success(), "import: {}", stderr(&out));
+    let took = started.elapsed();
+    assert!(
+        stderr(&out).contains("imported from Prometheus at 1 s"),
+        "{}",
+        stderr(&out)
+    );
+
+    let own_figures = figures(&own);
+    let imp_figures = figures(&imported);
+    assert!(
+        imp_figures.len() >= 55,
+        "{} imported samples",
+        imp_figures.len()
+    );
+    let own_history: Vec<(DateTime<Utc>, f64)> = own_figures
+        .iter()
+        .filter_map(|(t, h, _)| Some((*t, (*h)?)))
+        .collect();
+    let own_age: Vec<(DateTime<Utc>, f64)> = own_figures
+        .iter()
+        .filter_map(|(t, _, a)| Some((*t, (*a)?)))
+        .collect();
+    let (mut compared, mut held, mut failures) = (0, 0, Vec::new());
+    for (t, history, age) in &imp_figures {
+        // Only where innodebt was recording on both sides of the moment.
+        if *t < own_figures[0].0 + chrono::Duration::seconds(2)
+            || *t > own_figures[own_figures.len() - 1].0 - chrono::Duration::seconds(1)
+        {
+            continue;
+        }
+        let history = history.unwrap_or_else(|| panic!("history unknown at {t} in the import"));
+        let age = age.unwrap_or_else(|| panic!("checkpoint age unknown at {t} in the import"));
+        if let Err(e) = within_one_step(&own_age, *t, age) {
+            failures.push(format!("checkpoint age: {e}"));
+        }
+        // History is the blocker's: compared while the read view holds it (before, purge
+        // moves it by hundreds inside a second and neither side's moment catches the same).
+        if *t >= held_from + chrono::Duration::seconds(3) && *t <= held_to {
+            if let Err(e) = within_one_step(&own_history, *t, history) {
+                failures.push(format!("history: {e}"));
+            }
+            held += 1;
+        }
+        compared += 1;
+    }
+    assert!(compared >= 50, "compared only {compared} moments");
+    assert!(
+        held >= 30,
+        "compared history at only {held} moments of the blocker"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {compared}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+
+    // The blocker's read view made history grow, and the import shows it grow as much as
+    // innodebt saw it grow (peaks within 10 %, the scrape lag aside).
+    let peak = |f: &[(DateTime<Utc>, Option<f64>, Option<f64>)]| {
+        f.iter().filter_map(|(_, h, _)| *h).fold(0.0, f64::max)
+    };
+    let (imp_peak, own_peak) = (peak(&imp_figures), peak(&own_figures));
+    let first = imp_figures[0].1.unwrap_or_default();
+    assert!(
+        imp_peak >= first + 500.0,
+        "history did not grow in the import: {first} → {imp_peak}"
+    );
+    assert!(
+        (imp_peak - own_peak).abs() <= own_peak * 0.10,
+        "history peak: imported {imp_peak}, innodebt {own_peak}"
+    );
+
+    // Its note names the resolution and the unknown blocker: a bookmark at the first sample,
+    // in the JSON of its figures there.
+    let json = innodebt(&[
+        "export".into(),
+        imported.display().to_string(),
+        "--format".into(),
+        "json".into(),
+    ]);
+    let first_line = String::from_utf8_lossy(&json.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let first: Value = serde_json::from_str(&first_line).expect("json");
+    let note = first["notes"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("imported from Prometheus at 1 s"),
+        "{first_line}"
+    );
+    // INNODB_METRICS counters off on this server are not exported: unknown, and said so.
+    assert!(note.contains("unknown (no series): "), "{note}");
+    assert!(note.contains("the purge blocker's identity"), "{note}");
+    assert!(
+        !note.contains("checkpoint age") && !note.contains("history list length"),
+        "{note}"
+    );
+    let once = innodebt(&[
+        "replay".into(),
+        imported.display().to_string(),
+        "--once".into(),
+        "--format".into(),
+        "json".into(),
+    ]);
+    assert!(once.status.success(), "{}", stderr(&once));
+    let v: Value = serde_json::from_slice(&once.stdout).expect("json");
+    assert!(v["history"]["length"].as_f64().is_some(), "{v}");
+    assert!(
+        v["unavailable"]
+            .to_string()
+            .contains("mysqld_exporter exports no transactions"),
+        "the blocker is unknown, not absent: {}",
+        v["unavailable"]
+    );
+    assert!(
+        v["server"]["flavor"].to_string().contains("mariadb")
+            || v["server"].to_string().contains("MariaDB"),
+        "{}",
+        v["server"]
+    );
+    eprintln!(
+        "imported {} samples in {took:?}; compared {compared} moments",
+        imp_figures.len()
+    );
+
+    // A matcher Prometheus rejects, and an instance it has no series for: a message each.
+    let bad = dir.path().join("bad.idbt");
+    let out = import(
+        &url,
+        &exporter.addr(),
+        &from_s,
+        &to_s,
+        &bad,
+        &["--match", "env=~\"(\""],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("rejected the query"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("bad_data"), "{}", stderr(&out));
+    assert!(!bad.exists(), "a failed import leaves no file");
+    let out = import(&url, "nosuch:9104", &from_s, &to_s, &bad, &[]);
+    assert!(!out.status.success());
+    let msg = stderr(&out);
+    assert!(
+        msg.contains("no mysqld_exporter or innodebt series"),
+        "{msg}"
+    );
+    assert!(msg.contains("\"nosuch:9104\""), "{msg}");
+    assert!(
+        msg.contains(&exporter.addr()),
+        "names the instances there are: {msg}"
+    );
+    assert!(!bad.exists(), "a failed import leaves no file");
+}
+
+#[test]
+fn an_unreachable_prometheus_is_named_and_leaves_no_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_file = dir.path().join("x.idbt");
+    let url = format!("http://127.0.0.1:{}", free_port());
+    let out = import(
+        &url,
+        "db:9104",
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:01:00Z",
+        &out_file,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let msg = stderr(&out);
+    assert!(
+        msg.contains(&format!("cannot reach Prometheus at {url}")),
+        "{msg}"
+    );
+    assert!(!msg.contains("panicked"), "{msg}");
+    assert!(!out_file.exists());
+}
+
+/// A one-shot HTTP server answering 401, handing back the request it got.
+fn answer_401() -> (String, std::thread::JoinHandle<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let handle = std::thread::spawn(move || {
+        let (mut conn, _) = listener.accept().expect("accept");
+        conn.set_read_timeout(Some(Duration::from_secs(10))).ok();
+        let mut buf = vec![0u8; 8192];
+        let n = conn.read(&mut buf).unwrap_or(0);
+        let body = "Unauthorized\n";
+        let _ = write!(
+            conn,
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"prom\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    });
+    (url, handle)
+}
+
+#[test]
+fn a_401_names_the_credentials_read_from_a_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_file = dir.path().join("x.idbt");
+    let creds: PathBuf = dir.path().join("prom.auth");
+    std::fs::write(&creds, "reader:s3cret-pw\n").expect("creds");
+    let (url, server) = answer_401();
+    let out = import(
+        &url,
+        "db:9104",
+        "2026-01-01T00:00:00Z",
+        "+1m",
+        &out_file,
+        &["--basic-auth-file", &creds.display().to_string()],
+    );
+    let request = server.join().expect("server");
+    assert_eq!(out.status.code(), Some(2));
+    let msg = stderr(&out);
+    assert!(msg.contains("answered 401"), "{msg}");
+    assert!(msg.contains("--basic-auth-file"), "{msg}");
+    assert!(!msg.contains("s3cret-pw"), "{msg}");
+    // The credentials went as basic auth (base64 of reader:s3cret-pw).
+    assert!(
+        request.contains("authorization: Basic cmVhZGVyOnMzY3JldC1wdw==")
+            || request.contains("Authorization: Basic cmVhZGVyOnMzY3JldC1wdw=="),
+        "{request}"
+    );
+    assert!(!out_file.exists());
+}
+
+/// A Prometheus that scraped `innodebt serve` (no exporter): the import stands innodebt's own
+/// series in for the server's counters, the blocker included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_serve_history_replays_with_its_blocker() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let mut serve = common::serve::Serve::start(&common::serve::serve_args(&server, &[]));
+    let instance = serve.addr.to_string();
+    let prom = Prometheus::start(&[("innodebt", "/metrics", vec![instance.clone()])]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while prom
+        .query(
+            "innodebt_history_list_length",
+            Utc::now().timestamp() as f64,
+        )
+        .as_array()
+        .is_none_or(|a| a.is_empty())
+    {
+        assert!(Instant::now() < deadline, "no scrape: {}", prom.log());
+        common::wait::hold_async(
+            Duration::from_millis(300),
+            "between queries for the first scrape",
+        )
+        .await;
+    }
+    let load = WriteLoad::start(server.opts(), 2);
+    let from = Utc::now();
+    let blocker = BlockingSnapshot::open(server.opts()).await;
+    let thread_id = blocker.thread_id();
+    common::wait::hold_async(
+        Duration::from_secs(20),
+        "the read view holds purge for 20 s",
+    )
+    .await;
+    let to = Utc::now();
+    blocker.commit().await;
+    load.stop().await;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("serve.idbt");
+    let url = format!("http://{}", prom.addr);
+    let out = import(&url, &instance, &stamp(from), &stamp(to), &file, &[]);
+    let _ = serve.terminate();
+    assert!(
+        out.status.success(),
+        "import: {}\n{}",
+        stderr(&out),
+        prom.log()
+    );
+    let imported = figures(&file);
+    assert!(imported.len() >= 17, "{} samples", imported.len());
+    let history: Vec<f64> = imported.iter().filter_map(|(_, h, _)| *h).collect();
+    assert!(
+        history.len() == imported.len() && history[history.len() - 1] > history[0] + 200.0,
+        "history from innodebt_history_list_length rises while the blocker holds it: {history:?}"
+    );
+    assert!(
+        imported.iter().all(|(_, _, a)| a.is_some()),
+        "checkpoint age from innodebt_checkpoint_age_bytes"
+    );
+    let once = innodebt(&[
+        "replay".into(),
+        file.display().to_string(),
+        "--once".into(),
+        "--format".into(),
+        "json".into(),
+    ]);
+    assert!(once.status.success(), "{}", stderr(&once));
+    let v: Value = serde_json::from_slice(&once.stdout).expect("json");
+    assert_eq!(
+        v["blocker"]["thread_id"].as_u64(),
+        Some(thread_id),
+        "the blocker from innodebt_purge_blocker_info: {}",
+        v["blocker"]
+    );
+}
