@@ -183,6 +183,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "innodebt-import-prometheus",
+        &[(
+            "innodebt import prometheus http://prometheus:9090 --instance db1:9104 --from 02:00:00 --to +30m --step 15s -o night.idbt",
+            "last night's half hour from mysqld_exporter's series, ready to replay",
+        )],
+    ),
+    (
         "innodebt-import-pt-stalk",
         &[(
             "innodebt import pt-stalk /var/lib/pt-stalk -o stalk.idbt",
