@@ -51,6 +51,9 @@ install -D -m 0644 packaging/debian/innodebt.service "$root/lib/systemd/system/i
 install -D -m 0640 packaging/debian/innodebt.toml "$root/etc/innodebt/innodebt.toml"
 install -D -m 0640 packaging/debian/my.cnf "$root/etc/innodebt/my.cnf"
 install -D -m 0644 packaging/debian/default "$root/etc/default/innodebt"
+# serde_yaml_ng (the --web-config reader) compiles in unsafe-libyaml, a Rust translation of
+# libyaml whose strings lintian takes for an embedded copy of the C library.
+install -D -m 0644 packaging/debian/lintian-overrides "$root/usr/share/lintian/overrides/innodebt"
 install -D -m 0644 contrib/prometheus/alerts.yml "$root/usr/share/innodebt/prometheus/alerts.yml"
 install -D -m 0644 contrib/grafana/innodebt.json "$root/usr/share/innodebt/grafana/innodebt.json"
 install -D -m 0644 README.md "$root/usr/share/doc/innodebt/README.md"

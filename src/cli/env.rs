@@ -3,22 +3,10 @@
 //! set apart from the flags: in the mysql client a variable counts after the option files,
 //! which clap, knowing no option files, cannot do.
 
-use std::path::PathBuf;
-
 use clap::ArgMatches;
 use clap::parser::ValueSource;
 
 use super::args::{Cli, Command};
-use crate::source::connect::Secret;
-
-/// What the variables said (none set: all `None`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MysqlEnv {
-    pub host: Option<String>,
-    pub tcp_port: Option<u16>,
-    pub unix_port: Option<PathBuf>,
-    pub pwd: Option<Secret>,
-}
 
 /// `MYSQL_TCP_PORT=` (set, empty) means the default port to the mysql client (`atoi("")`);
 /// clap would parse "" as a port and fail, so the flag forgets the variable then.

@@ -7,15 +7,16 @@ mod argv;
 mod check;
 mod env;
 pub mod manual;
+mod parse;
 mod resolve;
 mod values;
 
 pub use args::{
-    Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, Options, OutputFormat,
-    ServeArgs, TriggerArgs, command, parse_args, preprocess_password_args,
+    Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, MysqlEnv, Options,
+    OutputFormat, ServeArgs, TriggerArgs,
 };
 pub use check::{CheckArgs, usage_error_status};
-pub use env::MysqlEnv;
+pub use parse::{command, parse_args, preprocess_password_args};
 pub use resolve::{
     ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,
 };

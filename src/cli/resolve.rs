@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use super::args::MysqlEnv;
 use super::args::{Cli, ConnectionArgs};
-use super::env::MysqlEnv;
 use super::values::parse_port;
 use crate::mycnf::{self, MyCnfError, Setting};
 use crate::source::connect::{ConnectOptions, Endpoint, Secret, SslMode};

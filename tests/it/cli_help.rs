@@ -77,10 +77,15 @@ fn every_subcommand_answers_help_and_question_mark() {
 fn required_args(cmd: &clap::Command) -> Vec<String> {
     let mut args = Vec::new();
     for arg in cmd.get_arguments().filter(|a| a.is_required_set()) {
-        let value = arg
-            .get_possible_values()
-            .first()
-            .map_or("x.idbt".to_owned(), |v| v.get_name().to_owned());
+        // A value of the argument's own kind: one of its choices, a time, else a file name.
+        let time = arg
+            .get_value_names()
+            .is_some_and(|names| names.iter().any(|n| n.as_str() == "TIME"));
+        let value = match arg.get_possible_values().first() {
+            Some(v) => v.get_name().to_owned(),
+            None if time => "14:00:00".to_owned(),
+            None => "x.idbt".to_owned(),
+        };
         match arg.get_long() {
             Some(long) if !arg.is_positional() => {
                 args.extend([format!("--{long}"), value]);

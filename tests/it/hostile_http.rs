@@ -125,9 +125,13 @@ where
         "{name}: {scrapes} scrapes during {:?}, worst {worst:?}; RSS idle {idle_rss} KiB, peak {peak} KiB",
         started.elapsed()
     );
+    // Scrapes ran all through the attack (one each 200 ms and its own time; at least 3, so a
+    // quick attack on a fast machine still overlapped several), not just before or after it.
+    let through = (started.elapsed().as_millis() / 400).max(3);
     assert!(
-        scrapes >= 10,
-        "{name}: only {scrapes} scrapes ran during the attack"
+        scrapes as u128 >= through,
+        "{name}: only {scrapes} scrapes ran during the {:?} attack (want {through})",
+        started.elapsed()
     );
     // And after it, at once.
     let r = http_get(addr, "/metrics", &[]);
