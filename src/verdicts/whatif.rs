@@ -215,14 +215,12 @@ impl RedoTrack {
             o.seconds_past_sync += dt;
         }
         let now = Zone::of(age, a, s);
-        if let Some(c) = zone_step(&mut self.zone, &mut self.pending, now, f.sampled_at, here)
-            && c.to > c.from
-        {
-            if c.from == Zone::Below {
+        if let Some(c) = zone_step(&mut self.zone, &mut self.pending, now, f.sampled_at, here) {
+            if c.crossed_async() {
                 o.async_crossings += 1;
                 o.first_async_crossing_at.get_or_insert(c.since);
             }
-            if c.to == Zone::PastSync {
+            if c.crossed_sync() {
                 o.sync_crossings += 1;
             }
         }

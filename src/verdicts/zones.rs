@@ -40,6 +40,20 @@ pub struct ZoneChange {
     pub sample: u64,
 }
 
+impl ZoneChange {
+    /// Checkpoint age went from below the async point to past it — past the sync point too,
+    /// when it jumped both between two samples: that crossed async as well. The timeline's
+    /// moments and the what-if's crossing counts both read this, so they agree.
+    pub fn crossed_async(&self) -> bool {
+        self.from == Zone::Below && self.to > self.from
+    }
+
+    /// Checkpoint age rose past the sync (stall, M) point.
+    pub fn crossed_sync(&self) -> bool {
+        self.to == Zone::PastSync && self.from != Zone::PastSync
+    }
+}
+
 /// The zone counted so far and a different one waiting to hold (what a capture's scanner
 /// state stores).
 pub type Pending = Option<(Zone, DateTime<Utc>, u64)>;
@@ -76,4 +90,38 @@ pub fn zone_step(
         });
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A jump from below async straight past sync crosses both points: the timeline's moments
+    /// and the what-if's counts read the same two answers (they disagreed when a fast load
+    /// jumped both between two samples: the what-if counted an async crossing the timeline
+    /// did not show).
+    #[test]
+    fn a_jump_past_sync_crossed_async_too() {
+        let t = DateTime::<Utc>::from_timestamp(1_700_000_000, 0).expect("a time");
+        let (mut zone, mut pending) = (Zone::Below, None);
+        let c = zone_step(&mut zone, &mut pending, Zone::PastSync, t, 1)
+            .expect("a rise counts at once");
+        assert!(c.crossed_async() && c.crossed_sync());
+        let (mut zone, mut pending) = (Zone::Below, None);
+        let c = zone_step(&mut zone, &mut pending, Zone::PastAsync, t, 1).expect("a rise");
+        assert!(c.crossed_async() && !c.crossed_sync());
+        let c = zone_step(&mut zone, &mut pending, Zone::PastSync, t, 2).expect("a rise");
+        assert!(!c.crossed_async() && c.crossed_sync());
+        let later = t + chrono::Duration::seconds(60);
+        zone_step(&mut zone, &mut pending, Zone::Below, later, 3);
+        let c = zone_step(
+            &mut zone,
+            &mut pending,
+            Zone::Below,
+            later + chrono::Duration::seconds(60),
+            4,
+        )
+        .expect("a fall counts once it holds");
+        assert!(!c.crossed_async() && !c.crossed_sync());
+    }
 }

@@ -191,6 +191,16 @@ impl Scanner {
         let Some(change) = zone_step(&mut self.s.zone, &mut self.s.pending, now, at, here) else {
             return;
         };
+        // Straight from below async to past sync between two samples: async was crossed too
+        // (one judgement with the what-if's counts, `ZoneChange::crossed_async`).
+        if change.crossed_async() && change.crossed_sync() {
+            self.out.push(Moment {
+                sample: change.sample,
+                at: change.since,
+                kind: MomentKind::AsyncCrossed,
+                label: "checkpoint age crossed the async point".to_string(),
+            });
+        }
         let (kind, label) = match change.to {
             Zone::PastSync => (
                 MomentKind::SyncCrossed,

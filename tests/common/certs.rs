@@ -28,7 +28,8 @@ pub enum ServerCert {
     NoNames,
 }
 
-fn openssl(dir: &Path, args: &[&str]) {
+/// Runs `openssl ARGS` in `dir`, failing the test with what it said.
+pub fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
         .args(args)
         .current_dir(dir)
@@ -161,4 +162,51 @@ impl Certs {
             ),
         ]
     }
+}
+
+/// A client certificate for `subject` (clientAuth), signed by `ca` with `ca_key`, written into
+/// `dir` as `client.pem` and `client-key.pem`: (cert, key).
+pub fn sign_client_cert(dir: &Path, ca: &Path, ca_key: &Path, subject: &str) -> (PathBuf, PathBuf) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "client-key.pem",
+            "-out",
+            "client.csr",
+            "-subj",
+            subject,
+        ],
+    );
+    std::fs::write(
+        dir.join("client.ext"),
+        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
+         extendedKeyUsage=clientAuth\n",
+    )
+    .expect("write client.ext");
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "client.csr",
+            "-CA",
+            ca.to_str().expect("a UTF-8 path"),
+            "-CAkey",
+            ca_key.to_str().expect("a UTF-8 path"),
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-out",
+            "client.pem",
+            "-extfile",
+            "client.ext",
+        ],
+    );
+    (dir.join("client.pem"), dir.join("client-key.pem"))
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::certs::{Certs, ServerCert};
+use common::certs::{Certs, ServerCert, openssl, sign_client_cert};
 use common::serve::{Prometheus, Serve, metric, serve_args};
 use common::{PrivateServer, ServerConfig};
 
@@ -200,19 +200,6 @@ fn tls_and_basic_auth_for_curl_and_prometheus() {
 }
 
 /// openssl in `dir`, panicking with what it said.
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("openssl (apt-get install openssl)");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A client certificate signed by a CA of its own: (ca, cert, key).
 fn client_cert(dir: &Path) -> (String, String, String) {
     openssl(
@@ -237,48 +224,14 @@ fn client_cert(dir: &Path) -> (String, String, String) {
             "keyUsage=critical,keyCertSign",
         ],
     );
-    openssl(
+    let (client, key) = sign_client_cert(
         dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "client-key.pem",
-            "-out",
-            "client.csr",
-            "-subj",
-            "/CN=prometheus",
-        ],
+        &dir.join("cca.pem"),
+        &dir.join("cca-key.pem"),
+        "/CN=prometheus",
     );
-    std::fs::write(
-        dir.join("client.ext"),
-        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n",
-    )
-    .expect("write client.ext");
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "client.csr",
-            "-CA",
-            "cca.pem",
-            "-CAkey",
-            "cca-key.pem",
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-out",
-            "client.pem",
-            "-extfile",
-            "client.ext",
-        ],
-    );
-    let p = |f: &str| dir.join(f).display().to_string();
-    (p("cca.pem"), p("client.pem"), p("client-key.pem"))
+    let p = |f: &Path| f.display().to_string();
+    (p(&dir.join("cca.pem")), p(&client), p(&key))
 }
 
 #[test]

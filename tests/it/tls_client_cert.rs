@@ -7,73 +7,19 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::Command;
 
 use common::accounts::{Account, Run, run};
-use common::certs::{Certs, ServerCert};
+use common::certs::{Certs, ServerCert, sign_client_cert};
 use common::{PrivateServer, ServerConfig};
 
 const PASSWORD: &str = "Cert-pw-88z";
 const SUBJECT: &str = "/CN=innodebt-client";
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run openssl ({e}): apt-get install openssl"));
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A client certificate for [`SUBJECT`] signed by the harness's CA: (cert, key, both in one).
 fn client_cert(certs: &Certs, dir: &Path) -> [String; 3] {
     let ca = certs.ca();
     let ca_key = ca.with_file_name("ca-key.pem");
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "client-key.pem",
-            "-out",
-            "client.csr",
-            "-subj",
-            SUBJECT,
-        ],
-    );
-    std::fs::write(
-        dir.join("client.ext"),
-        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n\
-         extendedKeyUsage=clientAuth\n",
-    )
-    .expect("write client.ext");
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "client.csr",
-            "-CA",
-            ca.to_str().expect("a UTF-8 path"),
-            "-CAkey",
-            ca_key.to_str().expect("a UTF-8 path"),
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-out",
-            "client.pem",
-            "-extfile",
-            "client.ext",
-        ],
-    );
+    sign_client_cert(dir, &ca, &ca_key, SUBJECT);
     let cert = std::fs::read_to_string(dir.join("client.pem")).expect("client.pem");
     let key = std::fs::read_to_string(dir.join("client-key.pem")).expect("client-key.pem");
     std::fs::write(dir.join("both.pem"), format!("{cert}{key}")).expect("write both.pem");
