@@ -116,6 +116,7 @@ fn the_package_holds_nothing_stray() {
         "Cargo.toml",
         "Cargo.toml.orig",
         "Cargo.lock",
+        "build.rs",
         "README.md",
         "LICENSE-MIT",
         "LICENSE-APACHE",
@@ -133,6 +134,7 @@ fn the_package_holds_nothing_stray() {
     for needed in [
         "Cargo.toml",
         "Cargo.lock",
+        "build.rs",
         "README.md",
         "LICENSE-MIT",
         "LICENSE-APACHE",
