@@ -143,6 +143,16 @@ where
     out
 }
 
+/// Connects, sends `bytes` (the server may stop reading and close before all of it is sent)
+/// and reads to the close: `None` when no connection was made, else the answer's first 12
+/// bytes (`Some(None)`: no answer within 15 s).
+async fn send_and_read(addr: SocketAddr, bytes: &[u8]) -> Option<Option<String>> {
+    let mut s = TcpStream::connect(addr).await.ok()?;
+    let _ = s.write_all(bytes).await;
+    let got = read_to_close(&mut s, Duration::from_secs(15)).await;
+    Some(got.map(|g| String::from_utf8_lossy(&g[..g.len().min(12)]).into_owned()))
+}
+
 /// Reads until the server closes (or `limit`); what it sent.
 async fn read_to_close(s: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
     let mut got = Vec::new();
@@ -252,32 +262,25 @@ fn sixty_four_kib_heads_get_431() {
             "a".repeat(64 * 1024)
         );
         let big = Arc::new(big.into_bytes());
-        let tasks: Vec<_> =
-            (0..8)
-                .map(|_| {
-                    let big = Arc::clone(&big);
-                    tokio::spawn(async move {
-                        let mut seen = Vec::new();
-                        let until = Instant::now() + Duration::from_secs(6);
-                        // Bounded: 6 s or 1,000 requests per task.
-                        for _ in 0..1000 {
-                            if Instant::now() >= until {
-                                break;
-                            }
-                            let Ok(mut s) = TcpStream::connect(addr).await else {
-                                continue;
-                            };
-                            // The server may stop reading (and close) before all of it is sent.
-                            let _ = s.write_all(&big).await;
-                            let got = read_to_close(&mut s, Duration::from_secs(15)).await;
-                            seen.push(got.map(|g| {
-                                String::from_utf8_lossy(&g[..g.len().min(12)]).into_owned()
-                            }));
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let big = Arc::clone(&big);
+                tokio::spawn(async move {
+                    let mut seen = Vec::new();
+                    let until = Instant::now() + Duration::from_secs(6);
+                    // Bounded: 6 s or 1,000 requests per task.
+                    for _ in 0..1000 {
+                        if Instant::now() >= until {
+                            break;
                         }
-                        seen
-                    })
+                        if let Some(answer) = send_and_read(addr, &big).await {
+                            seen.push(answer);
+                        }
+                    }
+                    seen
                 })
-                .collect();
+            })
+            .collect();
         let mut all = Vec::new();
         for t in tasks {
             all.extend(t.await.unwrap_or_default());
@@ -309,44 +312,38 @@ fn sixty_four_kib_heads_get_431() {
 #[test]
 fn garbage_bytes_get_400_or_a_closed_connection() {
     let statuses = under_attack("garbage", |addr, _stop| async move {
-        let tasks: Vec<_> =
-            (0..8u64)
-                .map(|t| {
-                    tokio::spawn(async move {
-                        let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ t;
-                        let mut seen = Vec::new();
-                        let until = Instant::now() + Duration::from_secs(6);
-                        // Bounded: 6 s or 2,000 requests per task.
-                        for i in 0..2000 {
-                            if Instant::now() >= until {
-                                break;
-                            }
-                            // xorshift: the same bytes every run.
-                            let len = 16 + (i * 37) % 4000;
-                            let mut bytes: Vec<u8> = (0..len)
-                                .map(|_| {
-                                    x ^= x << 13;
-                                    x ^= x >> 7;
-                                    x ^= x << 17;
-                                    x as u8
-                                })
-                                .collect();
-                            if i % 3 == 0 {
-                                bytes.extend_from_slice(b"\r\n\r\n");
-                            }
-                            let Ok(mut s) = TcpStream::connect(addr).await else {
-                                continue;
-                            };
-                            let _ = s.write_all(&bytes).await;
-                            let got = read_to_close(&mut s, Duration::from_secs(15)).await;
-                            seen.push(got.map(|g| {
-                                String::from_utf8_lossy(&g[..g.len().min(12)]).into_owned()
-                            }));
+        let tasks: Vec<_> = (0..8u64)
+            .map(|t| {
+                tokio::spawn(async move {
+                    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ t;
+                    let mut seen = Vec::new();
+                    let until = Instant::now() + Duration::from_secs(6);
+                    // Bounded: 6 s or 2,000 requests per task.
+                    for i in 0..2000 {
+                        if Instant::now() >= until {
+                            break;
                         }
-                        seen
-                    })
+                        // xorshift: the same bytes every run.
+                        let len = 16 + (i * 37) % 4000;
+                        let mut bytes: Vec<u8> = (0..len)
+                            .map(|_| {
+                                x ^= x << 13;
+                                x ^= x >> 7;
+                                x ^= x << 17;
+                                x as u8
+                            })
+                            .collect();
+                        if i % 3 == 0 {
+                            bytes.extend_from_slice(b"\r\n\r\n");
+                        }
+                        if let Some(answer) = send_and_read(addr, &bytes).await {
+                            seen.push(answer);
+                        }
+                    }
+                    seen
                 })
-                .collect();
+            })
+            .collect();
         let mut all = Vec::new();
         for t in tasks {
             all.extend(t.await.unwrap_or_default());
