@@ -25,7 +25,7 @@ use common::{PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint};
 use innodebt::derive::Deriver;
 use innodebt::sample::{PollCost, SourceEvent, Statement};
-use innodebt::source::cadence::{Cadenced, MAX_STRETCH};
+use innodebt::source::cadence::{BUDGET_SHARE, Cadenced, MAX_STRETCH, Slowed};
 use innodebt::source::connect;
 use innodebt::source::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
 use mysql_async::prelude::Queryable;
@@ -47,6 +47,52 @@ fn connector(opts: ConnectOptions) -> ConnectFn {
         let opts = Arc::clone(&opts);
         Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
     })
+}
+
+/// The tick's stretch after one more sample, checked against the latency guard's rule
+/// (`source::cadence`) with the round trip the sample reports: over the budget doubles it (up
+/// to [`MAX_STRETCH`]), under half the budget halves it (`recovering`), in between keeps it.
+/// Panics, naming the sample, when the step breaks the rule.
+fn tick_step(before: u32, slowed: &[Slowed], interval: Duration) -> u32 {
+    let budget_ms = interval.mul_f64(BUDGET_SHARE).as_millis() as u64;
+    let interval_ms = interval.as_millis() as u64;
+    let Some(tick) = slowed.iter().find(|s| s.source == Cadenced::Tick) else {
+        // Not slowed: an answer within the budget at full cadence, or the last step back.
+        assert!(
+            before <= 2,
+            "the cadence came back from {before}× at once, not step by step: {slowed:?}"
+        );
+        return 1;
+    };
+    assert!(!tick.timed_out, "the tick answered: {tick:?}");
+    assert_eq!(tick.every_ms % interval_ms, 0, "{tick:?}");
+    let now = u32::try_from(tick.every_ms / interval_ms).expect("a small stretch");
+    let last_ms = tick.last_ms.expect("an answered tick has a round trip");
+    // `recovering` is "under half the budget"; milliseconds blur only the edge.
+    if last_ms * 2 + 2 < budget_ms {
+        assert!(tick.recovering, "a {last_ms} ms answer is fast: {tick:?}");
+    } else if last_ms * 2 >= budget_ms {
+        assert!(
+            !tick.recovering,
+            "a {last_ms} ms answer is not fast: {tick:?}"
+        );
+    }
+    let allowed: Vec<u32> = if tick.recovering {
+        vec![(before / 2).max(1)]
+    } else if last_ms > budget_ms {
+        vec![(before * 2).min(MAX_STRETCH)]
+    } else if last_ms == budget_ms {
+        // Milliseconds hide which side of the budget it fell on.
+        vec![before, (before * 2).min(MAX_STRETCH)]
+    } else {
+        vec![before]
+    };
+    assert!(
+        allowed.contains(&now),
+        "from {before}× with a {last_ms} ms answer (budget {budget_ms} ms) the tick is asked \
+         every {now}×, not {allowed:?}: {slowed:?}"
+    );
+    now
 }
 
 /// The statements that ran on every tick, and how often each ran on one tick at most.
@@ -326,12 +372,16 @@ async fn a_stalled_server_is_polled_less_often_not_retried_at_once() {
     let (tx, mut rx) = mpsc::channel(256);
     let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
     let poller = tokio::spawn(live::run(None, connector(o), cfg, tx, cmd_rx));
-    // Healthy: samples at the interval, nothing slowed.
+    // Healthy: an answering server is never called timed out, and the tick's cadence follows
+    // its measured round trips (a loaded machine answers over the budget, and the guard is
+    // right to slow it: what the test holds the guard to is the rule, not the machine's speed).
+    let mut stretch = 1;
     let mut healthy = 0;
     while healthy < 3 {
         if let SourceEvent::Sample(s) = next(&mut rx).await {
-            let cost = s.cost.expect("cost");
-            assert!(cost.slowed.is_empty(), "{:?}", cost.slowed);
+            let slowed = s.cost.expect("cost").slowed;
+            assert!(slowed.iter().all(|s| !s.timed_out), "{slowed:?}");
+            stretch = tick_step(stretch, &slowed, interval);
             healthy += 1;
         }
     }
@@ -372,19 +422,33 @@ async fn a_stalled_server_is_polled_less_often_not_retried_at_once() {
         slowed.iter().any(|s| s.source == Cadenced::Tick),
         "the sample says polling is slowed: {slowed:?}"
     );
-    // Fast answers bring the cadence back step by step.
-    let back = Instant::now();
-    loop {
-        if let SourceEvent::Sample(s) = next(&mut rx).await
-            && s.cost.expect("cost").slowed.is_empty()
-        {
-            break;
+    // The first answer after the time-out steps down from the longest period, never further.
+    let mut stretch = tick_step(MAX_STRETCH, &slowed, interval);
+    // Fast answers bring the cadence back step by step (each halves the period, never back
+    // at once); slow ones hold it or slow it again. The steps follow the round trips this
+    // machine gave, sample by sample, for as many samples as the way back takes when every
+    // answer is fast (16 → 1 in four), and more while the answers are slow.
+    let mut slow_answers = 0;
+    let mut samples = 0;
+    while stretch > 1 && samples < 12 {
+        if let SourceEvent::Sample(s) = next(&mut rx).await {
+            let slowed = s.cost.expect("cost").slowed;
+            let before = stretch;
+            stretch = tick_step(stretch, &slowed, interval);
+            if stretch >= before {
+                slow_answers += 1;
+            }
+            samples += 1;
         }
-        assert!(
-            back.elapsed() < Duration::from_secs(20),
-            "cadence never came back"
-        );
     }
+    eprintln!(
+        "the tick's cadence after the stall: {stretch}× after {samples} samples, \
+         {slow_answers} of them answered too slowly to step back"
+    );
+    assert!(
+        stretch == 1 || slow_answers > 0,
+        "only slow answers keep the cadence slowed ({stretch}×)"
+    );
     poller.abort();
     drop(proxy);
 }

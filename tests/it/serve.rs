@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::serve::{Prometheus, Serve, http_raw, metric, promtool};
-use common::wait::{OnTimeout, hold, wait_for, wait_until};
+use common::wait::{OnTimeout, wait_for, wait_until};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
@@ -87,12 +87,36 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
         .unwrap()
         .timestamp_millis() as f64
         / 1000.0;
-    // Prometheus stores a scrape at the scrape's time; the sample it read is at most one
-    // interval older.
-    hold(
-        Duration::from_secs(3),
-        "Prometheus scrapes the samples after the --once moment",
+    // The scrapes to compare with are found by the LSN, which only grows: the last one
+    // taken before the --once read and the first after it (Prometheus stores a scrape at the
+    // scrape's time, the sample it read is older by up to an interval — more when a loaded
+    // machine makes the latency guard stretch serve's cadence — so a window of wall-clock
+    // time around the moment may hold neither).
+    let lsn = json["redo"]["lsn"].as_f64().expect("the LSN in JSON");
+    let lsn_series = "innodebt_lsn_bytes_total{job=\"innodebt\"}";
+    let lsns = wait_for(
+        Duration::from_secs(60),
+        "Prometheus holds a scrape of a sample taken after the --once moment",
+        || {
+            let now = chrono::Utc::now().timestamp_millis() as f64 / 1000.0;
+            let span = (now - t).ceil() as u32 + 30;
+            let lsns = points(&prom, lsn_series, now, span);
+            lsns.iter()
+                .any(|(_, l)| *l >= lsn)
+                .then_some((lsns, now, span))
+        },
     );
+    let (lsns, end, span) = lsns;
+    let from = lsns
+        .iter()
+        .rposition(|(_, l)| *l <= lsn)
+        .expect("a scrape before the --once moment");
+    let to = from
+        + lsns[from..]
+            .iter()
+            .position(|(_, l)| *l >= lsn)
+            .expect("a scrape after the --once moment");
+    let (from_ts, to_ts) = (lsns[from].0, lsns[to].0);
     for (series, path) in [
         (
             "innodebt_checkpoint_age_bytes",
@@ -101,16 +125,19 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
         ("innodebt_history_list_length", ["history", "length"]),
     ] {
         let want = json[path[0]][path[1]].as_f64().expect("figure in JSON");
-        let around: Vec<f64> = points(&prom, &format!("{series}{{job=\"innodebt\"}}"), t + 2.5, 5)
+        let around: Vec<f64> = points(&prom, &format!("{series}{{job=\"innodebt\"}}"), end, span)
             .into_iter()
-            .filter(|(ts, _)| *ts >= t - 2.5 && *ts <= t + 2.5)
+            .filter(|(ts, _)| *ts >= from_ts && *ts <= to_ts)
             .map(|(_, v)| v)
             .collect();
-        assert!(!around.is_empty(), "{series}: no scrape around {t}");
+        assert!(
+            !around.is_empty(),
+            "{series}: no scrape from {from_ts} to {to_ts} (the --once LSN {lsn} between)"
+        );
         let (lo, hi) = around
             .iter()
             .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        // Between the values a tick or two either side. Under write load checkpoint age moves
+        // Between the scrapes either side of the moment. Under write load checkpoint age moves
         // in steps of several hundred kB between two polls a fraction of a second apart, so
         // allow 25 %: a wrong figure (another unit, another source) is off by far more. A
         // checkpoint in the window (a fall between two scrapes) may have taken the age
