@@ -19,6 +19,26 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Every severity, least severe first.
+    pub const ALL: [Severity; 4] = [
+        Severity::Ok,
+        Severity::Unknown,
+        Severity::Warning,
+        Severity::Critical,
+    ];
+
+    /// A severity by its name (`critical`), as JSON and the OpenMetrics StateSet write it.
+    pub fn from_name(name: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The worst severity among `verdicts`: the one judgement of a sample every reader shows
+    /// (the exporter's StateSet, the fleet row, timelines, the CSV's `severity`, `check`).
+    /// `None` only where nothing was judged (derive always gives `healthy` or `unknown`).
+    pub fn worst_of(verdicts: &[Verdict]) -> Option<Severity> {
+        verdicts.iter().map(|v| v.severity).max()
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Ok => "ok",

@@ -84,6 +84,23 @@ impl Figures {
         self.verdicts.iter().rev().max_by_key(|v| v.severity)
     }
 
+    /// The sample's severity: the worst of its verdicts ([`Severity::worst_of`]); `None` before
+    /// derive judged it.
+    pub fn severity(&self) -> Option<Severity> {
+        Severity::worst_of(&self.verdicts)
+    }
+
+    /// How long the read view blocking purge has been open, seconds: 0 when INNODB_TRX was
+    /// read and nothing blocks, `None` when it could not be read (no blocker seen is no proof
+    /// of none). The one rule the trigger, compare, the CSV, the exporter and the fleet read.
+    pub fn blocker_age_s(&self) -> Option<u64> {
+        match &self.blocker {
+            Some(b) => Some(b.age_s),
+            None if self.refused(SourceKind::InnodbTrx).is_some() => None,
+            None => Some(0),
+        }
+    }
+
     /// The privilege whose absence keeps `figure` unknown.
     pub fn missing_privilege(&self, figure: FigureId) -> Option<&str> {
         self.unavailable

@@ -31,19 +31,15 @@ pub struct RowFigures {
 impl RowFigures {
     pub fn from_figures(f: &Figures, poll_ms: Option<u32>) -> RowFigures {
         let worst = f.worst_verdict();
-        let blocker_known = f.refused(crate::sample::SourceKind::InnodbTrx).is_none();
+        let severity = f.severity();
         RowFigures {
-            verdict: worst.map(|v| (v.kind.as_str().to_string(), v.severity)),
+            verdict: worst.map(|v| v.kind.as_str().to_string()).zip(severity),
             age_pct_of_async: f.redo.pct_of_async(),
             seconds_to_stall: f.redo.seconds_to_sync_point,
             seconds_to_async: f.redo.seconds_to_async_point,
             history: f.history.length,
             history_eta_s: f.history.seconds_to_max_purge_lag,
-            blocker_age_s: match &f.blocker {
-                Some(b) => Some(b.age_s),
-                None if blocker_known => Some(0),
-                None => None,
-            },
+            blocker_age_s: f.blocker_age_s(),
             blocker_thread: f.blocker.as_ref().and_then(|b| b.thread_id),
             dirty_pct: f.dirty.pct,
             dml_delay_us: f.purge.dml_delay_applied_us,
@@ -60,13 +56,7 @@ impl RowFigures {
         let severity = s
             .states_on("innodebt_severity")
             .first()
-            .and_then(|x| match x.as_str() {
-                "critical" => Some(Severity::Critical),
-                "warning" => Some(Severity::Warning),
-                "unknown" => Some(Severity::Unknown),
-                "ok" => Some(Severity::Ok),
-                _ => None,
-            });
+            .and_then(|x| Severity::from_name(x));
         // The verdict shown: a non-healthy state when there is one.
         let states = s.states_on("innodebt_verdict");
         let kind = states

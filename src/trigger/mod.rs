@@ -69,13 +69,7 @@ impl Figure {
             Figure::CheckpointAgePct => f.redo.checkpoint_age_pct_of_capacity,
             Figure::CheckpointAgePctOfAsync => f.redo.pct_of_async(),
             Figure::History => f.history.length.map(|v| v as f64),
-            // No read view open: its age is zero, so `blocker_age<…` would not fire on it —
-            // unless INNODB_TRX was unreadable, when no blocker seen is no proof of none.
-            Figure::BlockerAge => match &f.blocker {
-                Some(b) => Some(b.age_s as f64),
-                None if f.refused(crate::sample::SourceKind::InnodbTrx).is_some() => None,
-                None => Some(0.0),
-            },
+            Figure::BlockerAge => f.blocker_age_s().map(|s| s as f64),
             Figure::DirtyPct => f.dirty.pct,
             Figure::DmlDelayUs => f.purge.dml_delay_applied_us.map(|v| v as f64),
         }

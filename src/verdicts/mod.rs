@@ -70,13 +70,9 @@ pub struct Assessment {
 }
 
 impl Assessment {
-    /// The worst severity among the verdicts.
+    /// The worst severity among the verdicts ([`Severity::worst_of`]; there is always one).
     pub fn severity(&self) -> Severity {
-        self.verdicts
-            .iter()
-            .map(|v| v.severity)
-            .max()
-            .unwrap_or(Severity::Ok)
+        Severity::worst_of(&self.verdicts).unwrap_or(Severity::Unknown)
     }
 
     pub fn get(&self, kind: VerdictKind) -> Option<&Verdict> {
