@@ -423,6 +423,11 @@ pub struct Purge {
     /// nothing committed in between.
     #[serde(default)]
     pub pace: Option<f64>,
+    /// Purge moves with the commits: `false` when its pace stood under 0.1 while it was at
+    /// least 100 transaction numbers behind (what the verdicts call standing still; the Purge
+    /// panel's "not moving"), `null` without a pace or a lag. Judged once in derive.
+    #[serde(default)]
+    pub moving: Option<bool>,
     /// How far back that pace looks: seconds from the older of the two SEIS reads to this
     /// sample. A read view younger than this may not have been there while purge kept pace.
     #[serde(default)]

@@ -113,6 +113,19 @@ pub fn rank(link: &RowLink, figures: Option<&RowFigures>) -> u8 {
     }
 }
 
+/// Counted in the title's "need attention": what the order puts first (a warning or critical
+/// verdict on a server that answers). A server down is counted as disconnected, one not
+/// judged (unknown, waiting) apart — the count and the order say the same.
+pub fn needs_attention(link: &RowLink, figures: Option<&RowFigures>) -> bool {
+    rank(link, figures)
+        < rank(
+            &RowLink::Down {
+                error: String::new(),
+            },
+            None,
+        )
+}
+
 /// A predicted breach further off than this (an hour) does not sort a server up: days of
 /// headroom on an idle server is no breach to come, and rows must not reorder on noise.
 const SOON_S: f64 = 3_600.0;
@@ -174,5 +187,46 @@ mod tests {
         let mut rows = [(&up, Some(&days), "charlie"), (&up, Some(&none), "alpha")];
         rows.sort_by(|a, b| breach_order(*a, *b));
         assert_eq!(rows.map(|r| r.2), ["alpha", "charlie"]);
+    }
+
+    /// The title's count and the order agree: the count once took `unknown` (and a down
+    /// server's last warning) as needing attention while the order put both below down.
+    #[test]
+    fn needs_attention_is_what_sorts_first() {
+        let up = RowLink::Up;
+        let down = RowLink::Down {
+            error: "refused".into(),
+        };
+        let unknown = row(Some(Severity::Unknown), None);
+        let warn = row(Some(Severity::Warning), None);
+        let crit = row(Some(Severity::Critical), None);
+        let ok = row(Some(Severity::Ok), None);
+        assert!(needs_attention(&up, Some(&crit)));
+        assert!(needs_attention(&up, Some(&warn)));
+        assert!(!needs_attention(&up, Some(&unknown)));
+        assert!(!needs_attention(&up, Some(&ok)));
+        assert!(
+            !needs_attention(&down, Some(&warn)),
+            "counted as disconnected"
+        );
+        assert!(!needs_attention(&RowLink::Waiting, None));
+        // Whatever needs attention sorts above whatever does not.
+        let rows = [
+            (&up, Some(&unknown)),
+            (&down, Some(&warn)),
+            (&up, Some(&warn)),
+            (&up, Some(&ok)),
+            (&up, Some(&crit)),
+        ];
+        for a in rows {
+            for b in rows {
+                if needs_attention(a.0, a.1) && !needs_attention(b.0, b.1) {
+                    assert_eq!(
+                        breach_order((a.0, a.1, "x"), (b.0, b.1, "x")),
+                        Ordering::Less
+                    );
+                }
+            }
+        }
     }
 }

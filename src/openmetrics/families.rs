@@ -69,16 +69,8 @@ fn blocker_age(f: &Figures) -> Option<f64> {
     n(f.blocker_age_s())
 }
 
-/// Every verdict kind a StateSet names (issue 11 may add states: one line here).
-pub const VERDICT_STATES: [VerdictKind; 7] = [
-    VerdictKind::BlockedByReadView,
-    VerdictKind::PurgeLagTrap,
-    VerdictKind::PurgeTooSlow,
-    VerdictKind::HistoryHeldByOpenWrites,
-    VerdictKind::FlushPressure,
-    VerdictKind::Unknown,
-    VerdictKind::Healthy,
-];
+/// Every verdict kind a StateSet names.
+pub const VERDICT_STATES: [VerdictKind; 7] = VerdictKind::ALL;
 
 pub const SEVERITY_STATES: [Severity; 4] = Severity::ALL;
 

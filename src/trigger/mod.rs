@@ -15,14 +15,9 @@ use crate::figures::{Figures, VerdictKind};
 
 pub use watch::{Incident, Step, Watch, WatchConfig};
 
-/// The verdict kinds a trigger may name (healthy is what holds when nothing is wrong).
-const VERDICTS: [VerdictKind; 5] = [
-    VerdictKind::BlockedByReadView,
-    VerdictKind::PurgeLagTrap,
-    VerdictKind::PurgeTooSlow,
-    VerdictKind::HistoryHeldByOpenWrites,
-    VerdictKind::FlushPressure,
-];
+/// The verdict kinds a trigger may name: those a rule finds (healthy is what holds when
+/// nothing is wrong, unknown what no rule could judge).
+const VERDICTS: [VerdictKind; 5] = VerdictKind::JUDGED;
 
 /// A figure a threshold can watch, named as in the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

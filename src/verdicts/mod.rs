@@ -47,13 +47,7 @@ pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
 pub use unknown::{severity_without_fresh_data, without_fresh_data};
 
 /// The kinds the engine tracks, in the order ties of severity are shown.
-const TRACKED: [VerdictKind; 5] = [
-    VerdictKind::BlockedByReadView,
-    VerdictKind::PurgeLagTrap,
-    VerdictKind::PurgeTooSlow,
-    VerdictKind::HistoryHeldByOpenWrites,
-    VerdictKind::FlushPressure,
-];
+const TRACKED: [VerdictKind; 5] = VerdictKind::JUDGED;
 
 /// Everything the engine says about one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
