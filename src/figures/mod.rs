@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::sample::SourceKind;
 use crate::source::flavor::FlushRegime;
 
-pub use id::FigureId;
+pub use id::{FigureId, Unit, UnknownRule};
 pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
 pub use selfcost::{SelfCost, StatementMs};
 
