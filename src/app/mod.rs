@@ -234,7 +234,7 @@ pub enum Freshness {
     },
 }
 
-pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+pub use crate::source::live::MIN_INTERVAL;
 pub const MAX_INTERVAL: Duration = Duration::from_secs(60);
 
 #[derive(Debug)]

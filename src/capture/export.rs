@@ -103,9 +103,8 @@ const COLUMNS: &[(&str, Cell)] = &[
     ("blocker_thread_id", |f| {
         int(f.blocker.as_ref().and_then(|b| b.thread_id))
     }),
-    ("blocker_age_s", |f| {
-        int(f.blocker.as_ref().map(|b| b.age_s))
-    }),
+    // 0 when INNODB_TRX was read and nothing blocks; empty when it could not be read.
+    ("blocker_age_s", |f| int(f.blocker_age_s())),
     ("blocker_trx_id", |f| {
         f.blocker
             .as_ref()
@@ -113,8 +112,8 @@ const COLUMNS: &[(&str, Cell)] = &[
             .unwrap_or_default()
     }),
     ("severity", |f| {
-        f.worst_verdict()
-            .map(|v| v.severity.as_str().to_string())
+        f.severity()
+            .map(|s| s.as_str().to_string())
             .unwrap_or_default()
     }),
     ("verdicts", |f| {

@@ -115,7 +115,7 @@ pub fn judge(f: &Figures, t: &Thresholds) -> Report {
     let worst = f.worst_verdict();
     let mut parts: Vec<String> = Vec::new();
     let mut state = if t.is_empty() {
-        worst.map_or(Severity::Unknown, |v| v.severity)
+        f.severity().unwrap_or(Severity::Unknown)
     } else {
         let holding = |set: &[Trigger]| -> Vec<String> {
             set.iter()

@@ -4,7 +4,7 @@
 //! registry, with the `--warning`/`--critical` ranges on it), then the other main figures.
 
 use super::Thresholds;
-use crate::figures::Figures;
+use crate::figures::{Figures, Unit};
 use crate::trigger::{Figure, Op, Trigger};
 
 /// One item. `value` `None` is `U`; numbers are plain decimals (no exponent, no grouping).
@@ -102,6 +102,13 @@ fn unit(figure: Figure) -> &'static str {
         Figure::BlockerAge => "s",
         Figure::DmlDelayUs => "us",
         Figure::History => "",
+        Figure::Id(id) => match id.unit() {
+            Unit::Percent => "%",
+            Unit::Seconds => "s",
+            Unit::Microseconds => "us",
+            Unit::Bytes => "B",
+            _ => "",
+        },
     }
 }
 

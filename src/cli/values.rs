@@ -10,8 +10,8 @@ use chrono::{DateTime, FixedOffset, NaiveTime};
 
 use crate::source::connect::Secret;
 
-/// The shortest `--interval` accepted.
-pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// The shortest `--interval` accepted: the poller's floor.
+pub use crate::source::live::MIN_INTERVAL;
 
 /// A periodic task that may be switched off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,9 +126,10 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
     if d < MIN_INTERVAL {
         return Err(format!(
-            "{} is too short: the minimum is 100ms (polling faster loads the server \
+            "{} is too short: the minimum is {}ms (polling faster loads the server \
              without showing anything new)",
-            s.trim()
+            s.trim(),
+            MIN_INTERVAL.as_millis()
         ));
     }
     Ok(d)

@@ -161,6 +161,7 @@ impl Deriver {
         figures.history.seconds_to_max_purge_lag = a.purge.seconds_to_max_purge_lag;
         figures.history.held_back = a.purge.held_back;
         figures.purge.blocked = a.purge.blocked;
+        figures.purge.moving = a.purge.moving;
         figures.purge.dml_delay_applied_us = a.purge.dml_delay_applied_us;
         figures.verdicts = a.verdicts;
         figures.history.held_by = held_by(figures);

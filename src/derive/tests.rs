@@ -112,7 +112,8 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
             FigureId::PurgeLagTransactions,
             FigureId::PurgeLagBasis,
             FigureId::PurgePace,
-            FigureId::PurgePaceOver
+            FigureId::PurgePaceOver,
+            FigureId::PurgeMoving
         ]
     );
     assert!(

@@ -4,11 +4,15 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::Figures;
 use crate::sample::SourceKind;
 
-/// Declares [`FigureId`] with the JSON path of each, in one table.
+/// Declares [`FigureId`] with each figure's JSON path, unit and accessor, in one table: the
+/// registry the trigger grammar, compare, the exports, the OpenMetrics families and the fleet
+/// row look figures up in (a figure added here is known to all of them, and
+/// `tests/it/registry.rs` fails until each has said what it does with it).
 macro_rules! figure_ids {
-    ($($variant:ident => $path:literal,)*) => {
+    ($($variant:ident => $path:literal, $unit:ident, $get:expr;)*) => {
         /// One figure, by name. [`FigureId::path`] is its place in the JSON.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum FigureId {
@@ -25,71 +29,154 @@ macro_rules! figure_ids {
                     $(FigureId::$variant => $path,)*
                 }
             }
+
+            /// What the figure counts.
+            pub fn unit(self) -> Unit {
+                match self {
+                    $(FigureId::$variant => Unit::$unit,)*
+                }
+            }
+
+            /// The figure's value as a number (a flag as 0 or 1); `None` while it is unknown
+            /// (by [`FigureId::unknown_rule`]) or when it is no number (text, a time, a record).
+            pub fn number(self, f: &Figures) -> Option<f64> {
+                let get: fn(&Figures) -> Option<f64> = match self {
+                    $(FigureId::$variant => $get,)*
+                };
+                get(f).filter(|v| v.is_finite())
+            }
         }
     };
 }
 
+/// What a figure counts, as its name in the registry says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Bytes,
+    BytesPerSecond,
+    Pages,
+    PagesPerSecond,
+    /// 0–100.
+    Percent,
+    /// Undo logs, records, transactions, threads.
+    Count,
+    CountPerSecond,
+    Seconds,
+    Microseconds,
+    /// A log sequence number: a position, not an amount.
+    Lsn,
+    /// A dimensionless ratio (purge's pace: 1 keeps up).
+    Ratio,
+    /// true/false (as a number: 1/0).
+    Flag,
+    /// Words: a severity, a state, a regime.
+    Text,
+    /// A point in time.
+    Time,
+    /// Several fields about one session (the blocker, the holder of history).
+    Record,
+}
+
+impl Unit {
+    /// A number a threshold can compare (text, times and records are not).
+    pub fn is_number(self) -> bool {
+        !matches!(self, Unit::Text | Unit::Time | Unit::Record)
+    }
+}
+
+/// What makes a figure unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownRule {
+    /// `null` in the figures: not read, not computable from what was read.
+    Null,
+    /// Absent means none when `SourceKind` was read (no blocker: an age of 0); unknown only
+    /// when that source was refused (no blocker seen is no proof of none).
+    AbsentIsNone(SourceKind),
+}
+
+fn u(v: Option<u64>) -> Option<f64> {
+    v.map(|v| v as f64)
+}
+
+fn flag(v: Option<bool>) -> Option<f64> {
+    v.map(|b| f64::from(u8::from(b)))
+}
+
+fn none(_: &Figures) -> Option<f64> {
+    None
+}
+
 figure_ids! {
-    ServerUptime => "server.uptime_s",
-    RedoLsn => "redo.lsn",
-    RedoCheckpointLsn => "redo.checkpoint_lsn",
-    CheckpointAge => "redo.checkpoint_age_bytes",
-    CheckpointAgePct => "redo.checkpoint_age_pct_of_capacity",
-    RedoWritten => "redo.written_bytes_per_s",
-    RedoCapacity => "redo.capacity_bytes",
-    AdaptiveLwm => "redo.adaptive_lwm_bytes",
-    AsyncPoint => "redo.async_point_bytes",
-    SyncPoint => "redo.sync_point_bytes",
-    CheckpointAgeSeverity => "redo.severity",
-    FlushRegime => "redo.flush_regime",
-    FlushTotal => "flush.total_pages_per_s",
-    FlushAdaptive => "flush.by_source_pages_per_s.adaptive",
-    FlushLru => "flush.by_source_pages_per_s.lru",
-    FlushSync => "flush.by_source_pages_per_s.sync",
-    FlushBackground => "flush.by_source_pages_per_s.background",
-    FlushNeighbor => "flush.by_source_pages_per_s.neighbor",
-    FlushList => "flush.flush_list_pages_per_s",
-    IoCapacity => "flush.io_capacity",
-    IoCapacityMax => "flush.io_capacity_max",
-    HistoryLength => "history.length",
-    HistoryGrowth => "history.growth_per_s",
-    HistoryHeldBack => "history.held_back",
-    HistoryHeldBy => "history.held_by",
-    PurgeRecords => "purge.records_per_s",
-    PurgeUndoPages => "purge.undo_pages_per_s",
-    PurgeInflow => "purge.inflow_records_per_s",
-    DmlDelay => "purge.dml_delay_us",
-    DmlDelayApplied => "purge.dml_delay_applied_us",
-    PurgeState => "purge.state",
-    PurgeThreads => "purge.threads",
-    PurgeBatchSize => "purge.batch_size",
-    MaxPurgeLag => "purge.max_purge_lag",
-    MaxPurgeLagDelay => "purge.max_purge_lag_delay_us",
-    PurgeBlocked => "purge.blocked",
-    PurgeLagTrx => "purge.lag_trx",
-    PurgeLagSeconds => "purge.lag_s",
-    PurgeLagSecondsFrom => "purge.lag_s_from",
-    PurgeLagTransactions => "purge.lag_transactions",
-    PurgeLagBasis => "purge.lag_transactions_basis",
-    PurgePace => "purge.pace",
-    PurgePaceOver => "purge.pace_over_s",
-    OpenTrx => "purge.open_trx",
-    OpenRwTrx => "purge.open_rw_trx",
-    OldestRw => "purge.oldest_rw",
-    Blocker => "blocker",
-    DirtyPages => "dirty.pages",
-    DirtyDataPages => "dirty.data_pages",
-    DirtyFreePages => "dirty.free_pages",
-    DirtyPct => "dirty.pct",
-    DirtyBytes => "dirty.bytes",
-    DirtyMaxPct => "dirty.max_pct",
-    DirtyLwmPct => "dirty.lwm_pct",
-    DirtySeverity => "dirty.severity",
-    UndoSize => "undo.size_bytes",
-    UndoReads => "undo.reads_per_s",
-    UndoCachedPages => "undo.cached_pages",
-    UndoResidentPct => "undo.resident_pct",
-    UndoScannedAt => "undo.scanned_at",
+    ServerUptime => "server.uptime_s", Seconds, |f| u(f.server.uptime_s);
+    RedoLsn => "redo.lsn", Lsn, |f| u(f.redo.lsn);
+    RedoCheckpointLsn => "redo.checkpoint_lsn", Lsn, |f| u(f.redo.checkpoint_lsn);
+    CheckpointAge => "redo.checkpoint_age_bytes", Bytes, |f| u(f.redo.checkpoint_age_bytes);
+    CheckpointAgePct => "redo.checkpoint_age_pct_of_capacity", Percent,
+        |f| f.redo.checkpoint_age_pct_of_capacity;
+    RedoWritten => "redo.written_bytes_per_s", BytesPerSecond, |f| f.redo.written_bytes_per_s;
+    RedoCapacity => "redo.capacity_bytes", Bytes, |f| u(f.redo.capacity_bytes);
+    AdaptiveLwm => "redo.adaptive_lwm_bytes", Bytes, |f| u(f.redo.adaptive_lwm_bytes);
+    AsyncPoint => "redo.async_point_bytes", Bytes, |f| u(f.redo.async_point_bytes);
+    SyncPoint => "redo.sync_point_bytes", Bytes, |f| u(f.redo.sync_point_bytes);
+    CheckpointAgeSeverity => "redo.severity", Text, none;
+    FlushRegime => "redo.flush_regime", Text, none;
+    FlushTotal => "flush.total_pages_per_s", PagesPerSecond, |f| f.flush.total_pages_per_s;
+    FlushAdaptive => "flush.by_source_pages_per_s.adaptive", PagesPerSecond,
+        |f| f.flush.by_source_pages_per_s.adaptive;
+    FlushLru => "flush.by_source_pages_per_s.lru", PagesPerSecond,
+        |f| f.flush.by_source_pages_per_s.lru;
+    FlushSync => "flush.by_source_pages_per_s.sync", PagesPerSecond,
+        |f| f.flush.by_source_pages_per_s.sync;
+    FlushBackground => "flush.by_source_pages_per_s.background", PagesPerSecond,
+        |f| f.flush.by_source_pages_per_s.background;
+    FlushNeighbor => "flush.by_source_pages_per_s.neighbor", PagesPerSecond,
+        |f| f.flush.by_source_pages_per_s.neighbor;
+    FlushList => "flush.flush_list_pages_per_s", PagesPerSecond, |f| f.flush.flush_list_pages_per_s;
+    IoCapacity => "flush.io_capacity", Count, |f| u(f.flush.io_capacity);
+    IoCapacityMax => "flush.io_capacity_max", Count, |f| u(f.flush.io_capacity_max);
+    HistoryLength => "history.length", Count, |f| u(f.history.length);
+    HistoryGrowth => "history.growth_per_s", CountPerSecond, |f| f.history.growth_per_s;
+    HistoryHeldBack => "history.held_back", Count, |f| u(f.history.held_back);
+    HistoryHeldBy => "history.held_by", Record, none;
+    PurgeRecords => "purge.records_per_s", CountPerSecond, |f| f.purge.records_per_s;
+    PurgeUndoPages => "purge.undo_pages_per_s", PagesPerSecond, |f| f.purge.undo_pages_per_s;
+    PurgeInflow => "purge.inflow_records_per_s", CountPerSecond, |f| f.purge.inflow_records_per_s;
+    DmlDelay => "purge.dml_delay_us", Microseconds, |f| u(f.purge.dml_delay_us);
+    DmlDelayApplied => "purge.dml_delay_applied_us", Microseconds,
+        |f| u(f.purge.dml_delay_applied_us);
+    PurgeState => "purge.state", Text, none;
+    PurgeThreads => "purge.threads", Count, |f| u(f.purge.threads);
+    PurgeBatchSize => "purge.batch_size", Count, |f| u(f.purge.batch_size);
+    MaxPurgeLag => "purge.max_purge_lag", Count, |f| u(f.purge.max_purge_lag);
+    MaxPurgeLagDelay => "purge.max_purge_lag_delay_us", Microseconds,
+        |f| u(f.purge.max_purge_lag_delay_us);
+    PurgeBlocked => "purge.blocked", Flag, |f| flag(f.purge.blocked);
+    PurgeLagTrx => "purge.lag_trx", Count, |f| u(f.purge.lag_trx);
+    PurgeLagSeconds => "purge.lag_s", Seconds, |f| f.purge.lag_s;
+    PurgeLagSecondsFrom => "purge.lag_s_from", Text, none;
+    PurgeLagTransactions => "purge.lag_transactions", Count, |f| u(f.purge.lag_transactions);
+    PurgeLagBasis => "purge.lag_transactions_basis", Text, none;
+    PurgePace => "purge.pace", Ratio, |f| f.purge.pace;
+    PurgePaceOver => "purge.pace_over_s", Seconds, |f| f.purge.pace_over_s;
+    PurgeMoving => "purge.moving", Flag, |f| flag(f.purge.moving);
+    OpenTrx => "purge.open_trx", Count, |f| u(f.purge.open_trx);
+    OpenRwTrx => "purge.open_rw_trx", Count, |f| u(f.purge.open_rw_trx);
+    OldestRw => "purge.oldest_rw", Record, none;
+    // The blocker's number is its age (`Figures::blocker_age_s`: 0 when none was seen).
+    Blocker => "blocker", Seconds, |f| u(f.blocker_age_s());
+    DirtyPages => "dirty.pages", Pages, |f| u(f.dirty.pages);
+    DirtyDataPages => "dirty.data_pages", Pages, |f| u(f.dirty.data_pages);
+    DirtyFreePages => "dirty.free_pages", Pages, |f| u(f.dirty.free_pages);
+    DirtyPct => "dirty.pct", Percent, |f| f.dirty.pct;
+    DirtyBytes => "dirty.bytes", Bytes, |f| u(f.dirty.bytes);
+    DirtyMaxPct => "dirty.max_pct", Percent, |f| f.dirty.max_pct;
+    DirtyLwmPct => "dirty.lwm_pct", Percent, |f| f.dirty.lwm_pct;
+    DirtySeverity => "dirty.severity", Text, none;
+    UndoSize => "undo.size_bytes", Bytes, |f| u(f.undo.size_bytes);
+    UndoReads => "undo.reads_per_s", PagesPerSecond, |f| f.undo.reads_per_s;
+    UndoCachedPages => "undo.cached_pages", Pages, |f| u(f.undo.cached_pages);
+    UndoResidentPct => "undo.resident_pct", Percent, |f| f.undo.resident_pct;
+    UndoScannedAt => "undo.scanned_at", Time, none;
 }
 
 impl FigureId {
@@ -101,6 +188,14 @@ impl FigureId {
         FigureId::FlushBackground,
         FigureId::FlushNeighbor,
     ];
+
+    /// What makes this figure unknown.
+    pub fn unknown_rule(self) -> UnknownRule {
+        match self {
+            FigureId::Blocker => UnknownRule::AbsentIsNone(SourceKind::InnodbTrx),
+            _ => UnknownRule::Null,
+        }
+    }
 
     pub fn from_path(path: &str) -> Option<FigureId> {
         FigureId::ALL.iter().copied().find(|f| f.path() == path)
@@ -180,6 +275,7 @@ impl FigureId {
                 PurgeLagBasis,
                 PurgePace,
                 PurgePaceOver,
+                PurgeMoving,
                 RedoLsn,
                 RedoCheckpointLsn,
                 CheckpointAge,
@@ -250,6 +346,49 @@ mod tests {
                 "{id:?} names {:?}, which the JSON of Figures does not have",
                 id.path()
             );
+        }
+    }
+
+    /// Each accessor reads its own field: a distinct number written at the figure's JSON path
+    /// comes back from [`FigureId::number`]; unset, every figure is unknown but the blocker's
+    /// age (no blocker seen with INNODB_TRX readable is none: 0).
+    #[test]
+    fn every_number_is_read_from_its_own_path() {
+        let empty = Figures::default();
+        for id in FigureId::ALL {
+            let want = match id.unknown_rule() {
+                UnknownRule::AbsentIsNone(_) => Some(0.0),
+                UnknownRule::Null => None,
+            };
+            assert_eq!(id.number(&empty), want, "{id:?} on empty figures");
+        }
+        let f = Figures {
+            blocker: Some(Blocker::default()),
+            ..Figures::default()
+        };
+        let mut json = serde_json::to_value(&f).expect("figures serialise");
+        let numbers: Vec<FigureId> = FigureId::ALL
+            .iter()
+            .copied()
+            .filter(|id| id.unit().is_number())
+            .collect();
+        for (i, id) in numbers.iter().enumerate() {
+            let value = match (id.unit(), *id) {
+                (Unit::Flag, _) => serde_json::json!(i % 2 == 0),
+                (_, FigureId::Blocker) => continue,
+                _ => serde_json::json!(1000 + i),
+            };
+            *json.pointer_mut(&id.pointer()).expect("path") = value;
+        }
+        json["blocker"]["age_s"] = serde_json::json!(77);
+        let f: Figures = serde_json::from_value(json).expect("figures back");
+        for (i, id) in numbers.iter().enumerate() {
+            let want = match (id.unit(), *id) {
+                (Unit::Flag, _) => f64::from(u8::from(i % 2 == 0)),
+                (_, FigureId::Blocker) => 77.0,
+                _ => (1000 + i) as f64,
+            };
+            assert_eq!(id.number(&f), Some(want), "{id:?} reads another field");
         }
     }
 

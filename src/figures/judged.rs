@@ -19,6 +19,26 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Every severity, least severe first.
+    pub const ALL: [Severity; 4] = [
+        Severity::Ok,
+        Severity::Unknown,
+        Severity::Warning,
+        Severity::Critical,
+    ];
+
+    /// A severity by its name (`critical`), as JSON and the OpenMetrics StateSet write it.
+    pub fn from_name(name: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The worst severity among `verdicts`: the one judgement of a sample every reader shows
+    /// (the exporter's StateSet, the fleet row, timelines, the CSV's `severity`, `check`).
+    /// `None` only where nothing was judged (derive always gives `healthy` or `unknown`).
+    pub fn worst_of(verdicts: &[Verdict]) -> Option<Severity> {
+        verdicts.iter().map(|v| v.severity).max()
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Ok => "ok",
@@ -54,6 +74,34 @@ pub enum VerdictKind {
 }
 
 impl VerdictKind {
+    /// Every kind: the rules' ([`VerdictKind::JUDGED`]), then `unknown` and `healthy`. The
+    /// exporter's StateSet names these; the one list (a kind added here shows everywhere).
+    pub const ALL: [VerdictKind; 7] = [
+        VerdictKind::BlockedByReadView,
+        VerdictKind::PurgeLagTrap,
+        VerdictKind::PurgeTooSlow,
+        VerdictKind::HistoryHeldByOpenWrites,
+        VerdictKind::FlushPressure,
+        VerdictKind::Unknown,
+        VerdictKind::Healthy,
+    ];
+
+    /// The kinds a rule finds (what the verdict engine tracks and a trigger may name), in the
+    /// order ties of severity are shown: every kind but `unknown` (what no rule could judge)
+    /// and `healthy` (what holds when nothing else does).
+    pub const JUDGED: [VerdictKind; 5] = [
+        VerdictKind::ALL[0],
+        VerdictKind::ALL[1],
+        VerdictKind::ALL[2],
+        VerdictKind::ALL[3],
+        VerdictKind::ALL[4],
+    ];
+
+    /// A kind by its name (`blocked_by_read_view`).
+    pub fn from_name(name: &str) -> Option<VerdictKind> {
+        VerdictKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             VerdictKind::BlockedByReadView => "blocked_by_read_view",
@@ -156,4 +204,23 @@ pub struct Sizing {
     pub advice: String,
     /// Why the one-hour rule misleads.
     pub note: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_judged_kinds_are_every_kind_but_unknown_and_healthy() {
+        let rest: Vec<VerdictKind> = VerdictKind::ALL
+            .into_iter()
+            .filter(|k| !matches!(k, VerdictKind::Unknown | VerdictKind::Healthy))
+            .collect();
+        assert_eq!(rest, VerdictKind::JUDGED);
+        for k in VerdictKind::ALL {
+            assert_eq!(VerdictKind::from_name(k.as_str()), Some(k));
+            let json = serde_json::to_string(&k).expect("serialise");
+            assert_eq!(json, format!("\"{}\"", k.as_str()));
+        }
+    }
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::sample::SourceKind;
 use crate::source::flavor::FlushRegime;
 
-pub use id::FigureId;
+pub use id::{FigureId, Unit, UnknownRule};
 pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
 pub use selfcost::{SelfCost, StatementMs};
 
@@ -82,6 +82,23 @@ impl Figures {
     /// The most severe verdict (the first, as the verdicts are ordered); `None` before any.
     pub fn worst_verdict(&self) -> Option<&Verdict> {
         self.verdicts.iter().rev().max_by_key(|v| v.severity)
+    }
+
+    /// The sample's severity: the worst of its verdicts ([`Severity::worst_of`]); `None` before
+    /// derive judged it.
+    pub fn severity(&self) -> Option<Severity> {
+        Severity::worst_of(&self.verdicts)
+    }
+
+    /// How long the read view blocking purge has been open, seconds: 0 when INNODB_TRX was
+    /// read and nothing blocks, `None` when it could not be read (no blocker seen is no proof
+    /// of none). The one rule the trigger, compare, the CSV, the exporter and the fleet read.
+    pub fn blocker_age_s(&self) -> Option<u64> {
+        match &self.blocker {
+            Some(b) => Some(b.age_s),
+            None if self.refused(SourceKind::InnodbTrx).is_some() => None,
+            None => Some(0),
+        }
     }
 
     /// The privilege whose absence keeps `figure` unknown.
@@ -406,6 +423,11 @@ pub struct Purge {
     /// nothing committed in between.
     #[serde(default)]
     pub pace: Option<f64>,
+    /// Purge moves with the commits: `false` when its pace stood under 0.1 while it was at
+    /// least 100 transaction numbers behind (what the verdicts call standing still; the Purge
+    /// panel's "not moving"), `null` without a pace or a lag. Judged once in derive.
+    #[serde(default)]
+    pub moving: Option<bool>,
     /// How far back that pace looks: seconds from the older of the two SEIS reads to this
     /// sample. A read view younger than this may not have been there while purge kept pace.
     #[serde(default)]

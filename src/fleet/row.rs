@@ -31,19 +31,15 @@ pub struct RowFigures {
 impl RowFigures {
     pub fn from_figures(f: &Figures, poll_ms: Option<u32>) -> RowFigures {
         let worst = f.worst_verdict();
-        let blocker_known = f.refused(crate::sample::SourceKind::InnodbTrx).is_none();
+        let severity = f.severity();
         RowFigures {
-            verdict: worst.map(|v| (v.kind.as_str().to_string(), v.severity)),
+            verdict: worst.map(|v| v.kind.as_str().to_string()).zip(severity),
             age_pct_of_async: f.redo.pct_of_async(),
             seconds_to_stall: f.redo.seconds_to_sync_point,
             seconds_to_async: f.redo.seconds_to_async_point,
             history: f.history.length,
             history_eta_s: f.history.seconds_to_max_purge_lag,
-            blocker_age_s: match &f.blocker {
-                Some(b) => Some(b.age_s),
-                None if blocker_known => Some(0),
-                None => None,
-            },
+            blocker_age_s: f.blocker_age_s(),
             blocker_thread: f.blocker.as_ref().and_then(|b| b.thread_id),
             dirty_pct: f.dirty.pct,
             dml_delay_us: f.purge.dml_delay_applied_us,
@@ -60,13 +56,7 @@ impl RowFigures {
         let severity = s
             .states_on("innodebt_severity")
             .first()
-            .and_then(|x| match x.as_str() {
-                "critical" => Some(Severity::Critical),
-                "warning" => Some(Severity::Warning),
-                "unknown" => Some(Severity::Unknown),
-                "ok" => Some(Severity::Ok),
-                _ => None,
-            });
+            .and_then(|x| Severity::from_name(x));
         // The verdict shown: a non-healthy state when there is one.
         let states = s.states_on("innodebt_verdict");
         let kind = states
@@ -121,6 +111,19 @@ pub fn rank(link: &RowLink, figures: Option<&RowFigures>) -> u8 {
         (RowLink::Waiting, _) | (RowLink::Up, None | Some(Severity::Unknown)) => 3,
         (RowLink::Up, Some(Severity::Ok)) => 4,
     }
+}
+
+/// Counted in the title's "need attention": what the order puts first (a warning or critical
+/// verdict on a server that answers). A server down is counted as disconnected, one not
+/// judged (unknown, waiting) apart — the count and the order say the same.
+pub fn needs_attention(link: &RowLink, figures: Option<&RowFigures>) -> bool {
+    rank(link, figures)
+        < rank(
+            &RowLink::Down {
+                error: String::new(),
+            },
+            None,
+        )
 }
 
 /// A predicted breach further off than this (an hour) does not sort a server up: days of
@@ -184,5 +187,46 @@ mod tests {
         let mut rows = [(&up, Some(&days), "charlie"), (&up, Some(&none), "alpha")];
         rows.sort_by(|a, b| breach_order(*a, *b));
         assert_eq!(rows.map(|r| r.2), ["alpha", "charlie"]);
+    }
+
+    /// The title's count and the order agree: the count once took `unknown` (and a down
+    /// server's last warning) as needing attention while the order put both below down.
+    #[test]
+    fn needs_attention_is_what_sorts_first() {
+        let up = RowLink::Up;
+        let down = RowLink::Down {
+            error: "refused".into(),
+        };
+        let unknown = row(Some(Severity::Unknown), None);
+        let warn = row(Some(Severity::Warning), None);
+        let crit = row(Some(Severity::Critical), None);
+        let ok = row(Some(Severity::Ok), None);
+        assert!(needs_attention(&up, Some(&crit)));
+        assert!(needs_attention(&up, Some(&warn)));
+        assert!(!needs_attention(&up, Some(&unknown)));
+        assert!(!needs_attention(&up, Some(&ok)));
+        assert!(
+            !needs_attention(&down, Some(&warn)),
+            "counted as disconnected"
+        );
+        assert!(!needs_attention(&RowLink::Waiting, None));
+        // Whatever needs attention sorts above whatever does not.
+        let rows = [
+            (&up, Some(&unknown)),
+            (&down, Some(&warn)),
+            (&up, Some(&warn)),
+            (&up, Some(&ok)),
+            (&up, Some(&crit)),
+        ];
+        for a in rows {
+            for b in rows {
+                if needs_attention(a.0, a.1) && !needs_attention(b.0, b.1) {
+                    assert_eq!(
+                        breach_order((a.0, a.1, "x"), (b.0, b.1, "x")),
+                        Ordering::Less
+                    );
+                }
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
-use super::row::RowLink;
+use super::row::{RowLink, needs_attention};
 use super::state::{Fleet, Server};
 use crate::keymap::{self, Bar};
 use crate::text::{elide_middle, sanitize, width};
@@ -177,12 +177,7 @@ pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
     let breaching = fleet
         .servers
         .iter()
-        .filter(|s| {
-            s.figures
-                .as_ref()
-                .and_then(|f| f.verdict.as_ref())
-                .is_some_and(|v| v.1 > crate::figures::Severity::Ok)
-        })
+        .filter(|s| needs_attention(&s.link, s.figures.as_ref()))
         .count();
     let title = format!(
         " innodebt fleet · {} servers · {breaching} need attention · {down} disconnected · {} UTC ",

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stats::Distribution;
 use crate::figures::{Figures, Severity, VerdictKind};
-use crate::sample::{ServerInfo, SourceKind};
+use crate::sample::ServerInfo;
 
 pub const SETTING_SCORE: f64 = 3.0;
 pub const RUNTIME_SCORE: f64 = 3.0;
@@ -65,12 +65,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 10.0,
         worse_higher: Some(true),
         kinds: &[Blocked, Trap],
-        // No blocker is an age of 0, unless INNODB_TRX could not be read (then unknown).
-        get: |f| match &f.blocker {
-            Some(b) => Some(b.age_s as f64),
-            None if f.refused(SourceKind::InnodbTrx).is_some() => None,
-            None => Some(0.0),
-        },
+        get: |f| f.blocker_age_s().map(|s| s as f64),
     },
     FigureDef {
         name: "history length",

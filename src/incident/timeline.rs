@@ -49,12 +49,8 @@ impl TimelineBuilder {
         let start = *self.out.start.get_or_insert(f.sampled_at);
         let at_s = secs(start, f.sampled_at);
         self.out.span_s = self.out.span_s.max(at_s);
-        let worst = f
-            .verdicts
-            .iter()
-            .map(|v| v.severity)
-            .max()
-            .unwrap_or(Severity::Ok);
+        // Figures nobody judged are not healthy: unknown, drawn apart.
+        let worst = f.severity().unwrap_or(Severity::Unknown);
         match self.out.stretches.last_mut() {
             Some(s) if s.severity == worst => s.to_s = at_s,
             Some(s) => {
@@ -146,9 +142,10 @@ mod tests {
     #[test]
     fn stretches_follow_the_worst_verdict_and_marks_the_window() {
         let mut b = TimelineBuilder::default();
+        // No verdict at 15: figures nobody judged are unknown, not healthy.
         for (s, sev) in [
-            (10, None),
-            (11, None),
+            (10, Some(Severity::Ok)),
+            (11, Some(Severity::Ok)),
             (12, Some(Severity::Warning)),
             (13, Some(Severity::Critical)),
             (14, Some(Severity::Critical)),
@@ -182,7 +179,7 @@ mod tests {
                 (0.0, 1.0, Severity::Ok),
                 (1.0, 2.0, Severity::Warning),
                 (2.0, 4.0, Severity::Critical),
-                (4.0, 5.0, Severity::Ok),
+                (4.0, 5.0, Severity::Unknown),
             ]
         );
         // Only what lies inside the window, at its offset from the start.

@@ -428,6 +428,8 @@ impl Context<'_> {
             lag_transactions_basis: lag_transactions.map(|(_, basis)| basis),
             pace: pace.map(|(pace, _)| pace),
             pace_over_s: pace.map(|(_, from)| (self.cur.mono_s - from).max(0.0)),
+            // Judged by the verdicts (with the lag's thresholds), written by derive.
+            moving: None,
             open_trx: self.cur.trx_open,
             open_rw_trx: self.cur.trx_rw,
             oldest_rw: self

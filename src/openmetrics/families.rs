@@ -4,7 +4,6 @@
 
 use crate::figures::Figures;
 use crate::figures::{Severity, VerdictKind};
-use crate::sample::SourceKind;
 use crate::source::flavor::FlushRegime;
 
 /// OpenMetrics types we expose.
@@ -67,30 +66,13 @@ fn us(v: Option<u64>) -> Option<f64> {
 
 /// The blocker's age: 0 when INNODB_TRX was read and nothing blocks, absent when unknown.
 fn blocker_age(f: &Figures) -> Option<f64> {
-    match &f.blocker {
-        Some(b) => Some(b.age_s as f64),
-        None if f.refused(SourceKind::InnodbTrx).is_some() => None,
-        None => Some(0.0),
-    }
+    n(f.blocker_age_s())
 }
 
-/// Every verdict kind a StateSet names (issue 11 may add states: one line here).
-pub const VERDICT_STATES: [VerdictKind; 7] = [
-    VerdictKind::BlockedByReadView,
-    VerdictKind::PurgeLagTrap,
-    VerdictKind::PurgeTooSlow,
-    VerdictKind::HistoryHeldByOpenWrites,
-    VerdictKind::FlushPressure,
-    VerdictKind::Unknown,
-    VerdictKind::Healthy,
-];
+/// Every verdict kind a StateSet names.
+pub const VERDICT_STATES: [VerdictKind; 7] = VerdictKind::ALL;
 
-pub const SEVERITY_STATES: [Severity; 4] = [
-    Severity::Ok,
-    Severity::Unknown,
-    Severity::Warning,
-    Severity::Critical,
-];
+pub const SEVERITY_STATES: [Severity; 4] = Severity::ALL;
 
 fn verdict_states(f: &Figures) -> Vec<(Labels, f64)> {
     if f.verdicts.is_empty() {
@@ -110,7 +92,7 @@ fn verdict_states(f: &Figures) -> Vec<(Labels, f64)> {
 }
 
 fn severity_states(f: &Figures) -> Vec<(Labels, f64)> {
-    let Some(worst) = f.verdicts.iter().map(|v| v.severity).max() else {
+    let Some(worst) = f.severity() else {
         return Vec::new();
     };
     SEVERITY_STATES

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::capture::SectionHook;
 use crate::capture::format;
 use crate::derive::DERIVATION_VERSION;
+use crate::figures::Figures;
 use crate::sample::SourceEvent;
 use crate::verdicts::{EnginePoints, RecoveryModel, Severity};
 use crate::view::moments::{Moment, ScanState, Scanner};
@@ -313,13 +314,7 @@ impl Summarizer {
         };
         let here = self.scan.samples().saturating_sub(1);
         self.rows.push(Row::new(s.taken_at, s.mono_s, figures));
-        let worst = figures.map(|f| {
-            f.verdicts
-                .iter()
-                .map(|v| v.severity)
-                .max()
-                .unwrap_or(Severity::Ok)
-        });
+        let worst = figures.and_then(Figures::severity);
         let history = figures.and_then(|f| f.history.length);
         if let Some(h) = history
             && self.peak.is_none_or(|(_, _, p)| h > p)

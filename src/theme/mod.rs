@@ -142,6 +142,19 @@ impl Severity {
             Severity::Critical => ThemeItem::Critical,
         }
     }
+
+    /// A timeline bar's cell for a stretch of this severity: heavy in the warning and critical
+    /// colours, thin and dim when healthy, dashed and dim when not judged. The replay timeline
+    /// and the incident comparison's draw with it, so `unknown` looks the same on both.
+    pub const fn bar(self) -> (char, ThemeItem) {
+        match self {
+            Severity::Critical => ('━', ThemeItem::Critical),
+            Severity::Warning => ('━', ThemeItem::Warning),
+            Severity::Ok => ('─', ThemeItem::Dim),
+            // Not judged (still watching, data missing): drawn apart from healthy.
+            Severity::Unknown => ('┄', ThemeItem::Dim),
+        }
+    }
 }
 
 const BUILTINS: &[(&str, &str)] = &[

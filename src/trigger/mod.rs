@@ -11,18 +11,13 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::cli::TriggerArgs;
-use crate::figures::{Figures, VerdictKind};
+use crate::figures::{FigureId, Figures, Unit, VerdictKind};
 
 pub use watch::{Incident, Step, Watch, WatchConfig};
 
-/// The verdict kinds a trigger may name (healthy is what holds when nothing is wrong).
-const VERDICTS: [VerdictKind; 5] = [
-    VerdictKind::BlockedByReadView,
-    VerdictKind::PurgeLagTrap,
-    VerdictKind::PurgeTooSlow,
-    VerdictKind::HistoryHeldByOpenWrites,
-    VerdictKind::FlushPressure,
-];
+/// The verdict kinds a trigger may name: those a rule finds (healthy is what holds when
+/// nothing is wrong, unknown what no rule could judge).
+const VERDICTS: [VerdictKind; 5] = VerdictKind::JUDGED;
 
 /// A figure a threshold can watch, named as in the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +34,10 @@ pub enum Figure {
     DirtyPct,
     /// The DML delay writes pay now, µs.
     DmlDelayUs,
+    /// Any other number of the figures, by its JSON path (`redo.checkpoint_age_bytes`,
+    /// `purge.lag_s`): the registry's ([`FigureId::number`]), so a figure added there can be
+    /// watched at once.
+    Id(FigureId),
 }
 
 impl Figure {
@@ -60,6 +59,7 @@ impl Figure {
             Figure::BlockerAge => "blocker_age",
             Figure::DirtyPct => "dirty_pct",
             Figure::DmlDelayUs => "dml_delay_us",
+            Figure::Id(id) => id.path(),
         }
     }
 
@@ -69,23 +69,43 @@ impl Figure {
             Figure::CheckpointAgePct => f.redo.checkpoint_age_pct_of_capacity,
             Figure::CheckpointAgePctOfAsync => f.redo.pct_of_async(),
             Figure::History => f.history.length.map(|v| v as f64),
-            // No read view open: its age is zero, so `blocker_age<…` would not fire on it —
-            // unless INNODB_TRX was unreadable, when no blocker seen is no proof of none.
-            Figure::BlockerAge => match &f.blocker {
-                Some(b) => Some(b.age_s as f64),
-                None if f.refused(crate::sample::SourceKind::InnodbTrx).is_some() => None,
-                None => Some(0.0),
-            },
+            Figure::BlockerAge => f.blocker_age_s().map(|s| s as f64),
             Figure::DirtyPct => f.dirty.pct,
             Figure::DmlDelayUs => f.purge.dml_delay_applied_us.map(|v| v as f64),
+            Figure::Id(id) => id.number(f),
         }
     }
 
     pub fn is_pct(self) -> bool {
-        matches!(
-            self,
-            Figure::CheckpointAgePct | Figure::DirtyPct | Figure::CheckpointAgePctOfAsync
-        )
+        match self {
+            Figure::Id(id) => id.unit() == Unit::Percent,
+            f => matches!(
+                f,
+                Figure::CheckpointAgePct | Figure::DirtyPct | Figure::CheckpointAgePctOfAsync
+            ),
+        }
+    }
+
+    /// A figure by its threshold name, or any number of the registry by its JSON path.
+    pub fn from_name(name: &str) -> Option<Figure> {
+        Figure::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == name)
+            .or_else(|| {
+                FigureId::from_path(name)
+                    .filter(|id| id.unit().is_number())
+                    .map(Figure::Id)
+            })
+    }
+
+    /// Durations (`5m`) are accepted for it.
+    fn takes_duration(self) -> bool {
+        match self {
+            Figure::BlockerAge => true,
+            Figure::Id(id) => id.unit() == Unit::Seconds,
+            _ => false,
+        }
     }
 }
 
@@ -295,7 +315,7 @@ fn parse_one(flag: &str, item: &str) -> Result<Trigger, String> {
         if let Some(k) = VERDICTS.iter().find(|k| k.as_str() == name) {
             return Ok(Trigger::Verdict(*k));
         }
-        if Figure::ALL.iter().any(|f| f.name() == name) {
+        if Figure::from_name(&name).is_some() {
             return Err(format!(
                 "{flag} {item:?}: a figure needs a threshold, e.g. {name}>{}",
                 example(name_fig(&name))
@@ -309,9 +329,10 @@ fn parse_one(flag: &str, item: &str) -> Result<Trigger, String> {
     };
     let (lhs, rest) = item.split_at(op_at);
     let name = name_of(lhs);
-    let Some(figure) = Figure::ALL.iter().copied().find(|f| f.name() == name) else {
+    let Some(figure) = Figure::from_name(&name) else {
         return Err(format!(
-            "{flag} {item:?}: {:?} is not a figure a threshold can watch; use one of {}",
+            "{flag} {item:?}: {:?} is not a figure a threshold can watch; use one of {}, or a \
+             number of the JSON by its path (redo.checkpoint_age_bytes, purge.lag_s, …)",
             lhs.trim(),
             figure_names()
         ));
@@ -352,7 +373,7 @@ fn parse_one(flag: &str, item: &str) -> Result<Trigger, String> {
 }
 
 fn name_fig(name: &str) -> Option<Figure> {
-    Figure::ALL.iter().copied().find(|f| f.name() == name)
+    Figure::from_name(name)
 }
 
 fn example(f: Option<Figure>) -> &'static str {
@@ -368,7 +389,7 @@ fn parse_value(figure: Figure, v: &str) -> Result<f64, String> {
     if v.is_empty() {
         return Err("the value is missing".to_string());
     }
-    if figure == Figure::BlockerAge {
+    if figure.takes_duration() && v.ends_with(|c: char| c.is_ascii_alphabetic()) {
         return crate::cli::parse_duration(v).map(|d| d.as_secs_f64());
     }
     let (num, pct) = match v.strip_suffix('%') {
@@ -384,7 +405,8 @@ fn parse_value(figure: Figure, v: &str) -> Result<f64, String> {
         .ok()
         .filter(|x: &f64| x.is_finite())
         .ok_or_else(|| format!("{v:?} is not a number"))?;
-    if x < 0.0 {
+    // A registry figure may be negative (history's growth); the named ones never are.
+    if x < 0.0 && !matches!(figure, Figure::Id(_)) {
         return Err(format!("{v} is negative; {} never is", figure.name()));
     }
     if figure.is_pct() && figure != Figure::CheckpointAgePctOfAsync && x > 100.0 {
@@ -399,6 +421,39 @@ fn parse_value(figure: Figure, v: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every number of the registry can be watched by its JSON path, with the registry's
+    /// value: a figure added to `FigureId` needs no line here.
+    #[test]
+    fn every_number_in_the_registry_is_a_threshold() {
+        let mut f = Figures::default();
+        f.redo.checkpoint_age_bytes = Some(5_000);
+        f.purge.lag_s = Some(12.5);
+        for id in FigureId::ALL {
+            let spec = format!("{}>=0", id.path());
+            match parse(&spec) {
+                Ok(t) if id.unit().is_number() => {
+                    let Trigger::Threshold { figure, .. } = &t[0] else {
+                        panic!("{spec}: {t:?}")
+                    };
+                    assert_eq!(figure.value(&f), id.number(&f), "{spec}");
+                    assert_eq!(t[0].to_string(), spec);
+                }
+                Err(e) if !id.unit().is_number() => {
+                    assert!(e.contains("not a figure a threshold can watch"), "{e}")
+                }
+                other => panic!("{spec}: {other:?}"),
+            }
+        }
+        let t = parse("redo.checkpoint_age_bytes>4000,purge.lag_s>=10s").expect("parses");
+        assert!(first_holding(&t[..1], &f).is_some());
+        assert!(first_holding(&t[1..], &f).is_some());
+        f.purge.lag_s = None;
+        assert!(
+            first_holding(&t[1..], &f).is_none(),
+            "unknown never triggers"
+        );
+    }
 
     #[test]
     fn verdicts_and_thresholds_parse() {

@@ -237,11 +237,10 @@ fn bar(tl: &SideTimeline, scale: f64, width: usize) -> Vec<(char, Option<ThemeIt
     }
     for (cell, sev) in cells.iter_mut().zip(&worst) {
         *cell = match sev {
-            Some(Severity::Critical) => ('━', Some(ThemeItem::Critical)),
-            Some(Severity::Warning) => ('━', Some(ThemeItem::Warning)),
-            Some(Severity::Ok) => ('─', Some(ThemeItem::Dim)),
-            // Not judged (still watching, data missing): drawn apart from healthy.
-            Some(Severity::Unknown) => ('┄', Some(ThemeItem::Dim)),
+            Some(s) => {
+                let (c, item) = s.bar();
+                (c, Some(item))
+            }
             None => (' ', None),
         };
     }

@@ -68,8 +68,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Item::kv(
             theme,
             "behind",
-            opt(p.lag_words(), |l| match p.pace {
-                Some(pace) if pace < 0.1 && p.lag_trx != Some(0) => format!("{l}, not moving"),
+            opt(p.lag_words(), |l| match p.moving {
+                Some(false) => format!("{l}, not moving"),
                 _ => l,
             }),
             text,

@@ -102,11 +102,7 @@ fn bar(r: &crate::app::Replay, width: usize) -> Vec<(char, ThemeItem)> {
     }
     let mut cells: Vec<(char, ThemeItem)> = worst
         .iter()
-        .map(|s| match s {
-            Some(Severity::Critical) => ('━', ThemeItem::Critical),
-            Some(Severity::Warning) => ('━', ThemeItem::Warning),
-            _ => ('─', ThemeItem::Dim),
-        })
+        .map(|s| s.map_or(('─', ThemeItem::Dim), Severity::bar))
         .collect();
     // One mark per column: of the groups starting there, the one holding most moments.
     let mut owner: Vec<Option<&crate::app::moments::Group>> = vec![None; width];

@@ -11,6 +11,7 @@ use crate::figures::{Dirty, Figures, Redo};
 use crate::source::flavor::{Flavor, FlushRegime, RegimeLines};
 use crate::units::bytes;
 
+use super::zones::Zone;
 use super::{Finding, Severity};
 
 /// How bad flushing stands in one sample (no hysteresis: the panels show it as it is).
@@ -47,15 +48,15 @@ fn regime(r: &Redo, flavor: Flavor) -> Option<FlushRegime> {
     Some(flavor.flush_regime(age, lines))
 }
 
-/// Unknown while the age or the points are (no points: nothing to say "below" of).
+/// Unknown while the age or the points are (no points: nothing to say "below" of): the
+/// zone's severity ([`Zone::of`], the timeline's and the what-if's rule too).
 fn checkpoint_age(r: &Redo) -> Option<Severity> {
-    let age = r.checkpoint_age_bytes?;
-    let async_point = r.async_point_bytes.filter(|p| *p > 0)?;
-    Some(match r.sync_point_bytes.filter(|p| *p > 0) {
-        Some(sync) if age >= sync => Severity::Critical,
-        _ if age >= async_point => Severity::Warning,
-        _ => Severity::Ok,
-    })
+    Zone::of(
+        r.checkpoint_age_bytes?,
+        r.async_point_bytes,
+        r.sync_point_bytes,
+    )
+    .map(Zone::severity)
 }
 
 /// At the max InnoDB flushes hard: a warning, not an outage. A max of 0 (flush as hard as
@@ -93,9 +94,12 @@ pub(crate) fn flush_pressure(f: &Figures, flavor: Flavor, j: &FlushJudgement) ->
                 bytes(r.sync_point_bytes.unwrap_or_default()),
                 flavor.sync_point_effect()
             ));
-        } else if let Some(sync_flush) = r.sync_flush_bytes.filter(|p| age >= *p) {
+        } else if let (Some(FlushRegime::SyncFlush), Some(sync_flush)) =
+            (j.regime, r.sync_flush_bytes)
+        {
             // MySQL 8.0+ past sync flushing (`log0chkp.cc log_consider_sync_flush`): the page
-            // cleaner no longer holds to innodb_io_capacity; writes have not stalled yet.
+            // cleaner no longer holds to innodb_io_capacity; writes have not stalled yet. The
+            // regime decides it, as the checkpoint panel's regime line says it.
             reasons.push(format!(
                 "checkpoint age {} is past sync flushing {}{of_capacity}: the page cleaner \
                  flushes regardless of innodb_io_capacity; writes stall at {}",

@@ -47,13 +47,7 @@ pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
 pub use unknown::{severity_without_fresh_data, without_fresh_data};
 
 /// The kinds the engine tracks, in the order ties of severity are shown.
-const TRACKED: [VerdictKind; 5] = [
-    VerdictKind::BlockedByReadView,
-    VerdictKind::PurgeLagTrap,
-    VerdictKind::PurgeTooSlow,
-    VerdictKind::HistoryHeldByOpenWrites,
-    VerdictKind::FlushPressure,
-];
+const TRACKED: [VerdictKind; 5] = VerdictKind::JUDGED;
 
 /// Everything the engine says about one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,13 +64,9 @@ pub struct Assessment {
 }
 
 impl Assessment {
-    /// The worst severity among the verdicts.
+    /// The worst severity among the verdicts ([`Severity::worst_of`]; there is always one).
     pub fn severity(&self) -> Severity {
-        self.verdicts
-            .iter()
-            .map(|v| v.severity)
-            .max()
-            .unwrap_or(Severity::Ok)
+        Severity::worst_of(&self.verdicts).unwrap_or(Severity::Unknown)
     }
 
     pub fn get(&self, kind: VerdictKind) -> Option<&Verdict> {

@@ -44,6 +44,10 @@ pub struct PurgeJudgement {
     /// What writes pay now: the formula's delay, 0 where the flavour holds it back while
     /// purge is blocked.
     pub dml_delay_applied_us: Option<u64>,
+    /// Purge moves with the commits: `false` when it stood still behind them
+    /// ([`purge_stuck`]), `None` without a pace or a lag to say.
+    #[serde(default)]
+    pub moving: Option<bool>,
 }
 
 /// Judges purge from the trend: whether a read view blocks it, how fast history grows, when
@@ -87,7 +91,18 @@ pub(crate) fn judge(f: &Figures, trend: &Trend, th: &Thresholds, flavor: Flavor)
         held_back_is_lower_bound: trend.held_back_is_lower_bound,
         blocked,
         dml_delay_applied_us,
+        moving: moving(f, th),
     }
+}
+
+/// Purge moved with the commits between the last two SEIS reads: `false` when it stood still
+/// at least [`Thresholds::lag_trx_stuck_min`] behind ([`purge_stuck`]: the verdicts' rule),
+/// `None` while the pace or the lag is unknown. `purge.moving`, which the Purge panel's
+/// "not moving" reads.
+pub(crate) fn moving(f: &Figures, th: &Thresholds) -> Option<bool> {
+    f.purge.pace?;
+    f.purge.lag_trx?;
+    Some(!purge_stuck(f, th))
 }
 
 /// Purge stood still between the last two SEIS reads while transactions committed (its pace

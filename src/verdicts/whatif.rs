@@ -208,20 +208,22 @@ impl RedoTrack {
             o.peak_at = Some(f.sampled_at);
             o.peak_pct_of_async = (a > 0).then(|| age as f64 * 100.0 / a as f64);
         }
-        if age >= a {
-            o.seconds_past_async += dt;
-        }
-        if age >= s {
-            o.seconds_past_sync += dt;
-        }
-        let now = Zone::of(age, a, s);
-        if let Some(c) = zone_step(&mut self.zone, &mut self.pending, now, f.sampled_at, here) {
-            if c.crossed_async() {
-                o.async_crossings += 1;
-                o.first_async_crossing_at.get_or_insert(c.since);
+        // The zones by the one rule (`Zone::of`: a point of 0 is no line).
+        if let Some(now) = Zone::of(age, Some(a), Some(s)) {
+            if now >= Zone::PastAsync {
+                o.seconds_past_async += dt;
             }
-            if c.crossed_sync() {
-                o.sync_crossings += 1;
+            if now == Zone::PastSync {
+                o.seconds_past_sync += dt;
+            }
+            if let Some(c) = zone_step(&mut self.zone, &mut self.pending, now, f.sampled_at, here) {
+                if c.crossed_async() {
+                    o.async_crossings += 1;
+                    o.first_async_crossing_at.get_or_insert(c.since);
+                }
+                if c.crossed_sync() {
+                    o.sync_crossings += 1;
+                }
             }
         }
         // The worst moment: the most redo to apply (cut where the server forces a checkpoint),

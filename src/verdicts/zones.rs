@@ -19,14 +19,26 @@ pub enum Zone {
 }
 
 impl Zone {
-    /// The zone of `age` against the async and sync (MariaDB: M) points.
-    pub fn of(age: u64, async_point: u64, sync_point: u64) -> Zone {
-        if age >= sync_point {
-            Zone::PastSync
-        } else if age >= async_point {
-            Zone::PastAsync
-        } else {
-            Zone::Below
+    /// The zone of `age` against the async and sync (MariaDB: M) points: the one rule the
+    /// checkpoint-age severity (`redo.severity`), the timeline's moments and the what-if's
+    /// crossings read. A point of 0 is a point not known, not a line every age is past: no
+    /// async point, no zone; no sync point, nothing past it.
+    pub fn of(age: u64, async_point: Option<u64>, sync_point: Option<u64>) -> Option<Zone> {
+        let async_point = async_point.filter(|p| *p > 0)?;
+        Some(match sync_point.filter(|p| *p > 0) {
+            Some(sync) if age >= sync => Zone::PastSync,
+            _ if age >= async_point => Zone::PastAsync,
+            _ => Zone::Below,
+        })
+    }
+
+    /// How bad the zone is: ok below async, warning past it, critical past sync.
+    pub fn severity(self) -> crate::figures::Severity {
+        use crate::figures::Severity;
+        match self {
+            Zone::Below => Severity::Ok,
+            Zone::PastAsync => Severity::Warning,
+            Zone::PastSync => Severity::Critical,
         }
     }
 }
@@ -95,6 +107,18 @@ pub fn zone_step(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A zero or unknown point is no line: the severity and the moments once disagreed here
+    /// (the zone called every age past a sync point of 0, the severity ignored it).
+    #[test]
+    fn a_zero_point_is_no_point() {
+        assert_eq!(Zone::of(5, Some(10), Some(0)), Some(Zone::Below));
+        assert_eq!(Zone::of(15, Some(10), Some(0)), Some(Zone::PastAsync));
+        assert_eq!(Zone::of(15, Some(10), None), Some(Zone::PastAsync));
+        assert_eq!(Zone::of(25, Some(10), Some(20)), Some(Zone::PastSync));
+        assert_eq!(Zone::of(25, Some(0), Some(20)), None);
+        assert_eq!(Zone::of(25, None, Some(20)), None);
+    }
 
     /// A jump from below async straight past sync crosses both points: the timeline's moments
     /// and the what-if's counts read the same two answers (they disagreed when a fast load

@@ -180,14 +180,13 @@ impl Scanner {
 
     fn redo_zone(&mut self, f: &Figures, at: DateTime<Utc>) {
         let r = &f.redo;
-        let (Some(age), Some(a), Some(s)) = (
-            r.checkpoint_age_bytes,
-            r.async_point_bytes,
-            r.sync_point_bytes,
-        ) else {
+        let Some(now) = r
+            .checkpoint_age_bytes
+            .and_then(|age| Zone::of(age, r.async_point_bytes, r.sync_point_bytes))
+        else {
             return;
         };
-        let (now, here) = (Zone::of(age, a, s), self.here());
+        let here = self.here();
         let Some(change) = zone_step(&mut self.s.zone, &mut self.s.pending, now, at, here) else {
             return;
         };

@@ -40,6 +40,7 @@ mod hostile;
 mod hostile_http;
 mod import_prometheus;
 mod incident;
+mod judgements;
 mod layers;
 mod live_dml_delay;
 mod live_flushing;

@@ -26,6 +26,10 @@ pub use session::Session;
 pub type ConnectFn =
     Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<Conn, String>> + Send>> + Send + Sync>;
 
+/// The shortest poll interval: polling faster loads the server without showing anything new.
+/// The one floor `--interval`, the dashboard's `+`/`i` and the poller itself hold to.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+
 #[derive(Debug, Clone)]
 pub struct PollerConfig {
     pub interval: Duration,
@@ -202,7 +206,7 @@ pub async fn run(
 
 fn apply(c: PollerCommand, cfg: &mut PollerConfig, undo_now: &mut bool, refresh: &mut bool) {
     match c {
-        PollerCommand::SetInterval(d) => cfg.interval = d.max(Duration::from_millis(100)),
+        PollerCommand::SetInterval(d) => cfg.interval = d.max(MIN_INTERVAL),
         PollerCommand::UndoScanNow => *undo_now = true,
         PollerCommand::RefreshVariables => *refresh = true,
     }

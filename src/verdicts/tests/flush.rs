@@ -154,3 +154,26 @@ fn mariadb_past_async_names_flush_ahead_not_adaptive() {
     );
     assert!(a.get(VerdictKind::FlushPressure).is_none());
 }
+
+/// "Past sync flush" is the flush regime's (`redo.flush_regime`, which the checkpoint panel
+/// words): with the stall line unknown there is no regime, and the verdict once said
+/// "past sync flushing … writes stall at 0 B" from the bytes alone.
+#[test]
+fn past_sync_flush_is_the_regimes_judgement() {
+    let mut f = fig(0);
+    f.redo.sync_flush_bytes = f.redo.async_point_bytes.map(|a| a + MIB);
+    f.redo.checkpoint_age_bytes = f.redo.sync_flush_bytes;
+    f.redo.sync_point_bytes = None;
+    let mut e = VerdictEngine::default();
+    e.observe(0.0, &f, mysql());
+    f.sampled_at = at(1);
+    let a = e.observe(1.0, &f, mysql());
+    assert_eq!(a.flush.regime, None, "no stall line, no regime");
+    let v = a.get(VerdictKind::FlushPressure).expect("past async");
+    assert_eq!(v.severity, Severity::Warning);
+    assert!(
+        !v.message.contains("sync flushing") && !v.message.contains("0 B"),
+        "{}",
+        v.message
+    );
+}

@@ -242,3 +242,34 @@ fn purge_keeping_up_or_a_single_burst_is_not_too_slow() {
             .all(|a| a.get(VerdictKind::PurgeTooSlow).is_none())
     );
 }
+
+/// "Purge not moving" judged once (`purge.moving`, the verdicts' `purge_stuck`): the Purge
+/// panel once said "not moving" for any pace under 0.1 with a lag above 0, where the verdicts
+/// call a purge within 100 transaction numbers of the counter at rest.
+#[test]
+fn purge_moving_is_the_verdicts_standing_still() {
+    let judged = |pace: Option<f64>, lag: Option<u64>| {
+        let mut f = fig(0);
+        f.purge.pace = pace;
+        f.purge.lag_trx = lag;
+        let mut e = VerdictEngine::default();
+        e.observe(0.0, &f, mysql()).purge.moving
+    };
+    assert_eq!(judged(Some(0.0), Some(26_272)), Some(false), "a read view");
+    assert_eq!(
+        judged(Some(0.0), Some(40)),
+        Some(true),
+        "at rest next to the counter"
+    );
+    assert_eq!(
+        judged(Some(0.5), Some(50_000)),
+        Some(true),
+        "slow, but moving"
+    );
+    assert_eq!(
+        judged(None, Some(50_000)),
+        None,
+        "one SEIS read says nothing"
+    );
+    assert_eq!(judged(Some(0.0), None), None);
+}
