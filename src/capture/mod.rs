@@ -3,7 +3,7 @@
 //! derivation plugs into to store per-section states and summaries), the reader of one
 //! section or a whole file (`reader`), the index that finds every section without
 //! decompressing (`index`, `scan`, `source`), scratch storage (`spill`), query digests
-//! (`digest`), pt-stalk and Prometheus import (`ptstalk`, `prometheus`), CSV export of the derived figures (`export`) and
+//! (`digest`), pt-stalk, Prometheus and Dolphie import (`ptstalk`, `prometheus`, `dolphie`), CSV export of the derived figures (`export`) and
 //! directories of capture files under a disk budget (`budget`).
 //! What the stored states mean, and replaying with them, is `replay`'s.
 //!
@@ -12,6 +12,7 @@
 pub mod budget;
 mod channel;
 pub mod digest;
+pub mod dolphie;
 pub mod export;
 pub mod format;
 mod index;

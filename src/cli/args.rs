@@ -493,6 +493,14 @@ pub enum ImportSource {
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
     },
+    /// A Dolphie replay file (its daemon's daemon.db, or a --record file).
+    Dolphie {
+        /// The Dolphie replay file (SQLite).
+        file: PathBuf,
+        /// Capture file to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+    },
     /// A Prometheus fed by mysqld_exporter (or innodebt serve): one instance over a window.
     Prometheus {
         /// The Prometheus server's base URL (http://prometheus:9090).

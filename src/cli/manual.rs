@@ -183,6 +183,13 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "innodebt-import-dolphie",
+        &[(
+            "innodebt import dolphie /var/lib/dolphie/db1_3306/daemon.db -o night.idbt",
+            "a Dolphie daemon's replay file, ready to replay",
+        )],
+    ),
+    (
         "innodebt-import-prometheus",
         &[(
             "innodebt import prometheus http://prometheus:9090 --instance db1:9104 --from 02:00:00 --to +30m --step 15s -o night.idbt",

@@ -1,5 +1,6 @@
-//! `innodebt import prometheus`: the window is read whole before the capture file is made, and
-//! a file that could not be finished is removed, so a failed import leaves nothing behind.
+//! `innodebt import prometheus` and `import dolphie`: the source is read whole before the
+//! capture is made, and the capture is written to a temporary file beside the output and
+//! renamed into place once finished, so a failed import leaves nothing behind.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -85,7 +86,7 @@ pub(super) async fn prometheus(source: &ImportSource) -> ExitCode {
         Err(e) => return fail(EXIT_CONFIG, e),
     };
     let samples = events.iter().filter(|e| e.as_sample().is_some()).count();
-    match write(output, &header, &events) {
+    match write(output, &header, &events, &[]) {
         Ok(()) => {
             eprintln!(
                 "innodebt: imported {samples} samples of {instance} from {url} into {} ({})",
@@ -94,22 +95,101 @@ pub(super) async fn prometheus(source: &ImportSource) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            // Half a capture is worse than none: it would replay as if the window ended early.
-            let _ = std::fs::remove_file(output);
-            fail(EXIT_FAILURE, e)
-        }
+        Err(e) => fail(EXIT_FAILURE, e),
     }
 }
 
+pub(super) fn dolphie(file: &Path, output: &Path) -> ExitCode {
+    if output.exists() {
+        return fail(
+            EXIT_CONFIG,
+            format!(
+                "{} already exists: choose another file name",
+                output.display()
+            ),
+        );
+    }
+    let imported = match crate::capture::dolphie::import(file) {
+        Ok(x) => x,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    match write(output, &imported.header, &imported.events, &imported.notes) {
+        Ok(()) => {
+            eprintln!(
+                "innodebt: imported {} samples and {} runtime change(s) from {} into {} ({})",
+                imported.samples,
+                imported.notes.len(),
+                file.display(),
+                output.display(),
+                imported
+                    .header
+                    .notes
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(EXIT_FAILURE, e),
+    }
+}
+
+/// Writes the capture beside `output` under a temporary name and renames it into place when
+/// finished: half a capture is worse than none (it would replay as if the source ended
+/// early), and a failure at any point leaves nothing behind. `notes` (runtime changes) go in
+/// at their moments among the events.
 fn write(
     output: &Path,
     header: &crate::capture::Header,
     events: &[SourceEvent],
+    notes: &[crate::capture::Note],
+) -> Result<(), String> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".innodebt-import-")
+        .tempdir_in(dir)
+        .map_err(|e| {
+            format!(
+                "{}: cannot write there: {e} (check the directory exists and is writable)",
+                dir.display()
+            )
+        })?;
+    let partial = tmp.path().join("capture.idbt");
+    write_capture(&partial, header, events, notes).map_err(|e| e.to_string())?;
+    if output.exists() {
+        return Err(format!(
+            "{} appeared while importing: choose another file name",
+            output.display()
+        ));
+    }
+    std::fs::rename(&partial, output).map_err(|e| {
+        format!(
+            "{}: cannot move the finished capture into place: {e}",
+            output.display()
+        )
+    })
+    // `tmp` goes with whatever is left in it.
+}
+
+fn write_capture(
+    output: &Path,
+    header: &crate::capture::Header,
+    events: &[SourceEvent],
+    notes: &[crate::capture::Note],
 ) -> Result<(), crate::capture::CaptureError> {
     let mut writer = crate::replay::create_writer(output, header, Default::default())?;
+    let mut pending = notes.iter().peekable();
     for ev in events {
+        while let Some(n) = pending.next_if(|n| n.at <= ev.at()) {
+            writer.add_note(n)?;
+        }
         writer.append(ev)?;
+    }
+    for n in pending {
+        writer.add_note(n)?;
     }
     writer.finish()?;
     // The same note as a bookmark at the first sample: on the timeline, and in the JSON of

@@ -85,6 +85,9 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Import {
             source: source @ ImportSource::Prometheus { .. },
         }) => import::prometheus(source).await,
+        Some(Command::Import {
+            source: ImportSource::Dolphie { file, output },
+        }) => import::dolphie(file, output),
         Some(Command::Export {
             file,
             output,

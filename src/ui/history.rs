@@ -8,6 +8,7 @@ use ratatui::text::Span;
 
 use crate::app::{App, Panel};
 use crate::figures::{Blocker, FigureId, Figures, HeldBy};
+use crate::sample::SourceKind;
 use crate::theme::{Severity, Theme, ThemeItem};
 use crate::units;
 
@@ -176,6 +177,14 @@ fn holder_items(f: &Figures, theme: &Theme) -> Vec<Item> {
             Span::styled(" thread ", dim),
             Span::styled(opt(b.thread_id, |t| t.to_string()), text),
         ])],
+        // INNODB_TRX not read (an import from a tool that records no idle transactions):
+        // unknown, never "no blocker".
+        (_, None) if f.refused(SourceKind::InnodbTrx).is_some() => {
+            vec![Item::new(vec![Span::styled(
+                "blocker unknown (INNODB_TRX not read)",
+                theme.severity(Severity::Warning),
+            )])]
+        }
         (_, None) => vec![Item::new(vec![Span::styled("no blocker", dim)])],
     }
 }
@@ -354,6 +363,27 @@ mod tests {
         assert_eq!(
             colour_at(&text, &buf, "no blocker"),
             Theme::default().style(ThemeItem::Dim).fg
+        );
+    }
+
+    /// An import whose source records no idle transactions (Dolphie, mysqld_exporter): INNODB_TRX
+    /// was not read, without a privilege to blame — the blocker is unknown, not "no blocker".
+    #[test]
+    fn an_unread_innodb_trx_is_no_claim_of_no_blocker() {
+        let mut f = history(None);
+        f.unavailable.push(crate::figures::Unreadable {
+            source: SourceKind::InnodbTrx,
+            what: "information_schema.INNODB_TRX".into(),
+            privilege: None,
+            error: "not in Dolphie's file".into(),
+            figures: vec![FigureId::Blocker],
+        });
+        let (text, buf) = panel(f);
+        assert!(!text.contains("no blocker"), "{text}");
+        assert!(text.contains("blocker unknown"), "{text}");
+        assert_eq!(
+            colour_at(&text, &buf, "blocker unknown"),
+            Theme::default().severity(Severity::Warning).fg
         );
     }
 }

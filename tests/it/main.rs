@@ -38,6 +38,7 @@ mod harness;
 mod headless_text;
 mod hostile;
 mod hostile_http;
+mod import_dolphie;
 mod import_prometheus;
 mod incident;
 mod judgements;

@@ -1,0 +1,374 @@
+//! `innodebt import dolphie` against real parts: a private MariaDB under write load with a
+//! read view holding purge back, the real Dolphie (PyPI, the version `.ci/run` pins) recording
+//! it in daemon mode, a purge knob changed at run time while it records. The import replays
+//! with history rising while the read view is open, and the change is a note on the timeline.
+//! Bad input (another schema version, a cut file, a SQLite that is not Dolphie's, no file):
+//! one clear message each and no file left behind.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use common::gate;
+use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
+use serde_json::Value;
+
+/// Where Dolphie is: `INNODEBT_DOLPHIE` (which `.ci/run` exports), or the virtualenv `.ci/run`
+/// makes under the repository's `target/`, by the same rule.
+fn dolphie_bin() -> Option<PathBuf> {
+    let bin = std::env::var_os("INNODEBT_DOLPHIE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("target/dolphie-venv/bin/dolphie")
+        });
+    if bin.is_file() {
+        return Some(bin);
+    }
+    gate::missing(
+        &format!("Dolphie not found at {}", bin.display()),
+        "run .ci/run once (it makes the virtualenv and pip-installs the pinned dolphie), or set INNODEBT_DOLPHIE to a dolphie executable",
+        "the Dolphie import test",
+    )
+}
+
+/// The real Dolphie in daemon mode against `server`, every file of its own in `dir`: its
+/// config, the client credentials, its log and the replay directory (HOME too, so nothing
+/// of the machine's is read or written).
+struct Daemon {
+    child: Child,
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+impl Daemon {
+    async fn start(bin: &Path, server: &PrivateServer, dir: &Path) -> Daemon {
+        server
+            .sql("CREATE USER IF NOT EXISTS dolphie@'127.0.0.1' IDENTIFIED BY 'dolphie-pw'")
+            .await;
+        server
+            .sql("GRANT ALL PRIVILEGES ON *.* TO dolphie@'127.0.0.1'")
+            .await;
+        let cnf = dir.join("client.cnf");
+        std::fs::write(
+            &cnf,
+            format!(
+                "[client]\nuser=dolphie\npassword=dolphie-pw\nhost=127.0.0.1\nport={}\n",
+                server.port()
+            ),
+        )
+        .expect("write client.cnf");
+        let config = dir.join("dolphie.cnf");
+        std::fs::write(&config, "[dolphie]\n").expect("write dolphie.cnf");
+        let replay = dir.join("replay");
+        let log = std::fs::File::create(dir.join("dolphie.out")).expect("log");
+        let child = Command::new(bin)
+            .env("HOME", dir)
+            .env_remove("DOLPHIE_CONFIG")
+            .arg("--daemon")
+            .arg("--replay-dir")
+            .arg(&replay)
+            .arg("--daemon-log-file")
+            .arg(dir.join("daemon.log"))
+            .arg("--config-file")
+            .arg(&config)
+            .arg("--mycnf-file")
+            .arg(&cnf)
+            .args(["--host", "127.0.0.1", "--port", &server.port().to_string()])
+            .args(["--refresh-interval", "1"])
+            // Never asks the web for a newer version: loopback, nothing listens there.
+            .args(["--pypi-repo", "http://127.0.0.1:9/"])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .spawn()
+            .expect("start dolphie");
+        let file = replay
+            .join(format!("127.0.0.1_{}", server.port()))
+            .join("daemon.db");
+        Daemon {
+            child,
+            dir: dir.to_path_buf(),
+            file,
+        }
+    }
+
+    fn log(&self) -> String {
+        format!(
+            "{}\n{}",
+            std::fs::read_to_string(self.dir.join("dolphie.out")).unwrap_or_default(),
+            std::fs::read_to_string(self.dir.join("daemon.log")).unwrap_or_default()
+        )
+    }
+
+    /// SIGTERM, as a service manager stops it: Dolphie closes the file (rollback journal).
+    fn stop(&mut self) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("dolphie ignored SIGTERM for 30 s: {}", self.log());
+            }
+            common::wait::hold(Duration::from_millis(100), "dolphie shutting down");
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn innodebt(args: &[&str]) -> Output {
+    Command::new(common::innodebt_bin())
+        .arg("--no-defaults")
+        .args(args)
+        .output()
+        .expect("run innodebt")
+}
+
+fn import(file: &Path, out: &Path) -> Output {
+    innodebt(&[
+        "import",
+        "dolphie",
+        &file.display().to_string(),
+        "-o",
+        &out.display().to_string(),
+    ])
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `export --format json`: (sample time, history length, checkpoint age) per sample.
+fn figures(file: &Path) -> Vec<(DateTime<Utc>, Option<f64>, Option<f64>)> {
+    let out = innodebt(&["export", &file.display().to_string(), "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            let at = v["sampled_at"]
+                .as_str()
+                .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+                .unwrap_or_else(|| panic!("no sampled_at: {l}"))
+                .with_timezone(&Utc);
+            (
+                at,
+                v["history"]["length"].as_f64(),
+                v["redo"]["checkpoint_age_bytes"].as_f64(),
+            )
+        })
+        .collect()
+}
+
+/// A refused import: its message, exit status 2, and no output file.
+fn refused(file: &Path, out: &Path) -> String {
+    let o = import(file, out);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let msg = stderr(&o);
+    assert!(!msg.contains("panicked"), "{msg}");
+    assert!(!out.exists(), "a failed import leaves no file: {msg}");
+    let dir = out.parent().expect("dir");
+    let partial: Vec<String> = std::fs::read_dir(dir)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".innodebt-import-"))
+        .collect();
+    assert!(partial.is_empty(), "temporary files left: {partial:?}");
+    msg
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
+    let Some(bin) = dolphie_bin() else {
+        return;
+    };
+    let server = PrivateServer::start(ServerConfig::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let load = WriteLoad::start(server.opts(), 2);
+    let mut daemon = Daemon::start(&bin, &server, dir.path()).await;
+    let file = daemon.file.clone();
+    common::wait::wait_until(
+        Duration::from_secs(60),
+        "Dolphie's replay file appears",
+        || file.is_file(),
+    );
+    common::wait::hold_async(
+        Duration::from_secs(8),
+        "eight seconds recorded before the read view opens",
+    )
+    .await;
+    let blocker = BlockingSnapshot::open(server.opts()).await;
+    let held_from = Utc::now();
+    common::wait::hold_async(Duration::from_secs(3), "the read view holds purge").await;
+    // A purge knob changed at run time, as a DBA does in an incident: Dolphie's
+    // variable_changes, a note on the imported timeline.
+    server.sql("SET GLOBAL innodb_purge_batch_size = 77").await;
+    common::wait::hold_async(
+        Duration::from_secs(30),
+        "the read view holds purge for 30 s more",
+    )
+    .await;
+    let held_to = Utc::now();
+    blocker.commit().await;
+    common::wait::hold_async(Duration::from_secs(4), "purge catches up, recorded").await;
+    daemon.stop();
+    load.stop().await;
+    let log = daemon.log();
+    assert!(log.contains("innodb_purge_batch_size"), "{log}");
+
+    let imported = dir.path().join("imported.idbt");
+    let out = import(&file, &imported);
+    assert!(out.status.success(), "import: {}\n{log}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("imported from Dolphie at 1 s"), "{said}");
+    assert!(said.contains("runtime change(s)"), "{said}");
+
+    // Through the library's reader: the header says what the file lacks, the change is a
+    // note at its moment, the server is the private MariaDB.
+    let cap = innodebt::capture::open(&imported).expect("open the import");
+    assert!(cap.end.is_complete(), "{:?}", cap.end);
+    let summary = &cap.header.notes[0];
+    assert!(
+        summary.starts_with("imported from Dolphie at 1 s"),
+        "{summary}"
+    );
+    assert!(summary.contains("unknown (not in the file): "), "{summary}");
+    assert!(summary.contains("idle transactions"), "{summary}");
+    assert!(
+        !summary.contains("checkpoint age") && !summary.contains("history list length"),
+        "{summary}"
+    );
+    let info = cap.header.server.as_ref().expect("server");
+    assert!(info.version.contains("MariaDB"), "{}", info.version);
+    let change = cap
+        .notes
+        .iter()
+        .find(|n| n.text.contains("innodb_purge_batch_size"))
+        .unwrap_or_else(|| panic!("no runtime-change note: {:?}", cap.notes));
+    assert!(change.text.ends_with("→ 77"), "{}", change.text);
+    assert!(
+        change.at >= held_from - chrono::Duration::seconds(2)
+            && change.at <= held_to + chrono::Duration::seconds(2),
+        "the change's moment {} lies inside the window it was made in",
+        change.at
+    );
+    // The figures follow the change too.
+    let changed = cap.events.iter().any(|e| {
+        matches!(e, innodebt::sample::SourceEvent::Variables { variables, .. }
+            if variables.get("innodb_purge_batch_size").map(String::as_str) == Some("77"))
+    });
+    assert!(changed, "no variables event with the new batch size");
+
+    // Replayed: history rises while the read view is open, checkpoint age known throughout.
+    let figs = figures(&imported);
+    assert!(figs.len() >= 35, "{} imported samples", figs.len());
+    assert!(
+        figs.iter().all(|(_, h, a)| h.is_some() && a.is_some()),
+        "history and checkpoint age known in every sample: {figs:?}"
+    );
+    let held: Vec<f64> = figs
+        .iter()
+        .filter(|(t, _, _)| {
+            *t >= held_from + chrono::Duration::seconds(2)
+                && *t <= held_to - chrono::Duration::seconds(1)
+        })
+        .filter_map(|(_, h, _)| *h)
+        .collect();
+    assert!(held.len() >= 20, "{} samples while held", held.len());
+    let (first, last) = (held[0], held[held.len() - 1]);
+    assert!(
+        last >= first + 200.0,
+        "history rises while the read view is open: {held:?}"
+    );
+    // Rising, not just higher at the end: each third of the hold ends above the last.
+    let third = held.len() / 3;
+    assert!(
+        held[third] > first && held[2 * third] > held[third] && last > held[2 * third],
+        "{held:?}"
+    );
+    let once = innodebt(&[
+        "replay",
+        &imported.display().to_string(),
+        "--once",
+        "--format",
+        "json",
+    ]);
+    assert!(once.status.success(), "{}", stderr(&once));
+    let v: Value = serde_json::from_slice(&once.stdout).expect("json");
+    assert!(
+        v["unavailable"]
+            .to_string()
+            .contains("Dolphie records only sessions running a statement"),
+        "an idle blocker is unknown, not absent: {}",
+        v["unavailable"]
+    );
+    eprintln!(
+        "imported {} samples; history {first} → {last} while held",
+        figs.len()
+    );
+
+    // The same file, damaged three ways: a message each, no output left.
+    let bad = dir.path().join("bad.idbt");
+    let v3 = dir.path().join("v3.db");
+    std::fs::copy(&file, &v3).expect("copy");
+    rusqlite::Connection::open(&v3)
+        .and_then(|db| db.execute("UPDATE metadata SET schema_version = 3", []))
+        .expect("alter the copy");
+    let msg = refused(&v3, &bad);
+    assert!(msg.contains("Dolphie replay schema version 3"), "{msg}");
+    assert!(msg.contains("reads version 2"), "{msg}");
+
+    let cut = dir.path().join("cut.db");
+    let bytes = std::fs::read(&file).expect("read");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("cut");
+    let msg = refused(&cut, &bad);
+    assert!(msg.contains("damaged or cut short"), "{msg}");
+}
+
+#[test]
+fn files_that_are_not_dolphie_replays_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("x.idbt");
+
+    let msg = refused(&dir.path().join("nosuch.db"), &out);
+    assert!(msg.contains("nosuch.db: no such file"), "{msg}");
+
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .and_then(|db| db.execute_batch("CREATE TABLE t (a INT); INSERT INTO t VALUES (1);"))
+        .expect("make a SQLite file");
+    let msg = refused(&other, &out);
+    assert!(
+        msg.contains("a SQLite database but not a Dolphie replay file"),
+        "{msg}"
+    );
+    assert!(msg.contains("no metadata table"), "{msg}");
+
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a database at all\n".repeat(100)).expect("write");
+    let msg = refused(&text, &out);
+    assert!(msg.contains("is not a SQLite file"), "{msg}");
+
+    // An output that exists is never overwritten.
+    std::fs::write(&out, b"keep me").expect("write");
+    let o = import(&other, &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).expect("read"), b"keep me");
+}
