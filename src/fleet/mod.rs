@@ -24,7 +24,7 @@ use crate::app::{self, App, DataView};
 use crate::cli::{Cli, FleetArgs};
 use crate::derive::Deriver;
 use crate::keymap::{self, KeyAction, Mode};
-use crate::run::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::source::live::PollerConfig;
 use crate::term::{self, Input};
@@ -91,7 +91,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let theme = match crate::run::shared::theme(cli) {
+    let theme = match crate::mode::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -116,7 +116,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
                 i,
                 opts,
                 cfg.clone(),
-                crate::run::shared::recovery_model(cli),
+                crate::mode::recovery_model(cli),
                 tx.clone(),
             ),
             Source::Agent(url) => {
@@ -298,9 +298,7 @@ async fn event_loop(
 /// A read-only dashboard for server `index`, fed what was seen of it so far.
 fn open_dashboard(index: usize, recent: &VecDeque<crate::sample::SourceEvent>, cli: &Cli) -> Open {
     let mut app = App::new(cli.options.interval, Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(crate::run::shared::recovery_model(
-        cli,
-    )));
+    app.live = DataView::new(Deriver::with_recovery(crate::mode::recovery_model(cli)));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
     for ev in recent {

@@ -4,10 +4,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use super::shared::emit;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::{CaptureRange, Cli, OutputFormat, TimeSpec};
 use crate::incident::{self, Window};
+use crate::mode::emit;
 use crate::output;
 use crate::replay::CaptureSet;
 
@@ -81,7 +81,7 @@ async fn show(cli: &Cli, view: incident::CompareView) -> ExitCode {
         Err(code) => return code,
     };
     let app = crate::app::App::comparing(view, chrono::Utc::now());
-    super::shared::run_without_source(app, theme).await
+    crate::mode::run_without_source(app, theme).await
 }
 
 /// `replay FILE --what-if VAR=VALUE`: the dashboard with the what-if on the checkpoint-age

@@ -10,12 +10,11 @@ mod live;
 mod record;
 mod replay;
 mod session;
-pub mod shared;
 
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, ImportSource};
-pub(crate) use shared::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, theme};
+pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, theme};
 
 pub async fn main(cli: Cli) -> ExitCode {
     match &cli.command {
