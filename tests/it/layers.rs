@@ -643,6 +643,7 @@ fn the_reader_sees_the_real_graph() {
         ("metrics", "sample"),
         ("sample", "source::flavor"),
         ("metrics", "source::flavor"),
+        ("serve::target", "target"),
         ("ui::checkpoint", "ui::flow"),
         ("output", "text"),
     ] {
