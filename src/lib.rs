@@ -19,7 +19,7 @@
 //! 6. measuring: `metrics` — samples into figures, pure
 //! 7. judging: `verdicts` — figures over time into verdicts, recovery and sizing, pure
 //! 8. derive then assess: `derive` — the one place both run and the judgement is written
-//! 9. acting, reporting, replaying: `control`, `output`, `check` (the monitoring-plugin report), `openmetrics`, `capture::export`, `view` (what events add up to on screen), `replay` (that screen rebuilt anywhere in a capture), `trigger` (incidents: when a capture starts and ends), `incident` (compare an incident with a baseline, re-judge under another setting)
+//! 9. acting, reporting, replaying: `control`, `output`, `check` (the monitoring-plugin report), `openmetrics`, `capture::export`, `view` (what events add up to on screen), `replay` (that screen rebuilt anywhere in a capture), `trigger` (incidents: when a capture starts and ends), `review` (after an incident: compare it with a baseline, re-judge a recording under another setting)
 //! 10. app state: `app` — update(Msg) → commands, no I/O
 //! 11. drawing: `theme`, `ui` — reads the app, never computes a figure
 //! 12. wiring: `screen` (the one event loop of every full screen), `tui` (the dashboard on it), `timings`, `mode` (what every mode shares), `target` (one way to run a target: connect, poll, derive), `run`, `serve`, `fleet`
@@ -35,7 +35,6 @@ pub mod control;
 pub mod derive;
 pub mod figures;
 pub mod fleet;
-pub mod incident;
 pub mod innodb_status;
 pub mod keymap;
 pub mod metrics;
@@ -44,6 +43,7 @@ pub mod mycnf;
 pub mod openmetrics;
 pub mod output;
 pub mod replay;
+pub mod review;
 pub mod run;
 pub mod sample;
 pub mod screen;

@@ -253,7 +253,7 @@ pub(super) fn print_once(
                 ));
             }
             if let Some(w) = what_if {
-                out.push_str(&crate::incident::text::what_if(w));
+                out.push_str(&crate::review::text::what_if(w));
             }
             crate::mode::emit(&out);
         }
