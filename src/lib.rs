@@ -19,10 +19,10 @@
 //! 6. measuring: `metrics` — samples into figures, pure
 //! 7. judging: `verdicts` — figures over time into verdicts, recovery and sizing, pure
 //! 8. derive then assess: `derive` — the one place both run and the judgement is written
-//! 9. acting, reporting, replaying: `control`, `output`, `check` (the monitoring-plugin report), `openmetrics`, `capture::export`, `view` (what events add up to on screen), `replay` (that screen rebuilt anywhere in a capture), `trigger` (incidents: when a capture starts and ends), `incident` (compare an incident with a baseline, re-judge under another setting)
+//! 9. acting, reporting, replaying: `control`, `output`, `check` (the monitoring-plugin report), `openmetrics`, `capture::export`, `view` (what events add up to on screen), `replay` (that screen rebuilt anywhere in a capture), `trigger` (incidents: when a capture starts and ends), `review` (after an incident: compare it with a baseline, re-judge a recording under another setting)
 //! 10. app state: `app` — update(Msg) → commands, no I/O
 //! 11. drawing: `theme`, `ui` — reads the app, never computes a figure
-//! 12. wiring: `tui`, `timings`, `run`, `serve`, `fleet`
+//! 12. wiring: `screen` (the one event loop of every full screen), `tui` (the dashboard on it), `timings`, `mode` (what every mode shares), `target` (one way to run a target: connect, poll, derive), `run`, `serve`, `fleet`
 
 // A panic is never the answer to bad input: `clippy::unwrap_used` is denied in Cargo.toml's
 // [lints] for every target (clippy.toml lets tests unwrap).
@@ -35,18 +35,21 @@ pub mod control;
 pub mod derive;
 pub mod figures;
 pub mod fleet;
-pub mod incident;
 pub mod innodb_status;
 pub mod keymap;
 pub mod metrics;
+pub mod mode;
 pub mod mycnf;
 pub mod openmetrics;
 pub mod output;
 pub mod replay;
+pub mod review;
 pub mod run;
 pub mod sample;
+pub mod screen;
 pub mod serve;
 pub mod source;
+pub mod target;
 pub mod term;
 pub mod text;
 pub mod textdump;

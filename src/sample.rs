@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::innodb_status::InnodbStatus;
-use crate::source::flavor::Flavor;
+use crate::source::flavor::{Flavor, Readings, Variables};
 
 /// One INNODB_METRICS row: the counter and whether it is counting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -272,11 +272,33 @@ impl ServerInfo {
 
     /// A numeric variable; `innodb_max_dirty_pages_pct` style decimals are accepted.
     pub fn var_f64(&self, name: &str) -> Option<f64> {
-        self.var(name).and_then(|v| v.trim().parse::<f64>().ok())
+        Variables::var_f64(&self.variables, name)
     }
 
     pub fn var_u64(&self, name: &str) -> Option<u64> {
-        self.var(name).and_then(|v| v.trim().parse::<u64>().ok())
+        Variables::var_u64(&self.variables, name)
+    }
+}
+
+/// The flavour's rules read the server through these (they live below this module).
+impl Variables for ServerInfo {
+    fn var(&self, name: &str) -> Option<&str> {
+        ServerInfo::var(self, name)
+    }
+}
+
+impl Readings for Sample {
+    fn status(&self, name: &str) -> Option<u64> {
+        Sample::status(self, name)
+    }
+
+    fn metric(&self, name: &str) -> Option<i64> {
+        Sample::metric(self, name)
+    }
+
+    fn innodb_status_lsns(&self) -> Option<(u64, u64)> {
+        let st = self.innodb_status.as_ref()?;
+        Some((st.lsn?, st.checkpoint_lsn?))
     }
 }
 

@@ -2,6 +2,7 @@
 //! panic, on SIGTERM/SIGHUP, around Ctrl-Z. Restoring twice is harmless.
 
 use std::io::{self, BufWriter, Stdout, Write};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::cursor::{Hide, Show};
@@ -53,11 +54,8 @@ pub fn restore() {
 /// Ctrl-Z: give the shell its terminal back, stop, and take it again on `fg`.
 pub fn suspend(t: &mut Tui) -> io::Result<()> {
     restore();
-    // SAFETY: raising a signal on our own process; SIGTSTP's default action stops us and
-    // execution continues here after SIGCONT.
-    unsafe {
-        libc::raise(libc::SIGTSTP);
-    }
+    // SIGTSTP's default action stops us; execution continues here after SIGCONT.
+    nix::sys::signal::raise(nix::sys::signal::Signal::SIGTSTP).map_err(io::Error::from)?;
     enter()?;
     t.clear()
 }
@@ -112,19 +110,21 @@ impl InputThread {
 }
 
 pub fn spawn_input() -> InputThread {
-    use std::os::fd::AsRawFd as _;
+    use std::os::fd::AsFd as _;
     // crossterm reads standard input when it is a terminal, else /dev/tty: watch the same.
-    // SAFETY: isatty only inspects the descriptor.
-    let tty = (unsafe { libc::isatty(0) } != 1)
+    let tty = (!nix::unistd::isatty(io::stdin()).unwrap_or(false))
         .then(|| std::fs::File::open("/dev/tty").ok())
         .flatten();
-    let fd = tty.as_ref().map_or(0, |f| f.as_raw_fd());
     let (tx, gone) = tokio::sync::mpsc::channel(4);
     let wake = match pipe() {
         Ok((wake_rx, wake)) => {
             std::thread::spawn(move || {
-                let _keep = tty;
-                if wait_for_hangup(fd, wake_rx.as_raw_fd()) {
+                let stdin = io::stdin();
+                let fd = match &tty {
+                    Some(f) => f.as_fd(),
+                    None => stdin.as_fd(),
+                };
+                if wait_for_hangup(fd, wake_rx.as_fd()) {
                     let _ = tx.blocking_send(Input::Gone);
                 }
             });
@@ -142,55 +142,35 @@ pub fn spawn_input() -> InputThread {
 
 /// Waits, without a timeout and without reading, until `fd` hangs up (true) or the `wake`
 /// pipe closes (false: nobody listens any more).
-fn wait_for_hangup(fd: i32, wake: i32) -> bool {
+fn wait_for_hangup(fd: BorrowedFd<'_>, wake: BorrowedFd<'_>) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     let mut p = [
         // Asking for nothing: POLLHUP, POLLERR and POLLNVAL come anyway, and waiting input
         // does not end the wait (crossterm takes it).
-        libc::pollfd {
-            fd,
-            events: 0,
-            revents: 0,
-        },
-        libc::pollfd {
-            fd: wake,
-            events: libc::POLLIN,
-            revents: 0,
-        },
+        PollFd::new(fd, PollFlags::empty()),
+        PollFd::new(wake, PollFlags::POLLIN),
     ];
+    let hangup = PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL;
     loop {
-        // SAFETY: two valid pollfds for the call's duration.
-        let n = unsafe { libc::poll(p.as_mut_ptr(), 2, -1) };
-        if n < 0 {
-            // EINTR (SIGWINCH, SIGCONT): wait again; anything else will not get better.
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
+        match poll(&mut p, PollTimeout::NONE) {
+            // SIGWINCH, SIGCONT: wait again.
+            Err(nix::errno::Errno::EINTR) => continue,
+            // Anything else will not get better.
+            Err(_) => return false,
+            Ok(_) => {}
+        }
+        if p[1].revents().is_some_and(|r| !r.is_empty()) {
             return false;
         }
-        if p[1].revents != 0 {
-            return false;
-        }
-        if p[0].revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+        if p[0].revents().is_some_and(|r| r.intersects(hangup)) {
             return true;
         }
     }
 }
 
 /// A close-on-exec pipe: (read end, write end).
-fn pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    use std::os::fd::FromRawFd as _;
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors on success.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just opened and are owned by nobody else.
-    Ok(unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
-            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
-        )
-    })
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(io::Error::from)
 }
 
 #[cfg(test)]
@@ -198,29 +178,21 @@ mod tests {
     use super::*;
     use std::time::{Duration, Instant};
 
-    fn openpty() -> (i32, i32) {
-        let (mut master, mut slave) = (0, 0);
-        // SAFETY: openpty fills the two descriptors; the other arguments may be null.
-        let r = unsafe {
-            libc::openpty(
-                &mut master,
-                &mut slave,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(r, 0, "openpty: {}", io::Error::last_os_error());
-        (master, slave)
+    use std::os::fd::AsFd as _;
+
+    /// (master, slave) of a new pseudo-terminal.
+    fn openpty() -> (OwnedFd, OwnedFd) {
+        let pty = nix::pty::openpty(None, None).expect("openpty");
+        (pty.master, pty.slave)
     }
 
     /// The hang-up watcher on `slave`, on a thread: its wake pipe, and where its answer comes.
-    fn watch(slave: i32) -> (std::os::fd::OwnedFd, std::sync::mpsc::Receiver<bool>) {
+    fn watch(slave: &OwnedFd) -> (OwnedFd, std::sync::mpsc::Receiver<bool>) {
         let (wake_rx, wake) = pipe().expect("pipe");
+        let slave = slave.try_clone().expect("dup the slave");
         let (done_tx, done) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            use std::os::fd::AsRawFd as _;
-            let _ = done_tx.send(wait_for_hangup(slave, wake_rx.as_raw_fd()));
+            let _ = done_tx.send(wait_for_hangup(slave.as_fd(), wake_rx.as_fd()));
         });
         (wake, done)
     }
@@ -230,18 +202,16 @@ mod tests {
     #[test]
     fn a_hung_up_terminal_is_gone_not_spun_on() {
         let (master, slave) = openpty();
-        let (wake, done) = watch(slave);
+        let (wake, done) = watch(&slave);
         // A line typed (the pty is in canonical mode): not a hang-up, and not read here.
-        // SAFETY: writing two bytes we own to the master we opened.
-        unsafe { libc::write(master, b"q\n".as_ptr().cast(), 2) };
+        assert_eq!(nix::unistd::write(&master, b"q\n"), Ok(2));
         std::thread::sleep(Duration::from_millis(300));
         assert!(done.try_recv().is_err(), "the watcher ended on input");
-        // SAFETY: closing the master we opened: the slave side hangs up.
-        unsafe { libc::close(master) };
+        // Closing the master: the slave side hangs up.
+        drop(master);
         assert_eq!(done.recv_timeout(Duration::from_secs(3)), Ok(true));
         drop(wake);
-        // SAFETY: closing the slave we opened.
-        unsafe { libc::close(slave) };
+        drop(slave);
     }
 
     /// Dropping the input (the screen ends) stops the watcher at once, with no timeout to
@@ -249,17 +219,13 @@ mod tests {
     #[test]
     fn closing_the_wake_pipe_stops_the_wait() {
         let (master, slave) = openpty();
-        let (wake, done) = watch(slave);
+        let (wake, done) = watch(&slave);
         std::thread::sleep(Duration::from_millis(100));
         assert!(done.try_recv().is_err(), "the watcher stopped on its own");
         let start = Instant::now();
         drop(wake);
         assert_eq!(done.recv_timeout(Duration::from_secs(3)), Ok(false));
         assert!(start.elapsed() < Duration::from_millis(500));
-        // SAFETY: closing the descriptors we opened.
-        unsafe {
-            libc::close(master);
-            libc::close(slave);
-        }
+        drop((master, slave));
     }
 }

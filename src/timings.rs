@@ -15,16 +15,11 @@ static START: OnceLock<(Instant, SystemTime)> = OnceLock::new();
 
 /// CPU time of the whole process so far, in milliseconds.
 fn cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer; the clock id is a constant the kernel knows.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return f64::NAN;
+    use nix::time::{ClockId, clock_gettime};
+    match clock_gettime(ClockId::CLOCK_PROCESS_CPUTIME_ID) {
+        Ok(ts) => ts.tv_sec() as f64 * 1e3 + ts.tv_nsec() as f64 / 1e6,
+        Err(_) => f64::NAN,
     }
-    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
 }
 
 /// Call first thing in `main`: what "since start" counts from.

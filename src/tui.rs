@@ -1,28 +1,22 @@
-//! The dashboard's event loop: one task owns the App; a biased select over terminal input,
-//! source events, signals and a slow clock; draws only when something changed, at most
-//! ~15 frames/s. It never awaits the network: the poller runs in its own task.
+//! The dashboard on the one screen loop ([`crate::screen`]): the app is the state; its data
+//! are the source's events, a background loader's messages and side tasks' answers; its
+//! commands go to the poller, the recorder or a side task. It never awaits the network: the
+//! poller runs in its own task.
 
-use std::time::Duration;
+use std::io;
 
-use anyhow::Context as _;
-use chrono::Utc;
-use crossterm::event::Event;
-use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
 use crate::app::notes::NoteInto;
 use crate::app::{App, Command, Msg};
 use crate::capture::{CaptureSender, Note};
 use crate::control::{self, AuditLog};
 use crate::sample::SourceEvent;
+use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::source::connect::ConnectOptions;
 use crate::source::live::PollerCommand;
-use crate::term::{self, Input};
+use crate::term;
 use crate::theme::Theme;
-
-const MIN_FRAME: Duration = Duration::from_millis(66);
-const CLOCK: Duration = Duration::from_millis(250);
 
 /// Test hook, read once at start: with `INNODEBT_FAILPOINT=panic-in-render` the dashboard
 /// panics inside `terminal.draw` once it has shown a few samples, so the fault tests can check
@@ -58,139 +52,159 @@ pub struct Wiring {
     pub recording: Option<String>,
 }
 
-pub async fn run(mut app: App, theme: Theme, mut wiring: Wiring) -> anyhow::Result<()> {
-    let mut terminal = term::init().context("cannot set up the terminal")?;
-    let result = event_loop(&mut app, &theme, &mut wiring, &mut terminal).await;
-    term::restore();
-    result
+pub async fn run(app: App, theme: Theme, wiring: Wiring) -> Result<(), ScreenError> {
+    // Side tasks (facts, changes, notes) report back here; the loop never awaits them.
+    let (side_tx, side_rx) = mpsc::channel::<Msg>(16);
+    let mut dashboard = Dashboard {
+        app,
+        theme,
+        wiring,
+        source_open: true,
+        side_tx,
+        side_rx,
+        panic_in_render: panic_in_render_requested(),
+        timings: crate::timings::Timings::from_env(),
+    };
+    crate::screen::run(&mut dashboard).await
 }
 
-async fn event_loop(
-    app: &mut App,
-    theme: &Theme,
-    wiring: &mut Wiring,
-    terminal: &mut term::Tui,
-) -> anyhow::Result<()> {
-    let mut input = term::spawn_input();
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
-    // The input thread watches the terminal, not window sizes: the resize comes from here.
-    let mut winch = signal(SignalKind::window_change())?;
-    let mut clock = tokio::time::interval(CLOCK);
-    clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut last_draw = Instant::now() - MIN_FRAME;
-    let mut source_open = true;
-    let panic_in_render = panic_in_render_requested();
-    let mut timings = crate::timings::Timings::from_env();
-    // Side tasks (facts, changes) report back here; the loop never awaits them.
-    let (side_tx, mut side_rx) = mpsc::channel::<Msg>(16);
+struct Dashboard {
+    app: App,
+    theme: Theme,
+    wiring: Wiring,
+    source_open: bool,
+    side_tx: mpsc::Sender<Msg>,
+    side_rx: mpsc::Receiver<Msg>,
+    panic_in_render: bool,
+    timings: crate::timings::Timings,
+}
 
-    loop {
-        if app.needs_draw && last_draw.elapsed() >= MIN_FRAME {
-            terminal.draw(|f| {
-                if panic_in_render && app.view().samples_seen >= PANIC_AFTER_SAMPLES {
-                    failpoint_panic();
-                }
-                crate::ui::render(f, app, theme)
-            })?;
-            app.needs_draw = false;
-            last_draw = Instant::now();
-            timings.drawn();
-        }
-        let frame_due = last_draw + MIN_FRAME;
-        let msg = tokio::select! {
-            biased;
-            _ = sigterm.recv() => break,
-            _ = sighup.recv() => break,
-            _ = winch.recv() => Msg::Resize,
-            ev = input.recv() => match ev {
-                Some(Input::Event(Event::Key(k))) => {
-                    timings.key();
-                    Msg::Key(k)
-                }
-                Some(Input::Event(Event::Resize(_, _))) => Msg::Resize,
-                Some(Input::Event(_)) => continue,
-                Some(Input::Failed(e)) => return Err(e).context("reading the terminal failed"),
-                // The terminal hung up: finish like on SIGHUP (the capture is closed after).
-                Some(Input::Gone) | None => break,
-            },
-            ev = wiring.events.recv(), if source_open => match ev {
-                Some(ev) => {
-                    if let Some(rec) = &wiring.recorder {
-                        // Bounded: a slow disk drops records (counted by the writer), never stalls the UI.
-                        rec.send(ev.clone());
+impl Screen for Dashboard {
+    type Data = Msg;
+
+    async fn next_data(&mut self) -> Msg {
+        loop {
+            tokio::select! {
+                biased;
+                ev = self.wiring.events.recv(), if self.source_open => match ev {
+                    Some(ev) => {
+                        if let Some(rec) = &self.wiring.recorder {
+                            // Bounded: a slow disk drops records (counted by the writer), never
+                            // stalls the UI.
+                            rec.send(ev.clone());
+                        }
+                        return Msg::Source(ev);
                     }
-                    Msg::Source(ev)
-                }
-                None => {
-                    source_open = false;
-                    continue;
-                }
-            },
-            Some(msg) = recv_opt(&mut wiring.messages) => msg,
-            Some(msg) = side_rx.recv() => {
-                if let Msg::Executed { outcome, .. } = &msg {
-                    let audit = SourceEvent::Audit(outcome.audit.clone());
-                    if let Some(rec) = &wiring.recorder {
-                        rec.send(audit);
+                    None => self.source_open = false,
+                },
+                Some(msg) = recv_opt(&mut self.wiring.messages) => return msg,
+                Some(msg) = self.side_rx.recv() => {
+                    if let Msg::Executed { outcome, .. } = &msg {
+                        let audit = SourceEvent::Audit(outcome.audit.clone());
+                        if let Some(rec) = &self.wiring.recorder {
+                            rec.send(audit);
+                        }
+                        send(&self.wiring, PollerCommand::RefreshVariables);
                     }
-                    send(wiring, PollerCommand::RefreshVariables);
-                }
-                msg
-            }
-            _ = tokio::time::sleep_until(frame_due), if app.needs_draw => continue,
-            _ = clock.tick() => Msg::Tick(Utc::now()),
-        };
-        for cmd in app.update(msg) {
-            match cmd {
-                Command::Quit => return Ok(()),
-                Command::Suspend => {
-                    term::suspend(terminal)?;
-                    app.needs_draw = true;
-                }
-                Command::SetPollInterval(d) => send(wiring, PollerCommand::SetInterval(d)),
-                Command::UndoScanNow => send(wiring, PollerCommand::UndoScanNow),
-                Command::FetchFacts { knob, then } => {
-                    let (Some(c), Some(info)) = (&wiring.control, app.live.info()) else {
-                        continue;
-                    };
-                    let (opts, flavor, tx) = (c.opts.clone(), info.flavor, side_tx.clone());
-                    tokio::spawn(async move {
-                        let result = control::fetch_facts(&opts, flavor, knob)
-                            .await
-                            .map(Box::new)
-                            .map_err(|e| e.to_string());
-                        let _ = tx.send(Msg::Facts { knob, then, result }).await;
-                    });
-                }
-                Command::SaveNote { note, into } => save_note(wiring, &side_tx, note, into),
-                Command::Execute(plan) => {
-                    let Some(c) = &wiring.control else {
-                        continue;
-                    };
-                    let (opts, audit, tx) = (c.opts.clone(), c.audit.clone(), side_tx.clone());
-                    tokio::spawn(async move {
-                        let outcome = control::execute(&opts, &plan).await;
-                        let audit_error = match audit {
-                            Some(log) => log.append(&outcome.audit).err().map(|e| e.to_string()),
-                            None => Some("no audit log (no state directory)".into()),
-                        };
-                        let _ = tx
-                            .send(Msg::Executed {
-                                plan,
-                                outcome: Box::new(outcome),
-                                audit_error,
-                            })
-                            .await;
-                    });
+                    return msg;
                 }
             }
-        }
-        if app.quit {
-            return Ok(());
         }
     }
-    Ok(())
+
+    fn needs_draw(&self) -> bool {
+        self.app.needs_draw
+    }
+
+    fn draw(&mut self, terminal: &mut term::Tui) -> io::Result<()> {
+        let (app, theme, panic_in_render) = (&self.app, &self.theme, self.panic_in_render);
+        terminal.draw(|f| {
+            if panic_in_render && app.view().samples_seen >= PANIC_AFTER_SAMPLES {
+                failpoint_panic();
+            }
+            crate::ui::render(f, app, theme)
+        })?;
+        self.app.needs_draw = false;
+        self.timings.drawn();
+        Ok(())
+    }
+
+    fn handle(
+        &mut self,
+        event: ScreenEvent<Msg>,
+        terminal: &mut term::Tui,
+    ) -> Result<Flow, ScreenError> {
+        let msg = match event {
+            ScreenEvent::Key(k) => {
+                self.timings.key();
+                Msg::Key(k)
+            }
+            ScreenEvent::Resize => Msg::Resize,
+            ScreenEvent::Data(msg) => msg,
+            ScreenEvent::Tick(now) => Msg::Tick(now),
+        };
+        for cmd in self.app.update(msg) {
+            if self.command(cmd, terminal)? == Flow::Quit {
+                return Ok(Flow::Quit);
+            }
+        }
+        Ok(if self.app.quit {
+            Flow::Quit
+        } else {
+            Flow::Continue
+        })
+    }
+}
+
+impl Dashboard {
+    /// Carries out one of the app's commands.
+    fn command(&mut self, cmd: Command, terminal: &mut term::Tui) -> Result<Flow, ScreenError> {
+        let wiring = &self.wiring;
+        match cmd {
+            Command::Quit => return Ok(Flow::Quit),
+            Command::Suspend => {
+                term::suspend(terminal)?;
+                self.app.needs_draw = true;
+            }
+            Command::SetPollInterval(d) => send(wiring, PollerCommand::SetInterval(d)),
+            Command::UndoScanNow => send(wiring, PollerCommand::UndoScanNow),
+            Command::FetchFacts { knob, then } => {
+                let (Some(c), Some(info)) = (&wiring.control, self.app.live.info()) else {
+                    return Ok(Flow::Continue);
+                };
+                let (opts, flavor, tx) = (c.opts.clone(), info.flavor, self.side_tx.clone());
+                tokio::spawn(async move {
+                    let result = control::fetch_facts(&opts, flavor, knob)
+                        .await
+                        .map(Box::new)
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(Msg::Facts { knob, then, result }).await;
+                });
+            }
+            Command::SaveNote { note, into } => save_note(wiring, &self.side_tx, note, into),
+            Command::Execute(plan) => {
+                let Some(c) = &wiring.control else {
+                    return Ok(Flow::Continue);
+                };
+                let (opts, audit, tx) = (c.opts.clone(), c.audit.clone(), self.side_tx.clone());
+                tokio::spawn(async move {
+                    let outcome = control::execute(&opts, &plan).await;
+                    let audit_error = match audit {
+                        Some(log) => log.append(&outcome.audit).err().map(|e| e.to_string()),
+                        None => Some("no audit log (no state directory)".into()),
+                    };
+                    let _ = tx
+                        .send(Msg::Executed {
+                            plan,
+                            outcome: Box::new(outcome),
+                            audit_error,
+                        })
+                        .await;
+                });
+            }
+        }
+        Ok(Flow::Continue)
+    }
 }
 
 /// Stores a bookmark without waiting: the recording's writer takes it through its channel;

@@ -6,11 +6,11 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::App;
-use crate::incident::CompareView;
-use crate::incident::compare::Comparison;
-use crate::incident::detail::{self, Detail};
-use crate::incident::timeline::SideTimeline;
 use crate::keymap::KeyAction;
+use crate::review::CompareView;
+use crate::review::compare::Comparison;
+use crate::review::detail::{self, Detail};
+use crate::review::timeline::SideTimeline;
 
 /// Differences one PgUp / PgDn moves.
 pub const PAGE: usize = 10;

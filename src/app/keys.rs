@@ -278,7 +278,7 @@ fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
         }
         InputPurpose::Goto => {
             let parsed = match app.replay.as_mut() {
-                Some(r) => super::replay::parse_goto(&input.text, r),
+                Some(r) => super::transport::parse_goto(&input.text, r),
                 None => Err("not replaying".into()),
             };
             match parsed {

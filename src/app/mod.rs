@@ -5,8 +5,8 @@ pub mod compare;
 pub mod keys;
 pub mod notes;
 mod now;
-pub mod replay;
 mod server_keys;
+pub mod transport;
 
 /// The view and the moments live below the app (a capture's writer uses them too).
 pub use crate::view::{self, moments};
@@ -19,7 +19,7 @@ use crossterm::event::KeyEvent;
 use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
 use crate::sample::SourceEvent;
 use crate::source::cadence::Cadenced;
-pub use replay::{Recording, Replay};
+pub use transport::{Recording, Replay};
 pub use view::{DataView, Link};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -110,31 +110,18 @@ impl Environment {
 /// The user name the mysql client would use: `root` for euid 0, else the passwd entry,
 /// else `$USER`/`$LOGNAME`.
 fn os_user() -> Option<String> {
-    // SAFETY: geteuid has no preconditions.
-    let euid = unsafe { libc::geteuid() };
-    if euid == 0 {
+    let euid = nix::unistd::geteuid();
+    if euid.is_root() {
         return Some("root".to_owned());
     }
-    passwd_name(euid)
+    // getpwuid_r(3), through nix.
+    nix::unistd::User::from_uid(euid)
+        .ok()
+        .flatten()
+        .map(|u| u.name)
         .or_else(|| std::env::var("USER").ok())
         .or_else(|| std::env::var("LOGNAME").ok())
         .filter(|u| !u.is_empty())
-}
-
-fn passwd_name(uid: libc::uid_t) -> Option<String> {
-    let mut buf = vec![0 as libc::c_char; 16 * 1024];
-    // SAFETY: passwd is plain old data; an all-zero value is valid and is only read after
-    // getpwuid_r has filled it in (result non-null).
-    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut result: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: every pointer is valid for the duration of the call and buf.len() is its size.
-    let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut result) };
-    if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
-        return None;
-    }
-    // SAFETY: pw_name points into buf, NUL-terminated by getpwuid_r, and buf is alive.
-    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
-    Some(name.to_string_lossy().into_owned())
 }
 
 /// Asks for the password on the controlling terminal without echo.

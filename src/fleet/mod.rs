@@ -13,28 +13,25 @@ use std::collections::VecDeque;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use chrono::Utc;
-use crossterm::event::{Event, KeyEvent};
-use tokio::signal::unix::{SignalKind, signal};
+use crossterm::event::KeyEvent;
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
 use crate::app::{self, App, DataView};
 use crate::cli::{Cli, FleetArgs};
 use crate::derive::Deriver;
 use crate::keymap::{self, KeyAction, Mode};
-use crate::run::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::source::live::PollerConfig;
-use crate::term::{self, Input};
+use crate::term;
 use crate::theme::Theme;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
 
 /// Raw events kept per direct server, so its dashboard opens with a little history.
 const RECENT_EVENTS: usize = 180;
-const MIN_FRAME: Duration = Duration::from_millis(66);
 
 /// How to read each server.
 enum Source {
@@ -91,7 +88,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let theme = match crate::run::shared::theme(cli) {
+    let theme = match crate::mode::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -116,7 +113,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
                 i,
                 opts,
                 cfg.clone(),
-                crate::run::shared::recovery_model(cli),
+                crate::mode::recovery_model(cli),
                 tx.clone(),
             ),
             Source::Agent(url) => {
@@ -164,143 +161,148 @@ struct Wiring {
     timeout: Duration,
 }
 
-async fn run(mut fleet: Fleet, theme: Theme, mut wiring: Wiring, cli: &Cli) -> anyhow::Result<()> {
-    let mut terminal = term::init().context("cannot set up the terminal")?;
-    let result = event_loop(&mut fleet, &theme, &mut wiring, &mut terminal, cli).await;
-    term::restore();
-    result
+async fn run(fleet: Fleet, theme: Theme, wiring: Wiring, cli: &Cli) -> Result<(), ScreenError> {
+    let recent = vec![VecDeque::new(); fleet.servers.len()];
+    let mut screen = FleetScreen {
+        fleet,
+        theme,
+        wiring,
+        cli,
+        recent,
+        open: None,
+    };
+    crate::screen::run(&mut screen).await
 }
 
-async fn event_loop(
-    fleet: &mut Fleet,
-    theme: &Theme,
-    wiring: &mut Wiring,
-    terminal: &mut term::Tui,
-    cli: &Cli,
-) -> anyhow::Result<()> {
-    let mut input = term::spawn_input();
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
-    let mut winch = signal(SignalKind::window_change())?;
-    let mut clock = tokio::time::interval(Duration::from_millis(250));
-    clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut recent: Vec<VecDeque<crate::sample::SourceEvent>> =
-        vec![VecDeque::new(); fleet.servers.len()];
-    let mut open: Option<Open> = None;
-    let mut last_draw = Instant::now() - MIN_FRAME;
-    loop {
-        let dirty = match &open {
-            Some(o) => o.app.needs_draw,
-            None => fleet.needs_draw,
-        };
-        if dirty && last_draw.elapsed() >= MIN_FRAME {
-            match open.as_mut() {
-                Some(o) => {
-                    terminal.draw(|f| crate::ui::render(f, &o.app, theme))?;
-                    o.app.needs_draw = false;
-                }
-                None => {
-                    terminal.draw(|f| ui::render(f, fleet, theme))?;
-                    fleet.needs_draw = false;
-                }
-            }
-            last_draw = Instant::now();
+/// The fleet on the one screen loop ([`crate::screen`]): the rows, or one server's dashboard
+/// while it is open.
+struct FleetScreen<'a> {
+    fleet: Fleet,
+    theme: Theme,
+    wiring: Wiring,
+    cli: &'a Cli,
+    /// Per direct server: its latest raw events, for its dashboard.
+    recent: Vec<VecDeque<crate::sample::SourceEvent>>,
+    open: Option<Open>,
+}
+
+impl Screen for FleetScreen<'_> {
+    type Data = Incoming;
+
+    async fn next_data(&mut self) -> Incoming {
+        match self.wiring.incoming.recv().await {
+            Some(incoming) => incoming,
+            // The loop holds a sender (for agent dashboards): never closed while it runs.
+            None => std::future::pending().await,
         }
-        let frame_due = last_draw + MIN_FRAME;
-        tokio::select! {
-            biased;
-            _ = sigterm.recv() => return Ok(()),
-            _ = sighup.recv() => return Ok(()),
-            _ = winch.recv() => {
-                fleet.needs_draw = true;
-                if let Some(o) = open.as_mut() {
+    }
+
+    fn needs_draw(&self) -> bool {
+        match &self.open {
+            Some(o) => o.app.needs_draw,
+            None => self.fleet.needs_draw,
+        }
+    }
+
+    fn draw(&mut self, terminal: &mut term::Tui) -> std::io::Result<()> {
+        let theme = &self.theme;
+        match self.open.as_mut() {
+            Some(o) => {
+                terminal.draw(|f| crate::ui::render(f, &o.app, theme))?;
+                o.app.needs_draw = false;
+            }
+            None => {
+                let fleet = &self.fleet;
+                terminal.draw(|f| ui::render(f, fleet, theme))?;
+                self.fleet.needs_draw = false;
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(
+        &mut self,
+        event: ScreenEvent<Incoming>,
+        terminal: &mut term::Tui,
+    ) -> Result<Flow, ScreenError> {
+        match event {
+            ScreenEvent::Key(k) => return self.key(k, terminal),
+            ScreenEvent::Resize => {
+                self.fleet.needs_draw = true;
+                if let Some(o) = self.open.as_mut() {
                     o.app.update(app::Msg::Resize);
                 }
             }
-            ev = input.recv() => match ev {
-                Some(Input::Event(Event::Key(k))) => {
-                    if let Some(o) = open.as_mut() {
-                        if dashboard_key(&mut o.app, k, terminal)? {
-                            open = None;
-                            fleet.needs_draw = true;
-                        }
-                        continue;
-                    }
-                    for cmd in fleet.update(Msg::Key(k)) {
-                        match cmd {
-                            Command::Quit => return Ok(()),
-                            Command::Suspend => {
-                                term::suspend(terminal)?;
-                                fleet.needs_draw = true;
-                            }
-                            Command::Open(i) => {
-                                let agent = wiring.agents.get(i).cloned().flatten();
-                                // An agent row's history comes from the agent itself.
-                                let seen = match agent {
-                                    Some(_) => VecDeque::new(),
-                                    None => recent[i].clone(),
-                                };
-                                let mut o = open_dashboard(i, &seen, cli);
-                                if let Some(url) = agent {
-                                    o.events = Some(poll::spawn_agent_events(
-                                        i,
-                                        url,
-                                        cli.options.interval,
-                                        wiring.timeout,
-                                        wiring.tx.clone(),
-                                    ));
-                                }
-                                open = Some(o);
-                            }
-                        }
-                    }
+            ScreenEvent::Data(Incoming::Row(index, update)) => {
+                self.fleet.update(Msg::Row { index, update });
+            }
+            ScreenEvent::Data(Incoming::Event(index, ev)) => {
+                if let Some(o) = self.open.as_mut().filter(|o| o.index == index) {
+                    o.app.update(app::Msg::Source(ev.clone()));
                 }
-                Some(Input::Event(Event::Resize(_, _))) => {
-                    fleet.needs_draw = true;
-                    if let Some(o) = open.as_mut() {
-                        o.app.update(app::Msg::Resize);
+                if let Some(r) = self.recent.get_mut(index) {
+                    if r.len() >= RECENT_EVENTS {
+                        r.pop_front();
                     }
+                    r.push_back(ev);
                 }
-                Some(Input::Event(_)) => {}
-                Some(Input::Failed(e)) => return Err(e).context("reading the terminal failed"),
-                // The terminal hung up: nothing more will be typed.
-                Some(Input::Gone) | None => return Ok(()),
-            },
-            msg = wiring.incoming.recv() => match msg {
-                Some(Incoming::Row(index, update)) => {
-                    fleet.update(Msg::Row { index, update });
-                }
-                Some(Incoming::Event(index, ev)) => {
-                    if let Some(o) = open.as_mut().filter(|o| o.index == index) {
-                        o.app.update(app::Msg::Source(ev.clone()));
-                    }
-                    if let Some(r) = recent.get_mut(index) {
-                        if r.len() >= RECENT_EVENTS {
-                            r.pop_front();
-                        }
-                        r.push_back(ev);
-                    }
-                }
-                None => {}
-            },
-            _ = tokio::time::sleep_until(frame_due), if dirty => {}
-            _ = clock.tick() => {
-                let now = Utc::now();
-                fleet.update(Msg::Tick(now));
-                if let Some(o) = open.as_mut() {
+            }
+            ScreenEvent::Tick(now) => {
+                self.fleet.update(Msg::Tick(now));
+                if let Some(o) = self.open.as_mut() {
                     o.app.update(app::Msg::Tick(now));
                 }
             }
         }
+        Ok(Flow::Continue)
+    }
+}
+
+impl FleetScreen<'_> {
+    fn key(&mut self, k: KeyEvent, terminal: &mut term::Tui) -> Result<Flow, ScreenError> {
+        if let Some(o) = self.open.as_mut() {
+            if dashboard_key(&mut o.app, k, terminal)? {
+                self.open = None;
+                self.fleet.needs_draw = true;
+            }
+            return Ok(Flow::Continue);
+        }
+        for cmd in self.fleet.update(Msg::Key(k)) {
+            match cmd {
+                Command::Quit => return Ok(Flow::Quit),
+                Command::Suspend => {
+                    term::suspend(terminal)?;
+                    self.fleet.needs_draw = true;
+                }
+                Command::Open(i) => {
+                    let agent = self.wiring.agents.get(i).cloned().flatten();
+                    // An agent row's history comes from the agent itself.
+                    let seen = match agent {
+                        Some(_) => VecDeque::new(),
+                        None => self.recent[i].clone(),
+                    };
+                    let mut o = open_dashboard(i, &seen, self.cli);
+                    if let Some(url) = agent {
+                        o.events = Some(poll::spawn_agent_events(
+                            i,
+                            url,
+                            self.cli.options.interval,
+                            self.wiring.timeout,
+                            self.wiring.tx.clone(),
+                        ));
+                    }
+                    self.open = Some(o);
+                }
+            }
+        }
+        Ok(Flow::Continue)
     }
 }
 
 /// A read-only dashboard for server `index`, fed what was seen of it so far.
 fn open_dashboard(index: usize, recent: &VecDeque<crate::sample::SourceEvent>, cli: &Cli) -> Open {
     let mut app = App::new(cli.options.interval, Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(crate::run::shared::recovery_model(
-        cli,
-    )));
+    app.live = DataView::new(Deriver::with_recovery(crate::mode::recovery_model(cli)));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
     for ev in recent {
@@ -315,7 +317,11 @@ fn open_dashboard(index: usize, recent: &VecDeque<crate::sample::SourceEvent>, c
 }
 
 /// A key in the dashboard; `true` when it goes back to the fleet (Esc or q with nothing open).
-fn dashboard_key(app: &mut App, k: KeyEvent, terminal: &mut term::Tui) -> anyhow::Result<bool> {
+fn dashboard_key(
+    app: &mut App,
+    k: KeyEvent,
+    terminal: &mut term::Tui,
+) -> Result<bool, ScreenError> {
     let nothing_open = app.overlay.is_none() && app.zoom.is_none();
     let back = matches!(
         keymap::action(Mode::Live, &k),

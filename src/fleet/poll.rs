@@ -3,7 +3,7 @@
 //! poller and derivation; an agent row reads a remote `innodebt serve`'s `/metrics` (or
 //! `/probe?target=`) over HTTP — no MySQL connection from this machine.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -22,8 +22,8 @@ use crate::cli::ConnectOptions;
 use crate::derive::Deriver;
 use crate::openmetrics::parse;
 use crate::sample::SourceEvent;
-use crate::source::connect;
-use crate::source::live::{self, ConnectFn, PollerConfig, backoff};
+use crate::source::live::{PollerConfig, backoff};
+use crate::target::{Derived, Target, TargetSpec, connector, spawn_target};
 use crate::verdicts::RecoveryModel;
 
 /// What the tasks send the fleet loop.
@@ -37,14 +37,6 @@ pub enum Incoming {
 /// The largest agent answer read (a scrape is a few KiB, `/events` up to a few MiB).
 const MAX_BODY: usize = 16 << 20;
 
-fn connector(opts: ConnectOptions) -> ConnectFn {
-    let opts = Arc::new(opts);
-    Arc::new(move || {
-        let opts = Arc::clone(&opts);
-        Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
-    })
-}
-
 /// Polls one server directly; returns the task (abort it to stop).
 pub fn spawn_direct(
     index: usize,
@@ -55,23 +47,28 @@ pub fn spawn_direct(
 ) -> JoinHandle<()> {
     cfg.label = opts.label();
     tokio::spawn(async move {
-        let (etx, mut events) = mpsc::channel(64);
-        let (_commands, cmd_rx) = mpsc::channel(1);
-        let poller = tokio::spawn(live::run(None, connector(opts), cfg, etx, cmd_rx));
-        let mut deriver = Deriver::with_recovery(recovery);
-        while let Some(ev) = events.recv().await {
-            let row = match &ev {
-                SourceEvent::Disconnected { error, .. } => Some(RowUpdate::Down {
+        let Target {
+            mut feed,
+            commands: _commands,
+            poller,
+        } = spawn_target(TargetSpec {
+            first: None,
+            connect: connector(opts),
+            cfg,
+            deriver: Some(Deriver::with_recovery(recovery)),
+            events: 64,
+            commands: 1,
+        });
+        while let Some(Derived { event: ev, figures }) = feed.next().await {
+            let row = match (&ev, figures) {
+                (SourceEvent::Disconnected { error, .. }, _) => Some(RowUpdate::Down {
                     error: error.clone(),
                 }),
-                SourceEvent::Sample(s) => deriver.push(&ev).map(|f| RowUpdate::Figures {
+                (SourceEvent::Sample(s), Some(f)) => Some(RowUpdate::Figures {
                     figures: Box::new(RowFigures::from_figures(&f, Some(s.poll_ms))),
                     at: f.sampled_at,
                 }),
-                _ => {
-                    deriver.push(&ev);
-                    None
-                }
+                _ => None,
             };
             if tx.send(Incoming::Event(index, ev)).await.is_err() {
                 break;

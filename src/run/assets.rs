@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap_complete::Shell;
 
-use super::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::manual;
+use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 
 pub fn completions(shell: Shell) -> ExitCode {
     let mut out = Vec::new();

@@ -14,7 +14,7 @@ pub(super) async fn main(cli: &Cli, args: &CheckArgs) -> ExitCode {
     let report = look(cli, args)
         .await
         .unwrap_or_else(|e| Report::unknown(&e));
-    super::shared::emit(&report.render());
+    crate::mode::emit(&report.render());
     ExitCode::from(report.exit_code())
 }
 

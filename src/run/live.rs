@@ -169,7 +169,7 @@ fn still_watching(f: &crate::figures::Figures) -> bool {
 
 pub(super) fn print_figures(figures: &crate::figures::Figures, format: OutputFormat) {
     match format {
-        OutputFormat::Json => super::shared::emit(&format!("{}\n", output::json(figures))),
-        OutputFormat::Text => super::shared::emit(&output::text(figures)),
+        OutputFormat::Json => crate::mode::emit(&format!("{}\n", output::json(figures))),
+        OutputFormat::Text => crate::mode::emit(&output::text(figures)),
     }
 }

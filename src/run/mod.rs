@@ -3,23 +3,22 @@
 //! end here as one clear line on stderr and an exit code; nothing below this module prints.
 
 mod assets;
+mod captures;
 mod check;
 mod import;
-mod incident;
 mod live;
 mod record;
-mod replay;
+mod review;
 mod session;
-pub mod shared;
 
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, ImportSource};
-pub(crate) use shared::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, theme};
+pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, theme};
 
 pub async fn main(cli: Cli) -> ExitCode {
     match &cli.command {
-        None if cli.options.demo => replay::demo(&cli).await,
+        None if cli.options.demo => captures::demo(&cli).await,
         None => live::main(cli).await,
         Some(Command::Record {
             file,
@@ -62,10 +61,10 @@ pub async fn main(cli: Cli) -> ExitCode {
                 cli.options.format = *f;
             }
             if what_if.is_empty() {
-                replay::main(&cli, path, *from, *to, *at).await
+                captures::main(&cli, path, *from, *to, *at).await
             } else {
                 let summary_only = format.is_some();
-                incident::what_if(&cli, path, *from, *to, *at, what_if, summary_only).await
+                review::what_if(&cli, path, *from, *to, *at, what_if, summary_only).await
             }
         }
         Some(Command::Compare {
@@ -73,7 +72,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             baseline,
             format,
             top,
-        }) => incident::compare(&cli, incident, baseline, *format, *top).await,
+        }) => review::compare(&cli, incident, baseline, *format, *top).await,
         Some(Command::Import {
             source:
                 ImportSource::PtStalk {
@@ -81,7 +80,7 @@ pub async fn main(cli: Cli) -> ExitCode {
                     prefix,
                     output,
                 },
-        }) => replay::import_pt_stalk(dir, prefix.as_deref(), output),
+        }) => captures::import_pt_stalk(dir, prefix.as_deref(), output),
         Some(Command::Import {
             source: source @ ImportSource::Prometheus { .. },
         }) => import::prometheus(source).await,
@@ -94,11 +93,11 @@ pub async fn main(cli: Cli) -> ExitCode {
             format,
             from,
             to,
-        }) => replay::export(&cli, file, *format, output.as_deref(), *from, *to),
+        }) => captures::export(&cli, file, *format, output.as_deref(), *from, *to),
         Some(Command::Serve(args)) => crate::serve::main(&cli, args).await,
         Some(Command::Fleet { args, .. }) => crate::fleet::main(&cli, args).await,
         Some(Command::Check(args)) => check::main(&cli, args).await,
-        Some(Command::CalibrateRecovery { error_log }) => replay::calibrate(error_log),
+        Some(Command::CalibrateRecovery { error_log }) => captures::calibrate(error_log),
         Some(Command::Completions { shell }) => assets::completions(*shell),
         Some(Command::Man { page, out_dir }) => assets::man(page.as_deref(), out_dir.as_deref()),
     }

@@ -12,7 +12,7 @@ use crate::cli::Cli;
 use crate::sample::SourceEvent;
 use crate::source::connect::ConnectOptions;
 use crate::source::connect::{self, ConnectError};
-use crate::source::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
+use crate::source::live::{ConnectFn, PollerCommand, PollerConfig, Session};
 
 pub(super) fn poller_config(cli: &Cli, opts: &ConnectOptions) -> PollerConfig {
     PollerConfig {
@@ -96,13 +96,19 @@ pub(super) struct Polling {
 }
 
 pub(super) fn spawn_poller(session: Session, opts: ConnectOptions, cfg: PollerConfig) -> Polling {
-    let (tx, events) = mpsc::channel(256);
-    let (commands, cmd_rx) = mpsc::channel(16);
-    let task = tokio::spawn(live::run(Some(session), connector(opts), cfg, tx, cmd_rx));
+    let target = crate::target::spawn_target(crate::target::TargetSpec {
+        first: Some(session),
+        connect: connector(opts),
+        cfg,
+        // The app derives: its view is rebuilt the same way from a capture in a replay.
+        deriver: None,
+        events: 256,
+        commands: 16,
+    });
     Polling {
-        events,
-        commands,
-        task,
+        events: target.feed.into_events(),
+        commands: target.commands,
+        task: target.poller,
     }
 }
 

@@ -26,9 +26,9 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use crate::cli::Endpoint;
 use crate::cli::{Cli, ConnectOptions, ServeArgs};
+use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::openmetrics::exporter::{Build, Exporter};
 use crate::openmetrics::{self, Format};
-use crate::run::shared::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::source::live::PollerConfig;
 use allow::ProbeAllow;
 use config::{ConfigFile, check_name, parse_host_port};
@@ -130,7 +130,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         dynamic: Mutex::new(HashMap::new()),
         own: own.clone(),
         poller,
-        recovery: crate::run::shared::recovery_model(cli),
+        recovery: crate::mode::recovery_model(cli),
         scrape_timeout: args.scrape_timeout,
         budget,
         recorders: Mutex::new(Vec::new()),

@@ -8,8 +8,7 @@ use crate::openmetrics::exporter::Process;
 
 /// Kernel clock ticks per second (`getconf CLK_TCK`).
 fn ticks_per_second() -> Option<f64> {
-    // SAFETY: sysconf(3) reads a constant; no memory is passed.
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let t = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok()??;
     (t > 0).then_some(t as f64)
 }
 
@@ -70,25 +69,13 @@ pub fn read() -> Process {
 
 /// Raises the soft open-files limit to the hard one; returns the limit now in force.
 pub fn raise_fd_limit() -> Option<u64> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit(2) writes into the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return None;
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
+    // A failed raise leaves the old limit.
+    if soft < hard && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() {
+        return Some(hard);
     }
-    if lim.rlim_cur < lim.rlim_max {
-        let raised = libc::rlimit {
-            rlim_cur: lim.rlim_max,
-            rlim_max: lim.rlim_max,
-        };
-        // SAFETY: setrlimit(2) reads the struct we own; failure leaves the old limit.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            lim = raised;
-        }
-    }
-    Some(lim.rlim_cur)
+    Some(soft)
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ use crate::figures::Figures;
 use crate::metrics::counters::Counters;
 use crate::openmetrics::Own;
 use crate::sample::SourceEvent;
-use crate::source::connect;
-use crate::source::live::{self, ConnectFn, PollerCommand, PollerConfig};
+use crate::source::live::{PollerCommand, PollerConfig};
+use crate::target::{Derived, DerivedEvents, TargetSpec, connector, spawn_target};
 use crate::verdicts::RecoveryModel;
 
 /// What a scrape reads.
@@ -90,16 +90,6 @@ impl Drop for Target {
     }
 }
 
-/// Connects with the server's own words on failure: they are what `innodebt_last_error`
-/// and the log show (no credentials in them).
-fn connector(opts: ConnectOptions) -> ConnectFn {
-    let opts = Arc::new(opts);
-    Arc::new(move || {
-        let opts = Arc::clone(&opts);
-        Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
-    })
-}
-
 impl Target {
     pub fn start(
         name: &str,
@@ -113,11 +103,15 @@ impl Target {
         cfg.label = label.clone();
         let stale_after =
             (cfg.interval * 3).max(cfg.interval + cfg.query_timeout) + Duration::from_secs(1);
-        let (events_tx, events) = mpsc::channel(256);
-        let (commands, cmd_rx) = mpsc::channel(4);
-        let poller = tokio::spawn(live::run(None, connector(opts), cfg, events_tx, cmd_rx));
+        let target = spawn_target(TargetSpec {
+            first: None,
+            connect: connector(opts),
+            cfg,
+            deriver: Some(Deriver::with_recovery(recovery)),
+            events: 256,
+            commands: 4,
+        });
         let (state_tx, state) = watch::channel(TargetState::default());
-        let deriver = Deriver::with_recovery(recovery);
         let who = if name.is_empty() || name == label {
             label.clone()
         } else {
@@ -125,8 +119,7 @@ impl Target {
         };
         let recent = Arc::new(Mutex::new(Recent::default()));
         let consumer = tokio::spawn(consume(
-            events,
-            deriver,
+            target.feed,
             state_tx,
             (recorder, incidents),
             Arc::clone(&recent),
@@ -139,8 +132,8 @@ impl Target {
             last_scrape: Mutex::new(std::time::Instant::now()),
             stale_after,
             recent,
-            tasks: [poller, consumer],
-            _commands: commands,
+            tasks: [target.poller, consumer],
+            _commands: target.commands,
         })
     }
 
@@ -214,21 +207,20 @@ impl Target {
 
 /// Turns the poller's events into the state scrapes read (and feeds the recorder).
 async fn consume(
-    mut events: mpsc::Receiver<SourceEvent>,
-    mut deriver: Deriver,
+    mut feed: DerivedEvents,
     state: watch::Sender<TargetState>,
     (recorder, incidents): (Option<Feed>, Option<SharedIncidents>),
     recent: Arc<Mutex<Recent>>,
     who: String,
 ) {
-    while let Some(ev) = events.recv().await {
+    while let Some(Derived { event: ev, figures }) = feed.next().await {
         if let Some(r) = &recorder {
             r.send(&ev);
         }
         if let Ok(mut r) = recent.lock() {
             r.push(&ev);
         }
-        let figures = deriver.push(&ev).map(Arc::new);
+        let figures = figures.map(Arc::new);
         // Never blocks: the incident files have writer threads of their own.
         if let Some(Ok(mut guard)) = incidents.as_ref().map(|i| i.lock())
             && let Some(i) = guard.as_mut()

@@ -377,11 +377,11 @@ pub fn run_limited(mut c: Command, limit: Duration) -> Result<(), String> {
 /// SIGKILL to the child's process group, then reaps the child.
 fn kill_group(child: &mut std::process::Child) {
     if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) with a negative pid signals that process group; it touches no memory
-        // of ours. The group is the child's own (process_group(0)), so nothing else is hit.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+        // The group is the child's own (process_group(0)), so nothing else is hit.
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
     }
     let _ = child.kill();
     let _ = child.wait();

@@ -213,11 +213,7 @@ fn every_exit_code_is_in_every_man_page_and_the_doc() {
         })
         .collect();
     assert!(used.len() >= 19, "too few exit_code arms found: {used:?}");
-    used.extend([
-        0,
-        innodebt::run::shared::EXIT_FAILURE,
-        innodebt::run::shared::EXIT_CONFIG,
-    ]);
+    used.extend([0, innodebt::mode::EXIT_FAILURE, innodebt::mode::EXIT_CONFIG]);
     assert_eq!(
         used, table,
         "EXIT_CODES differs from the codes the code uses"

@@ -155,12 +155,12 @@ async fn compare_ranks_the_blocker_and_history_first_against_the_server_at_rest(
     let model = RecoveryModel::published_default();
     let mut inc = CaptureSet::open_file(&demo, model.clone()).expect("open the demo");
     let mut base = CaptureSet::open_file(&rest, model).expect("open the capture at rest");
-    let all = |s: &CaptureSet| innodebt::incident::Window {
+    let all = |s: &CaptureSet| innodebt::review::Window {
         first: 0,
         last: s.len() - 1,
     };
     let (iw, bw) = (all(&inc), all(&base));
-    let view = innodebt::incident::compare_view(&mut inc, iw, &mut base, bw).expect("compare");
+    let view = innodebt::review::compare_view(&mut inc, iw, &mut base, bw).expect("compare");
     let shown: Vec<&str> = view
         .comparison
         .ranked

@@ -6,7 +6,10 @@
 //! an edge A → B when A names B or an item of B — in a `use` (`crate::`, `super::`, `self::`
 //! or a child module) or in any `crate::…` / `super::…` path in its code, tests included.
 //! A path names the longest module prefix it has. A module may use its own submodules
-//! freely (it declares them); every other edge counts.
+//! freely (it declares them); every other edge counts. Cycles are looked for twice: between
+//! files, and between the modules the layer list names (each file folded into the deepest
+//! listed module holding it), so two modules that import each other through different files
+//! are caught too.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -544,7 +547,74 @@ fn problems(modules: &[Module], lib_rs: &str) -> Vec<String> {
     for c in cycles(&g) {
         problems.push(format!("import cycle: {}", c.join(" → ")));
     }
+    // A cycle of files is one kind; two modules that import each other through different
+    // files (as `fleet` → `run::shared` and `run` → `fleet` were) are another, invisible file by file.
+    // Fold every file into the module the layer list names it under (`source::flavor` is a
+    // module of its own there, below `sample`; `source` above it) and look again.
+    let room = |m: &str| -> String {
+        let segs: Vec<&str> = m.split("::").collect();
+        (1..=segs.len())
+            .rev()
+            .map(|n| segs[..n].join("::"))
+            .find(|p| layer_of_prefix.contains_key(p))
+            .unwrap_or_else(|| segs[0].to_string())
+    };
+    let folded = fold_graph(&g, &room);
+    for c in cycles(&folded.graph) {
+        let through: Vec<String> = c
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (&w[0], &w[1]);
+                let (f, t) = folded
+                    .via
+                    .get(&(a.clone(), b.clone()))
+                    .cloned()
+                    .unwrap_or_default();
+                format!("{a} → {b} ({f} → {t})")
+            })
+            .collect();
+        problems.push(format!(
+            "import cycle between modules: {}; through {}",
+            c.join(" → "),
+            through.join(", ")
+        ));
+    }
     problems
+}
+
+/// The graph with each module replaced by `fold(module)`, edges inside one folded module
+/// dropped, and for each folded edge one file edge that makes it (for the message).
+struct Folded {
+    graph: Graph,
+    via: BTreeMap<(String, String), (String, String)>,
+}
+
+fn fold_graph(g: &Graph, fold: &dyn Fn(&str) -> String) -> Folded {
+    let mut modules = BTreeSet::new();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut via = BTreeMap::new();
+    for m in g.modules.iter().filter(|m| !m.is_empty()) {
+        modules.insert(fold(m));
+    }
+    for (from, tos) in &g.edges {
+        if from.is_empty() {
+            continue;
+        }
+        let f = fold(from);
+        for to in tos {
+            let t = fold(to);
+            if f == t {
+                continue;
+            }
+            edges.entry(f.clone()).or_default().insert(t.clone());
+            via.entry((f.clone(), t))
+                .or_insert((from.clone(), to.clone()));
+        }
+    }
+    Folded {
+        graph: Graph { modules, edges },
+        via,
+    }
 }
 
 fn src_dir() -> PathBuf {
@@ -571,7 +641,9 @@ fn the_reader_sees_the_real_graph() {
         ("derive", "metrics"),
         ("verdicts", "figures"),
         ("metrics", "sample"),
-        ("source::flavor::redo", "sample"),
+        ("sample", "source::flavor"),
+        ("metrics", "source::flavor"),
+        ("serve::target", "target"),
         ("ui::checkpoint", "ui::flow"),
         ("output", "text"),
     ] {
@@ -637,6 +709,67 @@ fn an_upward_import_and_a_cycle_are_caught() {
         p.iter()
             .any(|m| m.starts_with("import cycle: a::b → a::c → a::b")
                 || m.starts_with("import cycle: a::c → a::b → a::c")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn a_cycle_between_modules_through_different_files_is_caught() {
+    // No two files import each other, but `run` and `fleet` do: `fleet` uses
+    // `run::shared`, `run`'s dispatcher calls `fleet`.
+    let lib = "//! 1. all: `run`, `fleet`\n";
+    let m = fake(&[
+        ("", lib, &["run", "fleet"]),
+        (
+            "run",
+            "pub mod shared;\nfn main() { crate::fleet::main(); }",
+            &["shared"],
+        ),
+        ("run::shared", "pub fn fail() {}", &[]),
+        (
+            "fleet",
+            "use crate::run::shared::fail;\npub fn main() {}",
+            &[],
+        ),
+    ]);
+    assert!(cycles(&graph(&m)).is_empty(), "no cycle of files");
+    let p = problems(&m, lib);
+    assert!(
+        p.iter()
+            .any(|m| m.starts_with("import cycle between modules: ")
+                && m.contains("fleet → run (fleet → run::shared)")
+                && m.contains("run → fleet (run → fleet)")),
+        "{p:?}"
+    );
+
+    // A module the layer list names on its own is its own room: `sample` may use
+    // `source::flavor` while `source` uses `sample`, as long as `source::flavor` does not.
+    let lib = "//! 1. low: `source::flavor`, `sample`\n//! 2. high: `source`\n";
+    let files = |flavor_src: &'static str| {
+        fake(&[
+            ("", lib, &["source", "sample"]),
+            (
+                "source",
+                "pub mod flavor;\nuse crate::sample::Sample;",
+                &["flavor"],
+            ),
+            ("source::flavor", flavor_src, &[]),
+            ("sample", "use crate::source::flavor::Flavor;", &[]),
+        ])
+    };
+    assert_eq!(
+        problems(&files("pub struct Flavor;"), lib),
+        Vec::<String>::new()
+    );
+    let p = problems(
+        &files("use crate::sample::Sample;\npub struct Flavor;"),
+        lib,
+    );
+    assert!(
+        p.iter().any(
+            |m| m.starts_with("import cycle: sample → source::flavor → sample")
+                || m.starts_with("import cycle: source::flavor → sample → source::flavor")
+        ),
         "{p:?}"
     );
 }

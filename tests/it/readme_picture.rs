@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use innodebt::app::replay::parse_goto;
+use innodebt::app::transport::parse_goto;
 use innodebt::app::{App, Recording, Replay};
 use innodebt::replay::CaptureSet;
 use innodebt::theme::Theme;

@@ -933,9 +933,9 @@ fn demo_what_if(
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
-    let report = innodebt::incident::what_if(
+    let report = innodebt::review::what_if(
         &mut rec.set,
-        innodebt::incident::Window { first: 0, last },
+        innodebt::review::Window { first: 0, last },
         &[(variable.to_string(), value)],
         innodebt::verdicts::RecoveryModel::published_default(),
     )
@@ -1350,7 +1350,7 @@ fn the_v_overlay_fits_80x24_with_many_verdicts() {
 /// capture against the synthetic healthy server's (another server: the screen warns).
 fn comparing() -> App {
     use innodebt::app::Recording;
-    use innodebt::incident::Window;
+    use innodebt::review::Window;
     let model = innodebt::verdicts::RecoveryModel::published_default();
     let mut demo =
         Recording::from_events(&demo_events(), "mariadb-10.11-blocker.idbt", model.clone())
@@ -1369,7 +1369,7 @@ fn comparing() -> App {
             last: rest.len() - 1,
         },
     );
-    let view = innodebt::incident::compare_view(&mut demo, dw, &mut rest, rw).expect("compare");
+    let view = innodebt::review::compare_view(&mut demo, dw, &mut rest, rw).expect("compare");
     App::comparing(view, t0())
 }
 

@@ -15,8 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Flavor, RedoModel, RedoPoints};
-use crate::sample::ServerInfo;
+use super::{Flavor, RedoModel, RedoPoints, Variables};
 
 /// `innodb_adaptive_flushing_lwm` when the server does not say (the default everywhere).
 pub const DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT: f64 = 10.0;
@@ -81,7 +80,7 @@ impl Flavor {
 
     /// `innodb_adaptive_flushing_lwm` as the server has it (a whole percentage on MySQL, a
     /// double on MariaDB), else the default 10.
-    pub fn adaptive_lwm_pct(&self, info: &ServerInfo) -> f64 {
+    pub fn adaptive_lwm_pct(&self, info: &impl Variables) -> f64 {
         info.var_f64("innodb_adaptive_flushing_lwm")
             .filter(|p| p.is_finite() && *p >= 0.0)
             .unwrap_or(DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT)
@@ -89,12 +88,12 @@ impl Flavor {
 
     /// The checkpoint age redo-driven flushing starts at: lwm % of the capacity this flavour
     /// takes it of ([`RedoPoints::lwm_base`]; `af_get_pct_for_lsn`, `af_needed_for_redo`).
-    pub fn adaptive_lwm_bytes(&self, info: &ServerInfo, points: &RedoPoints) -> u64 {
+    pub fn adaptive_lwm_bytes(&self, info: &impl Variables, points: &RedoPoints) -> u64 {
         (self.adaptive_lwm_pct(info) * points.lwm_base as f64 / 100.0) as u64
     }
 
     /// `innodb_adaptive_flushing`: `None` when the server did not say.
-    pub fn adaptive_flushing(info: &ServerInfo) -> Option<bool> {
+    pub fn adaptive_flushing(info: &impl Variables) -> Option<bool> {
         match info.var("innodb_adaptive_flushing")?.trim() {
             v if v.eq_ignore_ascii_case("ON") || v == "1" => Some(true),
             v if v.eq_ignore_ascii_case("OFF") || v == "0" => Some(false),
@@ -176,6 +175,14 @@ mod tests {
     use super::*;
     use crate::source::flavor::{mariadb_points, mysql_57_points, mysql_8030_points};
 
+    /// A server's variables, as `sample::ServerInfo` holds them.
+    fn vars(pairs: &[(&str, String)]) -> std::collections::BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
     const MIB: u64 = 1024 * 1024;
 
     fn lines(p: &RedoPoints, lwm: u64, adaptive: bool) -> RegimeLines {
@@ -193,7 +200,7 @@ mod tests {
     #[test]
     fn mysql_57_lwm_is_ten_percent_of_log_get_capacity() {
         let f = Flavor::detect("5.7.44-log", "MySQL Community Server (GPL)", false);
-        let info = ServerInfo::mariadb_10_11(&[]);
+        let info = vars(&[]);
         let p = mysql_57_points(48 * MIB, 2, 16384, 0);
         assert_eq!(p.lwm_base, 90_593_280);
         assert_eq!(f.adaptive_lwm_bytes(&info, &p), 9_059_328);
@@ -217,7 +224,7 @@ mod tests {
     fn mysql_8030_lwm_is_of_the_free_check_limit() {
         let f = Flavor::detect("8.0.36", "MySQL Community Server - GPL", true);
         let p = mysql_8030_points(100 * MIB);
-        let info = ServerInfo::mariadb_10_11(&[("innodb_adaptive_flushing_lwm", "20".into())]);
+        let info = vars(&[("innodb_adaptive_flushing_lwm", "20".into())]);
         assert_eq!(f.adaptive_lwm_bytes(&info, &p), 87_417_344 / 5);
         let on = lines(&p, 87_417_344 / 5, true);
         assert_eq!(
@@ -238,7 +245,7 @@ mod tests {
         let f = Flavor::detect("10.11.19-MariaDB", "", false);
         let p = mariadb_points(64 * MIB, 16384, (10, 11));
         assert_eq!(p.lwm_base, 60_386_919);
-        let info = ServerInfo::mariadb_10_11(&[]);
+        let info = vars(&[]);
         let lwm = f.adaptive_lwm_bytes(&info, &p);
         assert_eq!(lwm, 6_038_691);
         let off = lines(&p, lwm, false);
@@ -253,13 +260,10 @@ mod tests {
 
     #[test]
     fn adaptive_flushing_reads_on_and_off() {
-        let on = ServerInfo::mariadb_10_11(&[("innodb_adaptive_flushing", "ON".into())]);
-        let off = ServerInfo::mariadb_10_11(&[("innodb_adaptive_flushing", "OFF".into())]);
+        let on = vars(&[("innodb_adaptive_flushing", "ON".into())]);
+        let off = vars(&[("innodb_adaptive_flushing", "OFF".into())]);
         assert_eq!(Flavor::adaptive_flushing(&on), Some(true));
         assert_eq!(Flavor::adaptive_flushing(&off), Some(false));
-        assert_eq!(
-            Flavor::adaptive_flushing(&ServerInfo::mariadb_10_11(&[])),
-            None
-        );
+        assert_eq!(Flavor::adaptive_flushing(&vars(&[])), None);
     }
 }

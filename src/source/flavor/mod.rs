@@ -30,6 +30,38 @@ pub use sql::{
 };
 pub use words::PointWords;
 
+/// What a flavour's rules read of a server's settings: its global variables by name.
+/// `sample::ServerInfo` implements it; a trait, so this room stays below `sample` (whose
+/// `ServerInfo` holds a [`Flavor`]) and the two do not import each other.
+pub trait Variables {
+    fn var(&self, name: &str) -> Option<&str>;
+
+    /// A numeric variable; `innodb_max_dirty_pages_pct` style decimals are accepted.
+    fn var_f64(&self, name: &str) -> Option<f64> {
+        self.var(name).and_then(|v| v.trim().parse::<f64>().ok())
+    }
+
+    fn var_u64(&self, name: &str) -> Option<u64> {
+        self.var(name).and_then(|v| v.trim().parse::<u64>().ok())
+    }
+}
+
+/// What a flavour's rules read of one sample: status counters, InnoDB metrics and the LSN
+/// pair of SHOW ENGINE INNODB STATUS. `sample::Sample` implements it (see [`Variables`]).
+pub trait Readings {
+    fn status(&self, name: &str) -> Option<u64>;
+    /// An enabled `INNODB_METRICS` counter.
+    fn metric(&self, name: &str) -> Option<i64>;
+    /// `Log sequence number` and `Last checkpoint at` from SHOW ENGINE INNODB STATUS.
+    fn innodb_status_lsns(&self) -> Option<(u64, u64)>;
+}
+
+impl Variables for std::collections::BTreeMap<String, String> {
+    fn var(&self, name: &str) -> Option<&str> {
+        self.get(name).map(String::as_str)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FlavorKind {

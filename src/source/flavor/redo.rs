@@ -4,8 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Flavor, RedoModel};
-use crate::sample::{Sample, ServerInfo};
+use super::{Flavor, Readings, RedoModel, Variables};
 
 /// The redo thresholds, all in bytes of LSN (checkpoint age).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,7 +59,7 @@ impl RedoPoints {
 
 impl Flavor {
     /// Current LSN and checkpoint LSN from the cheapest source this sample has.
-    pub fn lsn_and_checkpoint(&self, s: &Sample) -> Option<(u64, u64)> {
+    pub fn lsn_and_checkpoint(&self, s: &impl Readings) -> Option<(u64, u64)> {
         let pair = |a: &str, b: &str| Some((s.status(a)?, s.status(b)?));
         pair(
             "Innodb_redo_log_current_lsn",
@@ -72,16 +71,17 @@ impl Flavor {
             let chk = u64::try_from(s.metric("log_lsn_last_checkpoint")?).ok()?;
             Some((lsn, chk))
         })
-        .or_else(|| {
-            let st = s.innodb_status.as_ref()?;
-            Some((st.lsn?, st.checkpoint_lsn?))
-        })
+        .or_else(|| s.innodb_status_lsns())
     }
 
     /// Capacity and the async/sync points from the server's variables (docs/flushing.md).
     /// MariaDB ≥ 10.5.7 reports its `M` as `Innodb_checkpoint_max_age`: that wins over the
     /// formula (which stays the cross-check), and async is `M − M/8` as the server computes it.
-    pub fn redo_points(&self, info: &ServerInfo, latest: Option<&Sample>) -> Option<RedoPoints> {
+    pub fn redo_points(
+        &self,
+        info: &impl Variables,
+        latest: Option<&impl Readings>,
+    ) -> Option<RedoPoints> {
         let page = info.var_u64("innodb_page_size").unwrap_or(16384);
         let tc = info.var_u64("innodb_thread_concurrency").unwrap_or(0);
         let files = || info.var_u64("innodb_log_files_in_group").unwrap_or(2);
@@ -126,7 +126,11 @@ impl Flavor {
 
     /// MariaDB's M is its `Innodb_checkpoint_max_age`; the formula stays the cross-check, and
     /// a disagreement is said, not hidden.
-    pub fn redo_formula_disagreement(&self, info: &ServerInfo, s: &Sample) -> Option<String> {
+    pub fn redo_formula_disagreement(
+        &self,
+        info: &impl Variables,
+        s: &impl Readings,
+    ) -> Option<String> {
         if self.redo != RedoModel::Mariadb {
             return None;
         }
@@ -510,21 +514,35 @@ mod tests {
     /// formula only where it does not; a disagreement becomes a warning.
     #[test]
     fn mariadb_m_is_the_servers_own() {
-        let info = ServerInfo::mariadb_10_11(&[
+        /// A sample's status counters, nothing else.
+        struct Status(std::collections::BTreeMap<String, u64>);
+        impl Readings for Status {
+            fn status(&self, name: &str) -> Option<u64> {
+                self.0.get(name).copied()
+            }
+            fn metric(&self, _: &str) -> Option<i64> {
+                None
+            }
+            fn innodb_status_lsns(&self) -> Option<(u64, u64)> {
+                None
+            }
+        }
+        let info: std::collections::BTreeMap<String, String> = [
             ("innodb_log_file_size", (64 * MIB).to_string()),
             ("innodb_page_size", "16384".into()),
-        ]);
-        let f = info.flavor;
-        let mut s = Sample::new(chrono::Utc::now(), 0.0);
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let f = Flavor::detect("10.11.19-MariaDB", "", false);
+        let mut s = Status(Default::default());
         assert_eq!(
             f.redo_points(&info, Some(&s)).map(|p| p.sync_point),
             Some(53_640_439)
         );
-        s.status
-            .insert("Innodb_checkpoint_max_age".into(), 53_640_439);
+        s.0.insert("Innodb_checkpoint_max_age".into(), 53_640_439);
         assert_eq!(f.redo_formula_disagreement(&info, &s), None);
-        s.status
-            .insert("Innodb_checkpoint_max_age".into(), 50_000_000);
+        s.0.insert("Innodb_checkpoint_max_age".into(), 50_000_000);
         let p = f.redo_points(&info, Some(&s)).expect("points");
         assert_eq!(
             (p.sync_point, p.async_point),

@@ -102,7 +102,7 @@ async fn show_with(
     let mut replay = Replay::new(recording, first, last);
     replay.what_if = what_if;
     let app = App::replaying(replay, interval);
-    super::shared::run_without_source(app, theme).await
+    crate::mode::run_without_source(app, theme).await
 }
 
 /// The typical gap between samples, for the header.
@@ -240,7 +240,7 @@ pub(super) fn print_once(
                     );
                 }
             }
-            super::shared::emit(&format!("{}\n", crate::output::json_of(&v)));
+            crate::mode::emit(&format!("{}\n", crate::output::json_of(&v)));
         }
         crate::cli::OutputFormat::Text => {
             let mut out = crate::output::text(f);
@@ -253,9 +253,9 @@ pub(super) fn print_once(
                 ));
             }
             if let Some(w) = what_if {
-                out.push_str(&crate::incident::text::what_if(w));
+                out.push_str(&crate::review::text::what_if(w));
             }
-            super::shared::emit(&out);
+            crate::mode::emit(&out);
         }
     }
 }

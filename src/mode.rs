@@ -1,6 +1,7 @@
-//! What every mode shares: how it ends on an error (one clear line on stderr after the
-//! terminal is restored, and an exit code that says which kind of failure it was), and the
-//! recovery model and theme the flags ask for.
+//! What every mode (the dashboard, `serve`, `fleet`, …) shares: how it ends on an error (one
+//! clear line on stderr after the terminal is restored, and an exit code that says which kind
+//! of failure it was), and the recovery model and theme the flags ask for. Below `run`, which
+//! dispatches to `serve` and `fleet`: they use this, not `run`.
 
 use std::process::ExitCode;
 

@@ -4,12 +4,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use super::shared::emit;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::{CaptureRange, Cli, OutputFormat, TimeSpec};
-use crate::incident::{self, Window};
+use crate::mode::emit;
 use crate::output;
 use crate::replay::CaptureSet;
+use crate::review::{self, Window};
 
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
@@ -47,12 +47,12 @@ pub(super) async fn compare(
         Err(_) => return fail(EXIT_FAILURE, "two captures expected"),
     };
     if screen {
-        return match incident::compare_view(&mut iset, iw, &mut bset, bw) {
+        return match review::compare_view(&mut iset, iw, &mut bset, bw) {
             Ok(view) => show(cli, view).await,
             Err(e) => fail(EXIT_CONFIG, e),
         };
     }
-    match incident::compare(&mut iset, iw, &mut bset, bw) {
+    match review::compare(&mut iset, iw, &mut bset, bw) {
         Ok(c) => {
             match format {
                 OutputFormat::Json => emit(&format!("{}\n", output::json_of(&c))),
@@ -61,7 +61,7 @@ pub(super) async fn compare(
                         eprintln!("innodebt: warning: {w}");
                     }
                     // Capture names and audit labels are data: no terminal controls from them.
-                    let text: String = incident::text::comparison(&c, top)
+                    let text: String = review::text::comparison(&c, top)
                         .lines()
                         .map(|l| crate::text::strip_controls(l) + "\n")
                         .collect();
@@ -75,13 +75,13 @@ pub(super) async fn compare(
 }
 
 /// The compare screen until `q`.
-async fn show(cli: &Cli, view: incident::CompareView) -> ExitCode {
+async fn show(cli: &Cli, view: review::CompareView) -> ExitCode {
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
     };
     let app = crate::app::App::comparing(view, chrono::Utc::now());
-    super::shared::run_without_source(app, theme).await
+    crate::mode::run_without_source(app, theme).await
 }
 
 /// `replay FILE --what-if VAR=VALUE`: the dashboard with the what-if on the checkpoint-age
@@ -101,7 +101,7 @@ pub(super) async fn what_if(
         Err(e) => return fail(EXIT_CONFIG, e),
     };
     let w = Window::of(&mut set, from, to);
-    let report = match incident::what_if(&mut set, w, settings, super::recovery_model(cli)) {
+    let report = match review::what_if(&mut set, w, settings, super::recovery_model(cli)) {
         Ok(r) => r,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -109,12 +109,12 @@ pub(super) async fn what_if(
     if !cli.options.once && !summary_only {
         // The dashboard, with the what-if drawn on the checkpoint-age chart.
         let last = to.map(|t| set.index_of(t)).unwrap_or(u64::MAX);
-        return super::replay::show_what_if(cli, set, w.first, last, report).await;
+        return super::captures::show_what_if(cli, set, w.first, last, report).await;
     }
     if !cli.options.once {
         match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),
-            OutputFormat::Text => emit(&incident::text::what_if(&report)),
+            OutputFormat::Text => emit(&review::text::what_if(&report)),
         }
         return ExitCode::SUCCESS;
     }
@@ -129,7 +129,7 @@ pub(super) async fn what_if(
             "no figures at that moment (the capture holds no server description before it)",
         );
     };
-    let notes = super::replay::notes_in(&mut set, pos, pos);
-    super::replay::print_once(&f, &notes, Some(&report), format);
+    let notes = super::captures::notes_in(&mut set, pos, pos);
+    super::captures::print_once(&f, &notes, Some(&report), format);
     ExitCode::SUCCESS
 }

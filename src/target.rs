@@ -1,0 +1,92 @@
+//! One way to run a target, for the dashboard, `serve` and `fleet`: connect (and reconnect
+//! with a capped backoff), poll on the target's cadence, and derive each event's figures once
+//! — [`spawn_target`]. The poller is its own task; the derivation runs where the events are
+//! read ([`DerivedEvents::next`]), so the caller's task owns its figures and no task is added.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::derive::Deriver;
+use crate::figures::Figures;
+use crate::sample::SourceEvent;
+use crate::source::connect::{self, ConnectOptions};
+use crate::source::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
+
+/// How to run one target.
+pub struct TargetSpec {
+    /// An open session when the caller connected first (the dashboard, so a wrong password is
+    /// a message before the screen opens); else the poller connects.
+    pub first: Option<Session>,
+    /// How the poller (re)connects ([`connector`], or words of the caller's own).
+    pub connect: ConnectFn,
+    pub cfg: PollerConfig,
+    /// Derives each sample's figures; `None` where the reader derives itself (the dashboard's
+    /// app, whose view a replay rebuilds from a capture by the same path).
+    pub deriver: Option<Deriver>,
+    /// Events buffered between the poller and the reader.
+    pub events: usize,
+    /// Commands buffered towards the poller.
+    pub commands: usize,
+}
+
+/// A running target: its derived events, the way to steer its poller, and the poller task
+/// (abort it, or drop every command sender, to stop).
+pub struct Target {
+    pub feed: DerivedEvents,
+    pub commands: mpsc::Sender<PollerCommand>,
+    pub poller: JoinHandle<()>,
+}
+
+/// One event of the target and, for a sample, its figures (derived once, here).
+#[derive(Debug)]
+pub struct Derived {
+    pub event: SourceEvent,
+    pub figures: Option<Figures>,
+}
+
+/// The target's events in order, each derived as it is read.
+pub struct DerivedEvents {
+    events: mpsc::Receiver<SourceEvent>,
+    deriver: Option<Deriver>,
+}
+
+impl DerivedEvents {
+    /// The next event with its figures; `None` once the poller has stopped. Cancel-safe.
+    pub async fn next(&mut self) -> Option<Derived> {
+        let event = self.events.recv().await?;
+        let figures = self.deriver.as_mut().and_then(|d| d.push(&event));
+        Some(Derived { event, figures })
+    }
+
+    /// The raw events, for a reader that derives them itself (see [`TargetSpec::deriver`]).
+    pub fn into_events(self) -> mpsc::Receiver<SourceEvent> {
+        self.events
+    }
+}
+
+/// Starts the poller of one target.
+pub fn spawn_target(spec: TargetSpec) -> Target {
+    let (tx, events) = mpsc::channel(spec.events);
+    let (commands, cmd_rx) = mpsc::channel(spec.commands);
+    let poller = tokio::spawn(live::run(spec.first, spec.connect, spec.cfg, tx, cmd_rx));
+    Target {
+        feed: DerivedEvents {
+            events,
+            deriver: spec.deriver,
+        },
+        commands,
+        poller,
+    }
+}
+
+/// Connects with the server's own words on failure: what `innodebt_last_error`, the fleet
+/// row and the log show (no credentials in them).
+pub fn connector(opts: ConnectOptions) -> ConnectFn {
+    let opts = Arc::new(opts);
+    Arc::new(move || {
+        let opts = Arc::clone(&opts);
+        Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
+    })
+}
