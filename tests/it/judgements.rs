@@ -8,7 +8,7 @@ use innodebt::capture::export::{csv_columns, export_csv_figures};
 use innodebt::check;
 use innodebt::figures::{Blocker, Figures, Severity, Unreadable, Verdict, VerdictKind};
 use innodebt::fleet::row::RowFigures;
-use innodebt::incident::timeline::TimelineBuilder;
+use innodebt::review::timeline::TimelineBuilder;
 use innodebt::openmetrics::{Exposition, Format, parse::parse};
 use innodebt::sample::SourceKind;
 use innodebt::trigger;
