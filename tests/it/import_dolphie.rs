@@ -236,7 +236,15 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
     let out = import(&file, &imported);
     assert!(out.status.success(), "import: {}\n{log}", stderr(&out));
     let said = stderr(&out);
-    assert!(said.contains("imported from Dolphie at 1 s"), "{said}");
+    // The resolution is Dolphie's poll spacing: 1 s asked for, 2 s when a loaded machine
+    // stretches most polls past the next second.
+    let at_s: u64 = said
+        .split("imported from Dolphie at ")
+        .nth(1)
+        .and_then(|r| r.split(" s").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no resolution stated: {said}"));
+    assert!((1..=2).contains(&at_s), "{said}");
     assert!(said.contains("runtime change(s)"), "{said}");
 
     // Through the library's reader: the header says what the file lacks, the change is a
@@ -245,9 +253,10 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
     assert!(cap.end.is_complete(), "{:?}", cap.end);
     let summary = &cap.header.notes[0];
     assert!(
-        summary.starts_with("imported from Dolphie at 1 s"),
+        summary.starts_with(&format!("imported from Dolphie at {at_s} s")),
         "{summary}"
     );
+    assert_eq!(cap.header.interval_ms, Some(at_s * 1000));
     assert!(summary.contains("unknown (not in the file): "), "{summary}");
     assert!(summary.contains("idle transactions"), "{summary}");
     assert!(
@@ -277,7 +286,7 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
 
     // Replayed: history rises while the read view is open, checkpoint age known throughout.
     let figs = figures(&imported);
-    assert!(figs.len() >= 35, "{} imported samples", figs.len());
+    assert!(figs.len() >= 25, "{} imported samples", figs.len());
     assert!(
         figs.iter().all(|(_, h, a)| h.is_some() && a.is_some()),
         "history and checkpoint age known in every sample: {figs:?}"
@@ -290,7 +299,7 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
         })
         .filter_map(|(_, h, _)| *h)
         .collect();
-    assert!(held.len() >= 20, "{} samples while held", held.len());
+    assert!(held.len() >= 12, "{} samples while held", held.len());
     let (first, last) = (held[0], held[held.len() - 1]);
     assert!(
         last >= first + 200.0,
