@@ -288,6 +288,42 @@ async fn load_worker(
     }
 }
 
+/// Waits until `server`'s history list holds `at_least` records, for as long as it keeps
+/// growing: how fast a write load piles history up is the machine's speed (a loaded 2-core
+/// machine took over 120 s for 12,000), so the deadline is on progress — no growth for 60 s
+/// fails, naming the length it stalled at — not on the whole wait.
+pub async fn wait_for_history(server: &super::PrivateServer, at_least: u64) -> u64 {
+    history_moving_to(server, at_least, true).await
+}
+
+/// Waits until purge has taken `server`'s history list below `below`, for as long as it
+/// keeps falling (see [`wait_for_history`]).
+pub async fn wait_for_purge(server: &super::PrivateServer, below: u64) -> u64 {
+    history_moving_to(server, below, false).await
+}
+
+async fn history_moving_to(server: &super::PrivateServer, target: u64, up: bool) -> u64 {
+    const STALL: Duration = Duration::from_secs(60);
+    let mut best: Option<u64> = None;
+    let mut moved_at = Instant::now();
+    loop {
+        let now = server.status_u64("Innodb_history_list_length").await;
+        if (up && now >= target) || (!up && now < target) {
+            return now;
+        }
+        if best.is_none_or(|b| if up { now > b } else { now < b }) {
+            best = Some(now);
+            moved_at = Instant::now();
+        }
+        assert!(
+            moved_at.elapsed() < STALL,
+            "history stopped {} at {best:?} for {STALL:?}, short of {target}",
+            if up { "growing" } else { "falling" }
+        );
+        super::wait::hold_async(Duration::from_millis(500), "between looks at the history").await;
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Many sessions
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ use crate::common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::wait::{hold_async, wait_for_async, wait_until_async};
+use common::wait::{hold_async, wait_for_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
@@ -322,12 +322,8 @@ async fn once_names_an_open_writer_holding_history_while_purge_keeps_pace() {
     let writer = BlockingSnapshot::open_writer(server.opts()).await;
     let writer_id = writer.thread_id();
     let srv = &server;
-    wait_until_async(
-        Duration::from_secs(120),
-        "history to pile up to 12,000 behind the open writer",
-        || async move { srv.status_u64("Innodb_history_list_length").await >= 12_000 },
-    )
-    .await;
+    // History piles up behind the open writer.
+    common::wait_for_history(srv, 12_000).await;
 
     let v = once(&server, &[]);
     eprintln!("purge {}", v["purge"]);
@@ -353,12 +349,8 @@ async fn once_names_an_open_writer_holding_history_while_purge_keeps_pace() {
     );
 
     writer.commit().await;
-    wait_until_async(
-        Duration::from_secs(30),
-        "history to fall below 1,000 once the writer commits",
-        || async move { srv.status_u64("Innodb_history_list_length").await < 1_000 },
-    )
-    .await;
+    // Purge takes history below 1,000 once the writer commits.
+    common::wait_for_purge(srv, 1_000).await;
     let after = once(&server, &[]);
     load.stop().await;
     assert!(

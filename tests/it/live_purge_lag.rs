@@ -221,14 +221,8 @@ async fn held_by_names_the_open_writer_the_verdict_names() {
     for _ in 0..WRITERS {
         writers.push(BlockingSnapshot::open_writer(server.opts()).await);
     }
-    let started = Instant::now();
-    while server.status_u64("Innodb_history_list_length").await < 12_000 {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "history should pile up behind the open writers"
-        );
-        common::wait::hold_async(Duration::from_millis(500), "between polls").await;
-    }
+    // History piles up behind the open writers.
+    common::wait_for_history(&server, 12_000).await;
     let v = common::once_json(&server.conn_args(), &[]);
     load.stop().await;
     let verdict = &v["verdicts"][0];
