@@ -12,7 +12,7 @@ use chrono::SecondsFormat;
 
 use super::format::Note;
 use crate::derive::Deriver;
-use crate::figures::Figures;
+use crate::figures::{FigureId, Figures};
 use crate::sample::SourceEvent;
 
 /// A cell's text from the figures.
@@ -36,90 +36,225 @@ fn num(v: Option<f64>, decimals: usize) -> String {
     if s == "-0" { "0".to_string() } else { s }
 }
 
+/// How a column reads the figures: a figure of the registry ([`FigureId::number`]; whole, or
+/// with this many decimals), or a cell of its own (times, text, what is no figure).
+enum Col {
+    Figure(FigureId, Option<usize>),
+    /// A figure of the registry that is words (`purge.state`).
+    Words(FigureId, Cell),
+    Cell(Cell),
+}
+
+impl Col {
+    fn cell(&self, f: &Figures) -> String {
+        match self {
+            // Whole numbers as integers (an LSN is far below 2^53).
+            Col::Figure(id, None) => id
+                .number(f)
+                .map(|v| format!("{}", v as u64))
+                .unwrap_or_default(),
+            Col::Figure(id, Some(d)) => num(id.number(f), *d),
+            Col::Words(_, c) | Col::Cell(c) => c(f),
+        }
+    }
+}
+
+/// The figures of the registry the CSV leaves out, and why: a figure added to `FigureId` is
+/// a column or listed here (`tests/it/registry.rs`). Columns are not added lightly: the
+/// header is what spreadsheets and scripts read.
+pub const NOT_IN_CSV: &[(FigureId, &str)] = &[
+    (FigureId::ServerUptime, "the server's, not the debt's"),
+    (FigureId::AdaptiveLwm, "a line fixed by the settings"),
+    (
+        FigureId::CheckpointAgeSeverity,
+        "judged into severity and verdicts",
+    ),
+    (FigureId::FlushRegime, "words"),
+    (FigureId::IoCapacity, "a setting"),
+    (FigureId::IoCapacityMax, "a setting"),
+    (
+        FigureId::HistoryHeldBy,
+        "a record; verdicts names the holder's kind",
+    ),
+    (FigureId::PurgeThreads, "a setting"),
+    (FigureId::PurgeBatchSize, "a setting"),
+    (FigureId::MaxPurgeLag, "a setting"),
+    (FigureId::MaxPurgeLagDelay, "a setting"),
+    (
+        FigureId::PurgeBlocked,
+        "judged into verdicts (blocked_by_read_view)",
+    ),
+    (FigureId::PurgeLagTrx, "not yet a column"),
+    (FigureId::PurgeLagSeconds, "not yet a column"),
+    (FigureId::PurgeLagSecondsFrom, "words"),
+    (FigureId::PurgeLagTransactions, "not yet a column"),
+    (FigureId::PurgeLagBasis, "words"),
+    (FigureId::PurgePace, "not yet a column"),
+    (FigureId::PurgePaceOver, "the window of purge.pace"),
+    (FigureId::PurgeMoving, "judged into verdicts"),
+    (FigureId::OpenTrx, "not yet a column"),
+    (FigureId::OpenRwTrx, "not yet a column"),
+    (FigureId::OldestRw, "a record"),
+    (FigureId::DirtyDataPages, "a term of dirty_pct"),
+    (FigureId::DirtyFreePages, "a term of dirty_pct"),
+    (FigureId::DirtyBytes, "dirty_pages times the page size"),
+    (FigureId::DirtyLwmPct, "a setting"),
+    (FigureId::DirtySeverity, "judged into severity and verdicts"),
+    (FigureId::UndoScannedAt, "a time"),
+];
+
+/// The figures the CSV has a column for, with the column's name.
+pub fn csv_figures() -> Vec<(FigureId, &'static str)> {
+    COLUMNS
+        .iter()
+        .filter_map(|(name, c)| match c {
+            Col::Figure(id, _) | Col::Words(id, _) => Some((*id, *name)),
+            Col::Cell(_) => None,
+        })
+        .collect()
+}
+
 /// The columns, in order: name and how to read it.
-const COLUMNS: &[(&str, Cell)] = &[
-    ("time", |f| {
-        f.sampled_at.to_rfc3339_opts(SecondsFormat::Millis, true)
-    }),
-    ("interval_s", |f| num(f.interval_s, 3)),
-    ("lsn", |f| int(f.redo.lsn)),
-    ("checkpoint_lsn", |f| int(f.redo.checkpoint_lsn)),
-    ("checkpoint_age_bytes", |f| int(f.redo.checkpoint_age_bytes)),
-    ("redo_capacity_bytes", |f| int(f.redo.capacity_bytes)),
-    ("checkpoint_age_pct", |f| {
-        num(f.redo.checkpoint_age_pct_of_capacity, 2)
-    }),
-    ("async_point_bytes", |f| int(f.redo.async_point_bytes)),
-    ("sync_point_bytes", |f| int(f.redo.sync_point_bytes)),
-    ("redo_written_bytes_per_s", |f| {
-        num(f.redo.written_bytes_per_s, 1)
-    }),
-    ("flush_total_pages_per_s", |f| {
-        num(f.flush.total_pages_per_s, 2)
-    }),
-    ("flush_adaptive_pages_per_s", |f| {
-        num(f.flush.by_source_pages_per_s.adaptive, 2)
-    }),
-    ("flush_lru_pages_per_s", |f| {
-        num(f.flush.by_source_pages_per_s.lru, 2)
-    }),
-    ("flush_sync_pages_per_s", |f| {
-        num(f.flush.by_source_pages_per_s.sync, 2)
-    }),
-    ("flush_background_pages_per_s", |f| {
-        num(f.flush.by_source_pages_per_s.background, 2)
-    }),
-    ("flush_neighbor_pages_per_s", |f| {
-        num(f.flush.by_source_pages_per_s.neighbor, 2)
-    }),
-    ("flush_list_pages_per_s", |f| {
-        num(f.flush.flush_list_pages_per_s, 2)
-    }),
-    ("history_length", |f| int(f.history.length)),
-    ("history_growth_per_s", |f| num(f.history.growth_per_s, 2)),
-    ("history_held_back", |f| int(f.history.held_back)),
-    ("seconds_to_max_purge_lag", |f| {
-        num(f.history.seconds_to_max_purge_lag, 1)
-    }),
-    ("purge_records_per_s", |f| num(f.purge.records_per_s, 2)),
-    ("purge_undo_pages_per_s", |f| {
-        num(f.purge.undo_pages_per_s, 2)
-    }),
-    ("purge_inflow_records_per_s", |f| {
-        num(f.purge.inflow_records_per_s, 2)
-    }),
-    ("dml_delay_us", |f| int(f.purge.dml_delay_us)),
-    ("dml_delay_applied_us", |f| {
-        int(f.purge.dml_delay_applied_us)
-    }),
-    ("purge_state", |f| f.purge.state.clone().unwrap_or_default()),
-    ("dirty_pages", |f| int(f.dirty.pages)),
-    ("dirty_pct", |f| num(f.dirty.pct, 2)),
-    ("dirty_max_pct", |f| num(f.dirty.max_pct, 2)),
-    ("undo_size_bytes", |f| int(f.undo.size_bytes)),
-    ("undo_reads_per_s", |f| num(f.undo.reads_per_s, 2)),
-    ("undo_cached_pages", |f| int(f.undo.cached_pages)),
-    ("undo_resident_pct", |f| num(f.undo.resident_pct, 2)),
-    ("blocker_thread_id", |f| {
-        int(f.blocker.as_ref().and_then(|b| b.thread_id))
-    }),
-    // 0 when INNODB_TRX was read and nothing blocks; empty when it could not be read.
-    ("blocker_age_s", |f| int(f.blocker_age_s())),
-    ("blocker_trx_id", |f| {
-        f.blocker
-            .as_ref()
-            .map(|b| b.trx_id.clone())
-            .unwrap_or_default()
-    }),
-    ("severity", |f| {
-        f.severity()
-            .map(|s| s.as_str().to_string())
-            .unwrap_or_default()
-    }),
-    ("verdicts", |f| {
-        let kinds: Vec<&str> = f.verdicts.iter().map(|v| v.kind.as_str()).collect();
-        kinds.join(" ")
-    }),
+const COLUMNS: &[(&str, Col)] = &[
+    (
+        "time",
+        Col::Cell(|f| f.sampled_at.to_rfc3339_opts(SecondsFormat::Millis, true)),
+    ),
+    ("interval_s", Col::Cell(|f| num(f.interval_s, 3))),
+    ("lsn", Col::Figure(FigureId::RedoLsn, None)),
+    (
+        "checkpoint_lsn",
+        Col::Figure(FigureId::RedoCheckpointLsn, None),
+    ),
+    (
+        "checkpoint_age_bytes",
+        Col::Figure(FigureId::CheckpointAge, None),
+    ),
+    (
+        "redo_capacity_bytes",
+        Col::Figure(FigureId::RedoCapacity, None),
+    ),
+    (
+        "checkpoint_age_pct",
+        Col::Figure(FigureId::CheckpointAgePct, Some(2)),
+    ),
+    ("async_point_bytes", Col::Figure(FigureId::AsyncPoint, None)),
+    ("sync_point_bytes", Col::Figure(FigureId::SyncPoint, None)),
+    (
+        "redo_written_bytes_per_s",
+        Col::Figure(FigureId::RedoWritten, Some(1)),
+    ),
+    (
+        "flush_total_pages_per_s",
+        Col::Figure(FigureId::FlushTotal, Some(2)),
+    ),
+    (
+        "flush_adaptive_pages_per_s",
+        Col::Figure(FigureId::FlushAdaptive, Some(2)),
+    ),
+    (
+        "flush_lru_pages_per_s",
+        Col::Figure(FigureId::FlushLru, Some(2)),
+    ),
+    (
+        "flush_sync_pages_per_s",
+        Col::Figure(FigureId::FlushSync, Some(2)),
+    ),
+    (
+        "flush_background_pages_per_s",
+        Col::Figure(FigureId::FlushBackground, Some(2)),
+    ),
+    (
+        "flush_neighbor_pages_per_s",
+        Col::Figure(FigureId::FlushNeighbor, Some(2)),
+    ),
+    (
+        "flush_list_pages_per_s",
+        Col::Figure(FigureId::FlushList, Some(2)),
+    ),
+    ("history_length", Col::Figure(FigureId::HistoryLength, None)),
+    (
+        "history_growth_per_s",
+        Col::Figure(FigureId::HistoryGrowth, Some(2)),
+    ),
+    (
+        "history_held_back",
+        Col::Figure(FigureId::HistoryHeldBack, None),
+    ),
+    (
+        "seconds_to_max_purge_lag",
+        Col::Cell(|f| num(f.history.seconds_to_max_purge_lag, 1)),
+    ),
+    (
+        "purge_records_per_s",
+        Col::Figure(FigureId::PurgeRecords, Some(2)),
+    ),
+    (
+        "purge_undo_pages_per_s",
+        Col::Figure(FigureId::PurgeUndoPages, Some(2)),
+    ),
+    (
+        "purge_inflow_records_per_s",
+        Col::Figure(FigureId::PurgeInflow, Some(2)),
+    ),
+    ("dml_delay_us", Col::Figure(FigureId::DmlDelay, None)),
+    (
+        "dml_delay_applied_us",
+        Col::Figure(FigureId::DmlDelayApplied, None),
+    ),
+    (
+        "purge_state",
+        Col::Words(FigureId::PurgeState, |f| {
+            f.purge.state.clone().unwrap_or_default()
+        }),
+    ),
+    ("dirty_pages", Col::Figure(FigureId::DirtyPages, None)),
+    ("dirty_pct", Col::Figure(FigureId::DirtyPct, Some(2))),
+    ("dirty_max_pct", Col::Figure(FigureId::DirtyMaxPct, Some(2))),
+    ("undo_size_bytes", Col::Figure(FigureId::UndoSize, None)),
+    (
+        "undo_reads_per_s",
+        Col::Figure(FigureId::UndoReads, Some(2)),
+    ),
+    (
+        "undo_cached_pages",
+        Col::Figure(FigureId::UndoCachedPages, None),
+    ),
+    (
+        "undo_resident_pct",
+        Col::Figure(FigureId::UndoResidentPct, Some(2)),
+    ),
+    (
+        "blocker_thread_id",
+        Col::Cell(|f| int(f.blocker.as_ref().and_then(|b| b.thread_id))),
+    ),
+    // The registry's blocker figure is its age: 0 when INNODB_TRX was read and nothing
+    // blocks, empty when it could not be read.
+    ("blocker_age_s", Col::Figure(FigureId::Blocker, None)),
+    (
+        "blocker_trx_id",
+        Col::Cell(|f| {
+            f.blocker
+                .as_ref()
+                .map(|b| b.trx_id.clone())
+                .unwrap_or_default()
+        }),
+    ),
+    (
+        "severity",
+        Col::Cell(|f| {
+            f.severity()
+                .map(|s| s.as_str().to_string())
+                .unwrap_or_default()
+        }),
+    ),
+    (
+        "verdicts",
+        Col::Cell(|f| {
+            let kinds: Vec<&str> = f.verdicts.iter().map(|v| v.kind.as_str()).collect();
+            kinds.join(" ")
+        }),
+    ),
 ];
 
 /// The header row's names, in column order (the figures', then `notes`).
@@ -158,7 +293,7 @@ fn row<W: Write>(out: &mut csv::Writer<W>, figures: &Figures, notes: &[Note]) ->
     let texts: Vec<&str> = notes.iter().map(|n| n.text.as_str()).collect();
     let cells = COLUMNS
         .iter()
-        .map(|(_, cell)| cell(figures))
+        .map(|(_, col)| col.cell(figures))
         .chain([texts.join(" | ")]);
     out.write_record(cells)
 }

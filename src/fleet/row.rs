@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use crate::figures::Figures;
+use crate::figures::{FigureId, Figures};
 use crate::figures::{Severity, VerdictKind};
 use crate::openmetrics::parse::Scrape;
 
@@ -37,12 +37,12 @@ impl RowFigures {
             age_pct_of_async: f.redo.pct_of_async(),
             seconds_to_stall: f.redo.seconds_to_sync_point,
             seconds_to_async: f.redo.seconds_to_async_point,
-            history: f.history.length,
+            history: whole(FigureId::HistoryLength.number(f)),
             history_eta_s: f.history.seconds_to_max_purge_lag,
-            blocker_age_s: f.blocker_age_s(),
+            blocker_age_s: whole(FigureId::Blocker.number(f)),
             blocker_thread: f.blocker.as_ref().and_then(|b| b.thread_id),
-            dirty_pct: f.dirty.pct,
-            dml_delay_us: f.purge.dml_delay_applied_us,
+            dirty_pct: FigureId::DirtyPct.number(f),
+            dml_delay_us: whole(FigureId::DmlDelayApplied.number(f)),
             cost_ms: f
                 .self_cost
                 .as_ref()
@@ -66,17 +66,19 @@ impl RowFigures {
             .cloned();
         let u = |name: &str| s.value(name).filter(|v| v.is_finite()).map(|v| v as u64);
         let f = |name: &str| s.value(name);
+        // The registry's figures by their families (`openmetrics::figures`), in its units.
+        let fig = |id: FigureId| crate::openmetrics::figures::from_scrape(s, id);
         RowFigures {
             verdict: kind.zip(severity),
             age_pct_of_async: f("innodebt_checkpoint_age_async_ratio").map(|r| r * 100.0),
             seconds_to_stall: f("innodebt_seconds_to_stall_point"),
             seconds_to_async: f("innodebt_seconds_to_async_point"),
-            history: u("innodebt_history_list_length"),
+            history: whole(fig(FigureId::HistoryLength)),
             history_eta_s: f("innodebt_history_seconds_to_max_purge_lag"),
-            blocker_age_s: u("innodebt_purge_blocker_age_seconds"),
+            blocker_age_s: whole(fig(FigureId::Blocker)),
             blocker_thread: u("innodebt_purge_blocker_thread_id"),
-            dirty_pct: f("innodebt_dirty_pages_ratio").map(|r| r * 100.0),
-            dml_delay_us: f("innodebt_dml_delay_applied_seconds").map(|s| (s * 1e6).round() as u64),
+            dirty_pct: fig(FigureId::DirtyPct),
+            dml_delay_us: whole(fig(FigureId::DmlDelayApplied)),
             cost_ms: f("innodebt_self_server_seconds_per_tick")
                 .or(f("innodebt_poll_duration_seconds"))
                 .map(|s| s * 1000.0),
@@ -91,6 +93,12 @@ impl RowFigures {
             .filter(|v| v.is_finite())
             .min_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal))
     }
+}
+
+/// A whole number of the registry (a count, µs, seconds) as the row keeps it.
+fn whole(v: Option<f64>) -> Option<u64> {
+    v.filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|v| v.round() as u64)
 }
 
 /// How a row's server is doing as a link.

@@ -6,6 +6,7 @@
 
 pub mod exporter;
 pub mod families;
+pub mod figures;
 pub mod parse;
 
 use std::fmt::Write as _;

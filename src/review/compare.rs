@@ -31,7 +31,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::stats::Distribution;
-use crate::figures::{Figures, Severity, VerdictKind};
+use crate::figures::{FigureId, Figures, Severity, VerdictKind};
 use crate::sample::ServerInfo;
 
 pub const SETTING_SCORE: f64 = 3.0;
@@ -52,7 +52,23 @@ struct FigureDef {
     /// workload). A shift the better way scores half, with no severity weight.
     worse_higher: Option<bool>,
     kinds: &'static [VerdictKind],
-    get: Getter,
+    get: Get,
+}
+
+/// Where compare reads a figure: from the registry ([`FigureId::number`], its unknown rule
+/// with it), or a reading of its own for what is no figure of the registry (a ratio of two).
+enum Get {
+    Figure(FigureId),
+    Own(Getter),
+}
+
+impl FigureDef {
+    fn value(&self, f: &Figures) -> Option<f64> {
+        match self.get {
+            Get::Figure(id) => id.number(f),
+            Get::Own(get) => get(f).filter(|v| v.is_finite()),
+        }
+    }
 }
 
 use VerdictKind::{BlockedByReadView as Blocked, FlushPressure as Flush};
@@ -65,7 +81,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 10.0,
         worse_higher: Some(true),
         kinds: &[Blocked, Trap],
-        get: |f| f.blocker_age_s().map(|s| s as f64),
+        get: Get::Figure(FigureId::Blocker),
     },
     FigureDef {
         name: "history length",
@@ -73,7 +89,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 100.0,
         worse_higher: Some(true),
         kinds: &[Blocked, Slow, Trap, Held],
-        get: |f| f.history.length.map(|v| v as f64),
+        get: Get::Figure(FigureId::HistoryLength),
     },
     FigureDef {
         name: "history held back by the oldest read view",
@@ -81,7 +97,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 100.0,
         worse_higher: Some(true),
         kinds: &[Blocked],
-        get: |f| f.history.held_back.map(|v| v as f64),
+        get: Get::Figure(FigureId::HistoryHeldBack),
     },
     FigureDef {
         name: "history growth",
@@ -89,7 +105,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 10.0,
         worse_higher: Some(true),
         kinds: &[Blocked, Slow],
-        get: |f| f.history.growth_per_s,
+        get: Get::Figure(FigureId::HistoryGrowth),
     },
     FigureDef {
         name: "purged records",
@@ -97,7 +113,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 10.0,
         worse_higher: Some(false),
         kinds: &[Blocked, Slow],
-        get: |f| f.purge.records_per_s,
+        get: Get::Figure(FigureId::PurgeRecords),
     },
     FigureDef {
         name: "DML delay writes pay",
@@ -105,7 +121,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 100.0,
         worse_higher: Some(true),
         kinds: &[Trap],
-        get: |f| f.purge.dml_delay_applied_us.map(|v| v as f64),
+        get: Get::Figure(FigureId::DmlDelayApplied),
     },
     FigureDef {
         name: "undo size",
@@ -113,7 +129,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 1_048_576.0,
         worse_higher: Some(true),
         kinds: &[Blocked],
-        get: |f| f.undo.size_bytes.map(|v| v as f64),
+        get: Get::Figure(FigureId::UndoSize),
     },
     FigureDef {
         name: "checkpoint age (% of async point)",
@@ -121,7 +137,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 5.0,
         worse_higher: Some(true),
         kinds: &[Flush],
-        get: |f| f.redo.pct_of_async(),
+        get: Get::Own(|f| f.redo.pct_of_async()),
     },
     FigureDef {
         name: "checkpoint age",
@@ -129,7 +145,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 1_048_576.0,
         worse_higher: Some(true),
         kinds: &[Flush],
-        get: |f| f.redo.checkpoint_age_bytes.map(|v| v as f64),
+        get: Get::Figure(FigureId::CheckpointAge),
     },
     FigureDef {
         name: "sync flushing",
@@ -137,7 +153,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 1.0,
         worse_higher: Some(true),
         kinds: &[Flush],
-        get: |f| f.flush.by_source_pages_per_s.sync,
+        get: Get::Figure(FigureId::FlushSync),
     },
     FigureDef {
         name: "pages flushed",
@@ -145,7 +161,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 10.0,
         worse_higher: None,
         kinds: &[Flush],
-        get: |f| f.flush.total_pages_per_s,
+        get: Get::Figure(FigureId::FlushTotal),
     },
     FigureDef {
         name: "dirty pages",
@@ -153,7 +169,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 2.0,
         worse_higher: Some(true),
         kinds: &[Flush],
-        get: |f| f.dirty.pct,
+        get: Get::Figure(FigureId::DirtyPct),
     },
     FigureDef {
         name: "crash recovery estimate",
@@ -161,7 +177,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 1.0,
         worse_higher: Some(true),
         kinds: &[Flush],
-        get: |f| f.recovery.as_ref().map(|r| r.estimate_s),
+        get: Get::Own(|f| f.recovery.as_ref().map(|r| r.estimate_s)),
     },
     FigureDef {
         name: "redo written",
@@ -169,7 +185,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 102_400.0,
         worse_higher: None,
         kinds: &[],
-        get: |f| f.redo.written_bytes_per_s,
+        get: Get::Figure(FigureId::RedoWritten),
     },
     FigureDef {
         name: "rows updated and deleted",
@@ -177,7 +193,7 @@ const FIGURES: &[FigureDef] = &[
         floor: 10.0,
         worse_higher: None,
         kinds: &[],
-        get: |f| f.purge.inflow_records_per_s,
+        get: Get::Figure(FigureId::PurgeInflow),
     },
 ];
 
@@ -278,7 +294,7 @@ impl Side {
         self.from.get_or_insert(f.sampled_at);
         self.to = Some(f.sampled_at);
         for (def, vals) in FIGURES.iter().zip(&mut self.values) {
-            if let Some(v) = (def.get)(f).filter(|v| v.is_finite()) {
+            if let Some(v) = def.value(f) {
                 vals.push(v);
             }
         }

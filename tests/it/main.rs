@@ -59,6 +59,7 @@ mod ptstalk;
 mod readme_picture;
 mod record_replay;
 mod recovery;
+mod registry;
 mod render;
 mod replay_window;
 mod scenarios;
