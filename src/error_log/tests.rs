@@ -250,3 +250,66 @@ fn unfinished_and_untimed_recoveries_are_errors_that_say_why() {
         Err(CalibrationError::NoCrashRecovery)
     );
 }
+
+/// `performance_schema.error_log` (MySQL 8.0.22+) rows give the lines of the file: the same
+/// recovery, whatever the session's time zone (the time comes as Unix seconds).
+#[test]
+fn mysql_error_log_table_reads_like_the_file() {
+    let rows = [
+        (
+            "1740823200.100000",
+            "System",
+            "MY-010116",
+            "Server",
+            "mysqld (mysqld 8.0.36) starting as process 2001",
+        ),
+        (
+            "1740823200.200000",
+            "Note",
+            "MY-012557",
+            "InnoDB",
+            "Database was not shutdown normally!",
+        ),
+        (
+            "1740823200.300000",
+            "Note",
+            "MY-013086",
+            "InnoDB",
+            "Starting to parse redo log at lsn = 536973859, whereas checkpoint_lsn = 536974192 and start_lsn = 536973824",
+        ),
+        (
+            "1740823202.300000",
+            "Note",
+            "MY-012550",
+            "InnoDB",
+            "Doing recovery: scanned up to log sequence number 1036974192",
+        ),
+        (
+            "1740823204.300000",
+            "Note",
+            "MY-012535",
+            "InnoDB",
+            "Apply batch completed!",
+        ),
+        (
+            "1740823205",
+            "System",
+            "MY-010931",
+            "Server",
+            "mysqld: ready for connections.\nVersion: '8.0.36'",
+        ),
+        ("not a time", "Note", "MY-000000", "Server", "odd"),
+    ];
+    let text = lines_from_table(rows);
+    assert_eq!(text.lines().count(), rows.len());
+    assert!(
+        text.starts_with("2025-03-01T10:00:00.100000Z 0 [System] [MY-010116] [Server] mysqld"),
+        "{text}"
+    );
+    let c = calibrate_from_error_log(&text).expect("a recovery");
+    assert_eq!(c.redo_bytes, 500_000_000);
+    assert!((c.seconds - 4.0).abs() < 1e-6, "{}", c.seconds);
+    assert_eq!(c.timestamp_resolution_s, 1e-6);
+    let from_table = RecoveryLog::parsed("performance_schema.error_log", &text);
+    assert_eq!(from_table.calibration(), Some(&c));
+}

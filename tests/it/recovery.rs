@@ -183,7 +183,7 @@ async fn crash(server: &mut PrivateServer, size: &str, fraction: f64) -> Crash {
         .collect();
     let w = &watch;
     let (age, auto_s, auto_origin, auto_source, default_s) = wait_for_async_every(
-        Duration::from_secs(300),
+        Duration::from_secs(900),
         Duration::from_millis(20),
         format!("{size}: checkpoint age {target} ({fraction} of M) under the load"),
         || async move {
@@ -250,7 +250,10 @@ async fn crashes(size: &str) -> Vec<Crash> {
     fill_table(server.opts()).await;
     let mut out = Vec::new();
     for fraction in AGES {
-        out.push(crash(&mut server, size, fraction).await);
+        let c = crash(&mut server, size, fraction).await;
+        // As it comes: a long run that fails later still leaves its rows.
+        eprintln!("{}", row(&c));
+        out.push(c);
     }
     out
 }

@@ -24,30 +24,19 @@ pub const TAIL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads the error log and finds its last crash recovery; never fails the connection.
 pub(super) async fn read(conn: &mut Conn, flavor: &Flavor, limit: Duration) -> RecoveryLog {
-    if flavor.has_error_log_table() {
-        // Refused (privilege): the file may still be readable on this host.
-        if let Ok(rs) = rows(conn, ERROR_LOG_TABLE_SQL, limit).await {
-            {
-                let cells: Vec<[String; 5]> = rs
-                    .iter()
-                    .map(|r| {
-                        std::array::from_fn(|i| {
-                            r.as_ref(i).and_then(value_text).unwrap_or_default()
-                        })
-                    })
-                    .collect();
-                let text = crate::error_log::lines_from_table(cells.iter().map(|c| {
-                    (
-                        c[0].as_str(),
-                        c[1].as_str(),
-                        c[2].as_str(),
-                        c[3].as_str(),
-                        c[4].as_str(),
-                    )
-                }));
-                return RecoveryLog::parsed("performance_schema.error_log", &text);
-            }
-        }
+    // Refused (privilege): the file may still be readable on this host.
+    if flavor.has_error_log_table()
+        && let Ok(rs) = rows(conn, ERROR_LOG_TABLE_SQL, limit).await
+    {
+        let cells: Vec<[String; 5]> = rs
+            .iter()
+            .map(|r| std::array::from_fn(|i| r.as_ref(i).and_then(value_text).unwrap_or_default()))
+            .collect();
+        let text =
+            crate::error_log::lines_from_table(cells.iter().map(|[a, b, c, d, e]| {
+                (a.as_str(), b.as_str(), c.as_str(), d.as_str(), e.as_str())
+            }));
+        return RecoveryLog::parsed("performance_schema.error_log", &text);
     }
     let socket = conn.opts().socket().is_some();
     let vars = match rows(conn, ERROR_LOG_FILE_SQL, limit).await {
