@@ -9,13 +9,14 @@
 //!   LSN=…", "Multi-batch recovery needed at LSN …", then "InnoDB: log sequence number …;
 //!   transaction id …" (`srv_start`: InnoDB is up) and "mariadbd: ready for connections."
 //!   (checked against 10.11.19's binary and real recoveries, `tests/it/recovery.rs`).
-//! - MySQL 8.0 (`log0recv.cc`): `ER_IB_MSG_1261` (MY-013086) "Starting to parse redo log at lsn =
-//!   …, whereas checkpoint_lsn = …" (`recv_scan_log_recs`), `ER_IB_MSG_724` (MY-012550) "Doing
-//!   recovery: scanned up to log sequence number …", `ER_IB_MSG_719` "Applying a batch of N redo
-//!   log records ..." and `ER_IB_MSG_720` (MY-012535) "Apply batch completed!" (`recv_apply_hashed_log_recs`),
-//!   MY-012552 "Starting crash recovery."; 8.0.30+ also "The latest found checkpoint is at lsn =
-//!   …" (MY-013883). From anywhere on ≥ 8.0.22 the same lines come from
-//!   `performance_schema.error_log` ([`lines_from_table`]).
+//! - MySQL 8.0 (`log0recv.cc`): `ER_IB_MSG_1261` "Starting to parse redo log at lsn = …, whereas
+//!   checkpoint_lsn = …" (`recv_scan_log_recs`, checked in the mysql-server tree; MY-013086 in
+//!   the log), then as real 8.0 logs print them (bug #103209's log, the samples in the tests):
+//!   MY-012550 "Doing recovery: scanned up to log sequence number …", MY-012532 "Applying a
+//!   batch of N redo log records ...", MY-012535 "Apply batch completed!", MY-012552 "Starting
+//!   crash recovery."; 8.0.30+ also MY-013883 "The latest found checkpoint is at lsn = …".
+//!   From anywhere on ≥ 8.0.22 the same lines come from `performance_schema.error_log`
+//!   ([`lines_from_table`]).
 //! - MySQL 5.6/5.7: "Log scan progressed past the checkpoint lsn …", "Doing recovery: scanned up
 //!   to log sequence number …", "Starting an apply batch of log records to the database...",
 //!   "Apply batch completed".
