@@ -12,7 +12,7 @@
 //!
 //! 1. foundation: `text`, `units`, `term`, `mycnf`, `keymap` (every key, as data) — std and
 //!    external crates only
-//! 2. what the server is and says: `innodb_status`, `textdump`, `source::flavor`, `sample`
+//! 2. what the server is and says: `innodb_status`, `textdump`, `error_log` (its last crash recovery), `source::flavor`, `sample`
 //! 3. getting samples and keeping them: `source`, `source::connect`, `source::live`, `capture`
 //! 4. the command line: `cli` — flags, option files and environment resolved into values
 //! 5. the figures of a moment, as data: `figures`
@@ -33,6 +33,7 @@ pub mod check;
 pub mod cli;
 pub mod control;
 pub mod derive;
+pub mod error_log;
 pub mod figures;
 pub mod fleet;
 pub mod innodb_status;

@@ -263,6 +263,9 @@ pub struct ServerInfo {
     pub flavor: Flavor,
     /// The relevant global variables by lower-case name.
     pub variables: BTreeMap<String, String>,
+    /// The server's error log as read at connect: its last crash recovery, or why none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_log: Option<Box<crate::error_log::RecoveryLog>>,
 }
 
 impl ServerInfo {
@@ -385,6 +388,7 @@ impl ServerInfo {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
+            recovery_log: None,
         }
     }
 }

@@ -484,6 +484,7 @@ fn server_info(
         version_comment: comment,
         flavor,
         variables,
+        recovery_log: None,
     })
 }
 

@@ -136,9 +136,16 @@ impl Deriver {
     fn assess(&mut self, figures: &mut Figures, info: &ServerInfo, t_s: f64) {
         let layout = RedoLayout::from_info(info);
         let key = (layout, self.last_capacity);
+        // `--recovery-rate`, else this server's own last recovery, else its flavour's default.
+        let recovery = self.recovery.for_server(info);
+        if let Some((_, engine)) = self.engine.as_mut()
+            && engine.config().recovery != recovery
+        {
+            engine.set_recovery_model(recovery.clone());
+        }
         if self.engine.as_ref().is_none_or(|(k, _)| *k != key) {
             let cfg = EngineConfig {
-                recovery: self.recovery.clone(),
+                recovery,
                 layout,
                 hysteresis: self.hysteresis,
                 ..EngineConfig::default()

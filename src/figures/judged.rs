@@ -175,6 +175,9 @@ pub struct Recovery {
     pub worst_case_redo_bytes: Option<u64>,
     pub rate_bytes_per_s: f64,
     pub rate_source: String,
+    /// Seconds of the restart outside redo application, in the estimate.
+    #[serde(default)]
+    pub startup_s: f64,
     /// Dirty pages now: a lower bound on the pages recovery must read.
     pub pages_to_read: Option<u64>,
     pub page_reads_per_s: f64,

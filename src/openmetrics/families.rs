@@ -303,7 +303,7 @@ pub const FIGURES: &[Family<Figures>] = &[
     gauge(
         "innodebt_recovery_estimate_seconds",
         "seconds",
-        "Estimated crash-recovery time if the server died now",
+        "Estimated crash-recovery time if the server died now, to the first query: start-up plus redo at the rate of the server's last crash recovery in its error log, else its flavour's default (--recovery-rate overrides)",
         |f| f.recovery.as_ref().map(|r| r.estimate_s),
     ),
     gauge(

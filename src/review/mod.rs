@@ -201,7 +201,8 @@ pub fn what_if(
             )
         })?;
     let scenario = Scenario::new(settings, &info)?;
-    let mut run = WhatIf::new(scenario, &info, model);
+    // The recorded server's own model: its log's last recovery, else its flavour's default.
+    let mut run = WhatIf::new(scenario, &info, model.for_server(&info));
     let name = set.name().to_string();
     for f in set.figures(w.first, w.last) {
         run.observe(&f.map_err(|e| format!("{name}: {e}"))?);

@@ -310,6 +310,12 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
                 },
                 c.rate_bytes_per_s as u64
             );
+            println!(
+                "innodebt reads the same lines by itself at connect (the @@log_error file when it \
+                 runs on the database host; performance_schema.error_log on MySQL 8.0.22+) and \
+                 then says \"calibrated from this server's recovery of {}\" by its estimate",
+                c.started_at.format("%Y-%m-%d")
+            );
             ExitCode::SUCCESS
         }
         Err(e) => fail(EXIT_CONFIG, format!("{}: {e}", error_log.display())),

@@ -388,11 +388,44 @@ fn flavor_of(app: &App, f: &Figures) -> Flavor {
         .unwrap_or_else(|| Flavor::of_server(&f.server.flavor, &f.server.version))
 }
 
-/// "default (published field figures: …)" → "default"; "--recovery-rate" stays.
+/// The rate source in a word or two, for the panel's one line (the text and JSON outputs
+/// carry it whole): "default", "calibrated 2026-11-20" (the day of the server's recovery it
+/// comes from), "--recovery-rate".
 fn short_source(source: &str) -> String {
-    let s = sanitize(source, 80);
-    match s.split_once(" (") {
-        Some((head, _)) => head.to_string(),
-        None => s,
+    let s = sanitize(source, 120);
+    if let Some(rest) = s.strip_prefix("calibrated from this server's recovery of ") {
+        return format!("calibrated {}", rest.get(..10).unwrap_or(rest));
+    }
+    let cut = [" (", ": ", ", ", "; "]
+        .iter()
+        .filter_map(|sep| s.find(sep))
+        .min();
+    let head = cut.map_or(s.as_str(), |i| &s[..i]);
+    match head.strip_prefix("default rate") {
+        Some(_) => "default".to_string(),
+        None => head.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_source;
+
+    #[test]
+    fn the_panel_names_the_rate_source_in_a_word() {
+        assert_eq!(
+            short_source(
+                "calibrated from this server's recovery of 2026-11-20: 782.2 MB in 21 s → 39.1 MB/s"
+            ),
+            "calibrated 2026-11-20"
+        );
+        assert_eq!(
+            short_source(
+                "default rate for MariaDB 10.11: 80.0 MB/s (this project's measured MariaDB 10.11 \
+                 recoveries); not calibrated: the server runs on db1, not here"
+            ),
+            "default"
+        );
+        assert_eq!(short_source("--recovery-rate"), "--recovery-rate");
     }
 }

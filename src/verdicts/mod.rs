@@ -42,7 +42,9 @@ use crate::source::flavor::Flavor;
 pub use flush::FlushJudgement;
 pub use layout::RedoLayout;
 pub use purge::PurgeJudgement;
-pub use recovery::{Calibration, CalibrationError, RecoveryModel, calibrate_from_error_log};
+pub use recovery::{
+    Calibration, CalibrationError, RateOrigin, RecoveryModel, calibrate_from_error_log,
+};
 pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
 pub use unknown::{severity_without_fresh_data, without_fresh_data};
 

@@ -49,6 +49,7 @@ pub fn mariadb(overrides: &[(&str, &str)]) -> ServerInfo {
         version_comment: MARIADB_COMMENT.into(),
         flavor: Flavor::from_variables(&variables),
         variables,
+        recovery_log: None,
     }
 }
 

@@ -8,6 +8,7 @@ use crate::common::gate;
 
 use std::sync::OnceLock;
 
+use innodebt::error_log;
 use innodebt::innodb_status;
 use innodebt::textdump;
 use proptest::prelude::*;
@@ -51,6 +52,7 @@ fn run_all_parsers(s: &str) {
     let _ = textdump::parse_name_values(s);
     let _ = textdump::parse_mysqladmin_samples(s);
     let _ = textdump::parse_innodb_metrics(s);
+    let _ = error_log::calibrate_from_error_log(s);
 }
 
 /// Rounds `i` down to a char boundary of `s`.
@@ -114,6 +116,46 @@ const FRAGMENTS: &[&str] = &[
     "é",
 ];
 
+/// The beginnings of error-log lines around a crash recovery (MariaDB 10.5+, MySQL 5.6–8.x),
+/// with timestamps of every shape the parser reads, and broken ones.
+const ERROR_LOG_FRAGMENTS: &[&str] = &[
+    "2026-11-21 20:37:20 0 [Note] Starting MariaDB 10.11.19-MariaDB as process ",
+    "2026-11-21 20:37:20 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=",
+    "2026-11-21 20:37:21 0 [Note] InnoDB: End of log at LSN=",
+    "2026-11-21  9:37:21 0 [Note] InnoDB: To recover: ",
+    "2026-11-21 20:37:21 0 [Note] InnoDB: To recover: LSN ",
+    "2026-11-21 20:37:21 0 [Note] InnoDB: Read redo log up to LSN=",
+    "2026-11-21 20:37:21 0 [Note] InnoDB: Multi-batch recovery needed at LSN ",
+    "2026-11-21 20:37:21 0 [Note] InnoDB: log sequence number ",
+    "; transaction id ",
+    " pages",
+    "2026-11-21 20:37:22 0 [Note] mariadbd: ready for connections.",
+    "2025-03-01T10:00:00.1Z 0 [System] [MY-010116] [Server] mysqld (mysqld 8.0.36) starting as process ",
+    "2025-03-01T10:00:00.300000+08:00 1 [Note] [MY-013086] [InnoDB] Starting to parse redo log at lsn = ",
+    ", whereas checkpoint_lsn = ",
+    "2025-03-01T10:00:01.3-99:99 1 [Note] [MY-012550] [InnoDB] Doing recovery: scanned up to log sequence number ",
+    "2025-03-01T10:00:04.300000Z 1 [Note] [MY-012535] [InnoDB] Apply batch completed!",
+    "2025-03-01T10:00:0",
+    "[MY-012557] [InnoDB] Database was not shutdown normally!",
+    "The latest found checkpoint is at lsn = ",
+    "Log scan progressed past the checkpoint lsn ",
+    "120314 11:03:18  InnoDB: Starting an apply batch of log records to the database...",
+    "9999-99-99 99:99:99 ",
+    "18446744073709551616",
+    "-1",
+    "é",
+];
+
+fn error_log_like() -> impl Strategy<Value = String> {
+    let line = (
+        prop::sample::select(ERROR_LOG_FRAGMENTS),
+        "[0-9 /;.:a-z\u{e9}]{0,24}",
+    )
+        .prop_map(|(a, b)| format!("{a}{b}"));
+    let sep = prop::sample::select(&["\n", "\r\n", " "][..]);
+    (prop::collection::vec(line, 0..60), sep).prop_map(|(lines, sep)| lines.join(sep))
+}
+
 fn status_like() -> impl Strategy<Value = String> {
     let line = (
         prop::sample::select(FRAGMENTS),
@@ -143,6 +185,31 @@ proptest! {
     #[test]
     fn status_like_strings_never_panic(s in status_like()) {
         run_all_parsers(&s);
+    }
+
+    /// Odd recovery logs never panic, and a calibration they give is self-consistent.
+    #[test]
+    fn error_log_like_strings_never_panic(s in error_log_like()) {
+        if let Ok(c) = error_log::calibrate_from_error_log(&s) {
+            prop_assert!(c.end_lsn > c.checkpoint_lsn);
+            prop_assert_eq!(c.redo_bytes, c.end_lsn - c.checkpoint_lsn);
+            prop_assert!(c.seconds >= 0.0 && c.rate_bytes_per_s.is_finite());
+        }
+    }
+
+    /// performance_schema.error_log rows of any content become lines the parser reads.
+    #[test]
+    fn error_log_table_rows_never_panic(
+        rows in prop::collection::vec(
+            ("[-0-9.e+]{0,20}", "[A-Za-z]{0,8}", "[A-Z0-9-]{0,10}", "[A-Za-z]{0,8}", any::<String>()),
+            0..20,
+        )
+    ) {
+        let text = error_log::lines_from_table(
+            rows.iter().map(|(a, b, c, d, e)| (a.as_str(), b.as_str(), c.as_str(), d.as_str(), e.as_str())),
+        );
+        prop_assert_eq!(text.lines().count(), rows.len());
+        let _ = error_log::calibrate_from_error_log(&text);
     }
 }
 

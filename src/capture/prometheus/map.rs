@@ -347,6 +347,7 @@ pub fn map(series: &[Series], label: &str) -> Mapped {
         version_comment: comment,
         flavor,
         variables: variables.clone(),
+        recovery_log: None,
     };
 
     let mut events = Vec::with_capacity(moments.len() + 1);

@@ -3,10 +3,12 @@
 //! everything else asks the [`Flavor`] it was handed. Here: what the server is (detection);
 //! `sql` what to ask it, `redo` its redo capacity and flush points, `knobs` what its purge and
 //! dirty-page settings do and how they can be changed; `words` what the redo points are called;
-//! `flushing` what the page cleaner does for redo at an age (`innodb_adaptive_flushing[_lwm]`).
+//! `flushing` what the page cleaner does for redo at an age (`innodb_adaptive_flushing[_lwm]`);
+//! `recovery` how fast it recovers from a crash when its own error log cannot say.
 
 mod flushing;
 mod knobs;
+mod recovery;
 mod redo;
 mod redo_early80;
 mod sql;
@@ -16,6 +18,10 @@ use serde::{Deserialize, Serialize};
 
 pub use flushing::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeLines};
 pub use knobs::{DmlDelayRule, KnobSpec};
+pub use recovery::{
+    ERROR_LOG_FILE_SQL, ERROR_LOG_TABLE_SQL, MARIADB_105_RECOVERY, MYSQL_56_RECOVERY,
+    MYSQL_57_RECOVERY, MYSQL_80_RECOVERY, RecoveryDefault,
+};
 pub use redo::{
     RedoPoints, mariadb_points, mysql_57_max_checkpoint_age, mysql_57_points,
     mysql_80_checkpoint_age_target, mysql_80_points, mysql_80_points_with, mysql_8030_points,

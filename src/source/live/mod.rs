@@ -2,6 +2,7 @@
 //! touches the terminal. Ticks are skipped (not queued) when the server is slow, every query
 //! has a timeout, and a lost connection is retried with a capped backoff.
 
+mod errlog;
 mod query;
 mod session;
 
@@ -18,6 +19,7 @@ use tokio::time::MissedTickBehavior;
 use crate::sample::SourceEvent;
 use crate::source::cadence::Guard;
 
+pub use errlog::read_file as read_error_log_file;
 pub(crate) use query::value_text;
 pub use session::Session;
 

@@ -65,6 +65,10 @@ impl Session {
         let flavor = Flavor::from_variables(&variables);
         let mut variables = variables;
         variables.extend(read_only_answers(&mut conn, &flavor, cfg.query_timeout).await);
+        // Once per connection: a restarted server is a new connection, read again.
+        let recovery_log = Some(Box::new(
+            super::errlog::read(&mut conn, &flavor, cfg.query_timeout).await,
+        ));
         let mut guard = Guard::new(cfg.interval);
         // The variables were just read: next due one cadence from now.
         guard.record(
@@ -81,6 +85,7 @@ impl Session {
                 version_comment: comment,
                 flavor,
                 variables,
+                recovery_log,
             },
             guard,
             sessions: Sessions::default(),

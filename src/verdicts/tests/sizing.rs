@@ -30,7 +30,7 @@ fn sizing_mysql_8030() {
     assert_eq!(s.hour_of_writes_bytes, Some(3_600_000_000));
     // Worst case at 80 MiB: where writes stall, the free-check limit 69,762,560
     // (log0chkp.cc log_free_check_capacity), at the default rate.
-    assert!((s.worst_case_recovery_s_at_advised - 69_762_560.0 * 1200.0 / 10e9).abs() < 1e-9);
+    assert!((s.worst_case_recovery_s_at_advised - 69_762_560.0 * 1200.0 / 10.5e9).abs() < 1e-9);
     assert!(
         s.advice.contains("still leaves 20 % headroom"),
         "{}",
@@ -52,11 +52,11 @@ fn sizing_mysql_80_two_files() {
     assert_eq!(s.setting, "innodb_log_file_size = 84M (× 2 files = 168M)");
     assert!(s.advice.contains("grow to"), "{}", s.advice);
     // The what-if model at the advised size: 100,000,000 is 81 % of the 123,446,784 async
-    // point; a crash at the peak: 100 MB ÷ (10 GB / 20 min) = 12 s.
+    // point; a crash at the peak: 100 MB ÷ (10.5 GB / 20 min) = 11 s.
     assert!(
         s.advice.contains(
             "What if: with 168M: async never reached (peak at 81 % of its async point); \
-             worst recovery 12s (default rate)."
+             worst recovery 11s (default rate)."
         ),
         "{}",
         s.advice
