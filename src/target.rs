@@ -29,6 +29,9 @@ pub struct TargetSpec {
     pub events: usize,
     /// Commands buffered towards the poller.
     pub commands: usize,
+    /// Wait this long before the first connect: `serve` spreads a large fleet's first polls
+    /// over one interval so they do not all fire at once.
+    pub start_after: std::time::Duration,
 }
 
 /// A running target: its derived events, the way to steer its poller, and the poller task
@@ -70,7 +73,13 @@ impl DerivedEvents {
 pub fn spawn_target(spec: TargetSpec) -> Target {
     let (tx, events) = mpsc::channel(spec.events);
     let (commands, cmd_rx) = mpsc::channel(spec.commands);
-    let poller = tokio::spawn(live::run(spec.first, spec.connect, spec.cfg, tx, cmd_rx));
+    let start_after = spec.start_after;
+    let poller = tokio::spawn(async move {
+        if !start_after.is_zero() {
+            tokio::time::sleep(start_after).await;
+        }
+        live::run(spec.first, spec.connect, spec.cfg, tx, cmd_rx).await;
+    });
     Target {
         feed: DerivedEvents {
             events,

@@ -36,6 +36,10 @@ pub struct WriterOptions {
     pub level: i32,
     /// At most this long between `fdatasync`s, so a machine crash loses at most this much.
     pub sync_every: Duration,
+    /// log2 of the zstd window at levels ≥ 7 (its match tables get a half and a quarter as
+    /// many entries): 21 (~8 MB per open file) for one capture; a recorder of a thousand
+    /// targets keeps a thousand open (it takes 14, ~0.1 MB, see `serve::recorder`).
+    pub window_log: u32,
 }
 
 impl Default for WriterOptions {
@@ -45,6 +49,7 @@ impl Default for WriterOptions {
             frame_records: FRAME_RECORDS,
             level: 9,
             sync_every: Duration::from_secs(1),
+            window_log: 21,
         }
     }
 }
@@ -305,10 +310,11 @@ impl CaptureWriter {
                 // A section is ~2 MB of JSON: a bigger window or bigger match tables buy
                 // nothing and cost memory (level 9's own are ~28 MB; these ~8 MB).
                 use zstd::stream::raw::CParameter;
+                let w = self.opts.window_log.clamp(10, 21);
                 let tuned = encoder
-                    .window_log(21)
-                    .and_then(|()| encoder.set_parameter(CParameter::HashLog(20)))
-                    .and_then(|()| encoder.set_parameter(CParameter::ChainLog(19)));
+                    .window_log(w)
+                    .and_then(|()| encoder.set_parameter(CParameter::HashLog(w - 1)))
+                    .and_then(|()| encoder.set_parameter(CParameter::ChainLog(w - 2)));
                 tuned.map_err(|e| self.io_error("setting up zstd", at, e))?;
             }
             self.sink = Sink::Frame(encoder);

@@ -477,6 +477,16 @@ pub struct FleetArgs {
     /// Give up on one server's poll (or agent request) after this long.
     #[arg(long, value_name = "DUR", default_value = "3s", value_parser = parse_timeout)]
     pub timeout: Duration,
+    /// Check https agents' certificates against this CA (PEM) [default: the web's roots].
+    #[arg(long, value_name = "FILE")]
+    pub agent_ssl_ca: Option<PathBuf>,
+    /// Basic-auth user for agents behind --web-config (password: --agent-password-file or
+    /// INNODEBT_AGENT_PASSWORD, never a flag).
+    #[arg(long, value_name = "USER")]
+    pub agent_user: Option<String>,
+    /// A file holding only the agents' basic-auth password.
+    #[arg(long, value_name = "FILE")]
+    pub agent_password_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]

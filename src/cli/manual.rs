@@ -324,7 +324,11 @@ pub const SERVE_TOML_KEYS: &[(&str, &str)] = &[
     ),
     (
         "[targets.NAME] agent",
-        "fleet: read the server from a remote innodebt serve (http://HOST:PORT/metrics or …/probe?target=NAME)",
+        "fleet: read the server from a remote innodebt serve (http[s]://HOST:PORT/metrics or …/probe?target=NAME)",
+    ),
+    (
+        "[targets.NAME] agent_ssl_ca, agent_user, agent_password_file",
+        "fleet: an https agent's CA (PEM), and the basic-auth user of its --web-config with a file holding only the password (as --agent-ssl-ca, --agent-user, --agent-password-file)",
     ),
 ];
 

@@ -4,6 +4,7 @@
 //! groups, Enter opens the six-panel dashboard of a server, Esc comes back. Every server is
 //! polled by its own task (timeout and backoff of its own); the loop never awaits one.
 
+pub mod agent;
 pub mod poll;
 pub mod row;
 pub mod state;
@@ -36,7 +37,7 @@ const RECENT_EVENTS: usize = 180;
 /// How to read each server.
 enum Source {
     Direct(crate::cli::ConnectOptions),
-    Agent(String),
+    Agent(agent::Agent),
 }
 
 fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String> {
@@ -45,14 +46,27 @@ fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String>
         None => ConfigFile::default(),
     };
     let own = cli.connect_options().map_err(|e| e.to_string())?.options;
+    let defaults = agent::Access {
+        ssl_ca: args.agent_ssl_ca.clone(),
+        user: args.agent_user.clone(),
+        password_file: args.agent_password_file.clone(),
+    };
+    let env_password = std::env::var(agent::PASSWORD_ENV).ok();
     let mut out = Vec::new();
     let mut add = |name: &str, spec: &TargetSpec| -> Result<(), String> {
         let (mut server, source) = match &spec.agent {
             Some(url) => {
-                poll::split_url(url)?;
+                let access = agent::Access {
+                    ssl_ca: spec.agent_ssl_ca.clone(),
+                    user: spec.agent_user.clone(),
+                    password_file: spec.agent_password_file.clone(),
+                }
+                .or(&defaults);
+                let agent = agent::Agent::new(url, &access, env_password.as_deref())
+                    .map_err(|e| format!("{name}: {e}"))?;
                 (
                     Server::new(name, &format!("agent {url}"), false),
-                    Source::Agent(url.clone()),
+                    Source::Agent(agent),
                 )
             }
             None => {
@@ -105,7 +119,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
     for (i, (server, source)) in list.into_iter().enumerate() {
         rows.push(server);
         agents.push(match &source {
-            Source::Agent(url) => poll::events_url(url).ok(),
+            Source::Agent(a) => a.events().ok(),
             Source::Direct(_) => None,
         });
         tasks.push(match source {
@@ -116,8 +130,8 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
                 crate::mode::recovery_model(cli),
                 tx.clone(),
             ),
-            Source::Agent(url) => {
-                poll::spawn_agent(i, url, cli.options.interval, args.timeout, tx.clone())
+            Source::Agent(a) => {
+                poll::spawn_agent(i, a, cli.options.interval, args.timeout, tx.clone())
             }
         });
     }
@@ -156,8 +170,8 @@ struct Wiring {
     incoming: mpsc::Receiver<Incoming>,
     /// For the events task of an agent row's dashboard.
     tx: mpsc::Sender<Incoming>,
-    /// Per server: the agent's `/events` URL (agent rows only).
-    agents: Vec<Option<String>>,
+    /// Per server: the agent's `/events` (agent rows only).
+    agents: Vec<Option<agent::Agent>>,
     timeout: Duration,
 }
 

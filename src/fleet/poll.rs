@@ -3,19 +3,13 @@
 //! poller and derivation; an agent row reads a remote `innodebt serve`'s `/metrics` (or
 //! `/probe?target=`) over HTTP — no MySQL connection from this machine.
 
-use std::sync::OnceLock;
 use std::time::Duration;
 
-use bytes::Bytes;
 use chrono::Utc;
-use http_body_util::{BodyExt, Empty, LengthLimitError, Limited};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio::time::timeout;
 
+use super::agent::Agent;
 use super::row::RowFigures;
 use super::state::RowUpdate;
 use crate::cli::ConnectOptions;
@@ -34,8 +28,6 @@ pub enum Incoming {
     Event(usize, SourceEvent),
 }
 
-/// The largest agent answer read (a scrape is a few KiB, `/events` up to a few MiB).
-const MAX_BODY: usize = 16 << 20;
 
 /// Polls one server directly; returns the task (abort it to stop).
 pub fn spawn_direct(
@@ -58,6 +50,7 @@ pub fn spawn_direct(
             deriver: Some(Deriver::with_recovery(recovery)),
             events: 64,
             commands: 1,
+            start_after: Duration::ZERO,
         });
         while let Some(Derived { event: ev, figures }) = feed.next().await {
             let row = match (&ev, figures) {
@@ -86,15 +79,16 @@ pub fn spawn_direct(
 /// Reads one server from an agent's scrape URL every `interval`.
 pub fn spawn_agent(
     index: usize,
-    url: String,
+    agent: Agent,
     interval: Duration,
     limit: Duration,
     tx: mpsc::Sender<Incoming>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
+        let url = agent.url.clone();
         let mut failures: u32 = 0;
         loop {
-            let update = match fetch(&url, limit).await.and_then(|body| {
+            let update = match agent.fetch(&url, limit).await.and_then(|body| {
                 parse::parse(&body).map_err(|e| format!("{url}: not innodebt metrics: {e}"))
             }) {
                 Ok(scrape) => match scrape.value("innodebt_up") {
@@ -135,27 +129,11 @@ pub fn spawn_agent(
     })
 }
 
-/// The agent's `/events` URL for the same target as its scrape URL.
-pub fn events_url(agent: &str) -> Result<String, String> {
-    let (host, port, path) = split_url(agent)?;
-    let query = path.split_once('?').map(|(_, q)| q).unwrap_or("");
-    let host = if host.contains(':') {
-        format!("[{host}]")
-    } else {
-        host
-    };
-    Ok(if query.is_empty() {
-        format!("http://{host}:{port}/events?")
-    } else {
-        format!("http://{host}:{port}/events?{query}&")
-    })
-}
-
 /// While a dashboard of an agent row is open: the agent's raw events (`/events`), so the
 /// six panels draw exactly as for a direct server.
 pub fn spawn_agent_events(
     index: usize,
-    url: String,
+    agent: Agent,
     interval: Duration,
     limit: Duration,
     tx: mpsc::Sender<Incoming>,
@@ -164,8 +142,10 @@ pub fn spawn_agent_events(
         let mut after: u64 = 0;
         let mut failures: u32 = 0;
         let since = Utc::now();
+        let url = agent.url.clone();
         loop {
-            let got = fetch(&format!("{url}after={after}"), limit)
+            let got = agent
+                .fetch(&format!("{url}after={after}"), limit)
                 .await
                 .and_then(|body| {
                     serde_json::from_str::<AgentEvents>(&body)
@@ -209,117 +189,9 @@ struct AgentEvents {
     events: Vec<SourceEvent>,
 }
 
-/// `http://host[:port]/path?query` → (host, port, path).
-pub fn split_url(url: &str) -> Result<(String, u16, String), String> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("{url}: only http:// agent URLs are supported"))?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/metrics"),
-    };
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (
-            h.trim_start_matches('[').trim_end_matches(']'),
-            p.parse::<u16>()
-                .map_err(|_| format!("{url}: bad port {p:?}"))?,
-        ),
-        _ => (authority, 80),
-    };
-    if host.is_empty() {
-        return Err(format!("{url}: no host"));
-    }
-    Ok((host.to_string(), port, path.to_string()))
-}
-
-/// The agents' HTTP client: hyper's, one for all rows, connections kept alive between
-/// polls (an agent is read every interval).
-fn client() -> &'static Client<HttpConnector, Empty<Bytes>> {
-    static CLIENT: OnceLock<Client<HttpConnector, Empty<Bytes>>> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        let mut http = HttpConnector::new();
-        http.set_nodelay(true);
-        Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(60))
-            .pool_max_idle_per_host(2)
-            .build(http)
-    })
-}
-
-/// One GET within `limit` (connect, send, read the whole body, at most 16 MiB).
-pub async fn fetch(url: &str, limit: Duration) -> Result<String, String> {
-    split_url(url)?;
-    let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: not a URL: {e}"))?;
-    let request = hyper::Request::get(uri)
-        .header(hyper::header::ACCEPT, "text/plain")
-        .header(hyper::header::USER_AGENT, "innodebt-fleet")
-        .body(Empty::<Bytes>::new())
-        .map_err(|e| format!("{url}: {e}"))?;
-    let work = async {
-        let response = client().request(request).await.map_err(|e| {
-            let mut cause: &dyn std::error::Error = &e;
-            while let Some(next) = cause.source() {
-                cause = next;
-            }
-            format!("{url}: cannot connect: {cause}")
-        })?;
-        let status = response.status();
-        let body = Limited::new(response.into_body(), MAX_BODY)
-            .collect()
-            .await
-            .map_err(|e| {
-                if e.is::<LengthLimitError>() {
-                    format!("{url}: the answer is larger than 16 MiB")
-                } else {
-                    format!("{url}: {e}")
-                }
-            })?
-            .to_bytes();
-        Ok::<_, String>((status, body))
-    };
-    let (status, body) = timeout(limit, work).await.map_err(|_| {
-        format!(
-            "{url}: no answer within {:.1}s (the agent or the network stopped answering)",
-            limit.as_secs_f64()
-        )
-    })??;
-    let text = String::from_utf8_lossy(&body).into_owned();
-    if status != hyper::StatusCode::OK {
-        let first = text.lines().next().unwrap_or_default();
-        return Err(format!("{url}: HTTP {}: {first}", status.as_u16()));
-    }
-    Ok(text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn agent_urls() {
-        assert_eq!(
-            split_url("http://db1:9385/probe?target=x").unwrap(),
-            ("db1".into(), 9385, "/probe?target=x".into())
-        );
-        assert_eq!(
-            split_url("http://db1").unwrap(),
-            ("db1".into(), 80, "/metrics".into())
-        );
-        assert_eq!(
-            split_url("http://[::1]:9385/metrics").unwrap(),
-            ("::1".into(), 9385, "/metrics".into())
-        );
-        assert!(split_url("https://db1").is_err());
-        assert_eq!(
-            events_url("http://db1:9385/probe?target=x").unwrap(),
-            "http://db1:9385/events?target=x&"
-        );
-        assert_eq!(
-            events_url("http://[::1]:9385/metrics").unwrap(),
-            "http://[::1]:9385/events?"
-        );
-        assert!(split_url("http://db1:x/").is_err());
-    }
 
     #[test]
     fn a_row_reads_the_same_from_figures_and_from_their_metrics() {

@@ -1,20 +1,32 @@
 //! Bounded time series for charts and trend questions ("what was history when this
-//! transaction started?"). Memory is capped by point count whatever the run length.
+//! transaction started?"). Memory is capped by point count whatever the run length, and
+//! by age where a series only answers for a time span (at a 5 s interval a two-hour series
+//! needs a fifth of the points a 1 s one does: `innodebt serve` keeps thousands of them).
 
 use std::collections::VecDeque;
 
-/// `(t, value)` points, `t` in monotonic seconds, oldest first, at most `cap` points.
+/// `(t, value)` points, `t` in monotonic seconds, oldest first, at most `cap` points and
+/// none older than `span_s` before the newest.
 #[derive(Debug, Clone)]
 pub struct Series {
     points: VecDeque<(f64, f64)>,
     cap: usize,
+    span_s: f64,
 }
 
 impl Series {
     pub fn new(cap: usize) -> Self {
+        Self::spanning(cap, f64::INFINITY)
+    }
+
+    /// At most `cap` points, and only those of the last `span_s` seconds.
+    pub fn spanning(cap: usize, span_s: f64) -> Self {
         Series {
-            points: VecDeque::with_capacity(cap.min(4096)),
+            // Grown as points come (in quarter steps, see `push`): a series that never
+            // fills does not hold its whole cap.
+            points: VecDeque::new(),
             cap: cap.max(1),
+            span_s,
         }
     }
 
@@ -30,13 +42,35 @@ impl Series {
         if self.points.len() == self.cap {
             self.points.pop_front();
         }
+        while self
+            .points
+            .front()
+            .is_some_and(|(t0, _)| t - t0 > self.span_s)
+        {
+            self.points.pop_front();
+        }
+        let len = self.points.len();
+        if len == self.points.capacity() {
+            // A quarter more each time rather than double: at most a quarter held unused.
+            let room = self.cap.saturating_sub(len).max(1);
+            self.points.reserve_exact((len / 4).max(16).min(room));
+        }
         self.points.push_back((t, v));
     }
 
     /// A series already holding `points` (oldest first; only the newest `cap` are kept): what
     /// a replay checkpoint rebuilds from the stored per-sample values.
     pub fn from_points(cap: usize, points: impl IntoIterator<Item = (f64, f64)>) -> Self {
-        let mut s = Series::new(cap);
+        Self::from_points_spanning(cap, f64::INFINITY, points)
+    }
+
+    /// [`Series::from_points`] of a [`Series::spanning`] series.
+    pub fn from_points_spanning(
+        cap: usize,
+        span_s: f64,
+        points: impl IntoIterator<Item = (f64, f64)>,
+    ) -> Self {
+        let mut s = Series::spanning(cap, span_s);
         for (t, v) in points {
             s.push(t, Some(v));
         }
@@ -179,6 +213,30 @@ mod tests {
         assert_eq!(s.mean_since(0.0), Some(4.5));
         assert_eq!(s.mean_since(4.5), Some(5.5));
         assert_eq!(s.mean_since(6.0), Some(6.0));
+    }
+
+    #[test]
+    fn a_spanning_series_keeps_only_its_span() {
+        // Two hours at a 5 s interval: 1,441 points of the 7,200 allowed, the storage grown
+        // to what they need (not to the cap, and not doubled past it).
+        let mut s = Series::spanning(7_200, 7_200.0);
+        for i in 0..10_000 {
+            s.push(f64::from(i) * 5.0, Some(1.0));
+        }
+        assert_eq!(s.len(), 1_441);
+        assert_eq!(s.first().map(|p| p.0), Some(9_999.0 * 5.0 - 7_200.0));
+        assert!(
+            s.points.capacity() < 1_441 * 5 / 4 + 16,
+            "{}",
+            s.points.capacity()
+        );
+        // The cap still binds a fast series.
+        let mut fast = Series::spanning(100, 7_200.0);
+        for i in 0..1_000 {
+            fast.push(f64::from(i), Some(1.0));
+        }
+        assert_eq!(fast.len(), 100);
+        assert!(fast.points.capacity() <= 116, "{}", fast.points.capacity());
     }
 
     #[test]

@@ -104,6 +104,7 @@ pub(super) fn spawn_poller(session: Session, opts: ConnectOptions, cfg: PollerCo
         deriver: None,
         events: 256,
         commands: 16,
+        start_after: std::time::Duration::ZERO,
     });
     Polling {
         events: target.feed.into_events(),

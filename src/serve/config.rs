@@ -59,6 +59,12 @@ pub struct TargetSpec {
     /// Fleet view: read this server from a remote `innodebt serve` agent
     /// (`http://host:port/metrics` or `.../probe?target=NAME`) instead of connecting.
     pub agent: Option<String>,
+    /// Fleet view: an https agent's certificate is checked against this CA (PEM).
+    pub agent_ssl_ca: Option<PathBuf>,
+    /// Fleet view: the basic-auth user of the agent's `--web-config`.
+    pub agent_user: Option<String>,
+    /// Fleet view: a file holding only that user's password.
+    pub agent_password_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Error)]
@@ -139,12 +145,25 @@ impl TargetSpec {
             mode.parse::<crate::cli::SslMode>()?;
         }
         if let Some(a) = &self.agent
-            && !(a.starts_with("http://") && a.len() > 7)
+            && !((a.starts_with("http://") && a.len() > 7)
+                || (a.starts_with("https://") && a.len() > 8))
         {
             return Err(format!(
-                "agent = {a:?}: give the http:// URL of an innodebt serve endpoint, \
-                 e.g. http://db1:9385/metrics"
+                "agent = {a:?}: give the http:// or https:// URL of an innodebt serve \
+                 endpoint, e.g. http://db1:9385/metrics"
             ));
+        }
+        let agent_keys = [
+            self.agent_ssl_ca.is_some(),
+            self.agent_user.is_some(),
+            self.agent_password_file.is_some(),
+        ];
+        if self.agent.is_none() && agent_keys.iter().any(|k| *k) {
+            return Err(
+                "agent_ssl_ca, agent_user and agent_password_file are for an agent target: \
+                 add agent = URL, or use ssl_ca, user and password_file for a server"
+                    .into(),
+            );
         }
         if self.agent.is_some() && (self.password.is_some() || self.password_file.is_some()) {
             return Err("an agent target connects to no server: remove its password".into());

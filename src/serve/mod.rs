@@ -45,6 +45,21 @@ const MAX_DYNAMIC_TARGETS: usize = 256;
 /// An unknown target nobody scraped for this long stops being polled.
 const DYNAMIC_IDLE: Duration = Duration::from_secs(600);
 
+/// Target names the start-up line lists before it gives only their count.
+const LISTED_NAMES: usize = 10;
+/// From this many named targets on, their polls are spread over the interval.
+const SPREAD_FROM: usize = 16;
+
+/// When the `i`-th of `count` named targets first connects: many targets are spread evenly
+/// over one interval, so a thousand polls are not a thousand at once every interval (a
+/// burst the scrapes would wait behind); a few start at once.
+fn phase(i: usize, count: usize, interval: Duration) -> Duration {
+    if count < SPREAD_FROM {
+        return Duration::ZERO;
+    }
+    interval.mul_f64(i as f64 / count as f64)
+}
+
 /// Everything the request handler needs.
 struct Server {
     /// The /metrics target; `None` with --probe-only.
@@ -124,6 +139,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         query_timeout: cli.options.query_timeout,
         ..PollerConfig::default()
     };
+    let poller_interval = poller.interval;
     let mut server = Server {
         local: None,
         named: HashMap::new(),
@@ -140,12 +156,18 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
     };
     let probe_only = args.probe_only || file.serve.metrics_target == Some(false);
     if !probe_only {
-        server.local = Some(server.start_target("", own.clone(), "local"));
+        server.local = Some(server.start_target("", own.clone(), "local", Duration::ZERO));
     }
-    for (name, spec) in file.targets.iter().filter(|(_, s)| s.agent.is_none()) {
+    let direct: Vec<_> = file
+        .targets
+        .iter()
+        .filter(|(_, s)| s.agent.is_none())
+        .collect();
+    let count = direct.len();
+    for (i, (name, spec)) in direct.into_iter().enumerate() {
         match spec.connect_options(name, &own) {
             Ok(opts) => {
-                let t = server.start_target(name, opts, name);
+                let t = server.start_target(name, opts, name, phase(i, count, poller_interval));
                 server.named.insert(name.clone(), t);
             }
             Err(e) => return fail(EXIT_CONFIG, format!("target {name:?}: {e}")),
@@ -189,7 +211,16 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         } else {
             let mut names: Vec<&str> = server.named.keys().map(String::as_str).collect();
             names.sort();
-            format!("{}; {unnamed}", names.join(", "))
+            let listed = if names.len() > LISTED_NAMES {
+                format!(
+                    "{}, … ({} targets)",
+                    names[..LISTED_NAMES].join(", "),
+                    names.len()
+                )
+            } else {
+                names.join(", ")
+            };
+            format!("{listed}; {unnamed}")
         },
         server
             .budget
@@ -245,7 +276,13 @@ async fn run(listener: TcpListener, web: Arc<web_config::Web>, server: Arc<Serve
 }
 
 impl Server {
-    fn start_target(&self, name: &str, opts: ConnectOptions, dir: &str) -> Arc<Target> {
+    fn start_target(
+        &self,
+        name: &str,
+        opts: ConnectOptions,
+        dir: &str,
+        phase: Duration,
+    ) -> Arc<Target> {
         let recording = self.budget.as_ref().and_then(|b| {
             let dir = if dir.is_empty() { "local" } else { dir };
             match recorder::start(b, &dir.replace([':', '[', ']'], "_")) {
@@ -286,7 +323,7 @@ impl Server {
         Target::start(
             name,
             opts,
-            self.poller.clone(),
+            (self.poller.clone(), phase),
             self.recovery.clone(),
             recording,
             incidents,
@@ -365,7 +402,7 @@ impl Server {
         }
         let mut opts = self.own.clone();
         opts.endpoint = endpoint;
-        let t = self.start_target(name, opts, name);
+        let t = self.start_target(name, opts, name, Duration::ZERO);
         dynamic.insert(name.to_string(), Arc::clone(&t));
         Ok(t)
     }
@@ -395,9 +432,7 @@ impl Server {
                 return Response::text(400, "after= takes the number of the last event seen");
             }
         };
-        let (next, events) = target.events_after(after);
-        let body = serde_json::json!({ "next": next, "events": events });
-        Response::new(200, "application/json", body.to_string())
+        Response::new(200, "application/json", target.events_json(after))
     }
 
     /// One target's families (none under `--probe-only`'s `/metrics`), and innodebt's own

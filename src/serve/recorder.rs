@@ -24,7 +24,14 @@ use crate::sample::{ServerInfo, SourceEvent};
 pub use crate::capture::budget::{Budget, EXTENSION, Segment, segments, started_of};
 
 /// Events queued for the writer thread before the poller's copies are dropped (counted).
-const QUEUE: usize = 1024;
+/// The queue's slots are allocated whole, per target: 64 is minutes of samples at any
+/// interval, and a writer that far behind is stuck, not slow.
+const QUEUE: usize = 64;
+/// A 16 KiB zstd window (~0.1 MB with its tables and buffers) per open file, not a
+/// capture's 2 MiB (~8 MB): serve keeps one file open per target, a thousand of them at fleet
+/// scale. A sample is a few KiB and most like the one before it, so the window still reaches
+/// the samples that compress it.
+const WINDOW_LOG: u32 = 14;
 
 /// The poller's end: hands copies of events to the writer thread without ever blocking.
 #[derive(Debug, Clone)]
@@ -149,7 +156,14 @@ impl Rolling {
                 (rotated?.1, true)
             }
             None => (
-                crate::replay::create_writer(&path, &header, WriterOptions::default())?,
+                crate::replay::create_writer(
+                    &path,
+                    &header,
+                    WriterOptions {
+                        window_log: WINDOW_LOG,
+                        ..WriterOptions::default()
+                    },
+                )?,
                 false,
             ),
         };

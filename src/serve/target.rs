@@ -39,35 +39,88 @@ pub struct TargetState {
     pub polls_total: u64,
 }
 
-/// Raw events kept for `/events` (a fleet view's dashboard of this target): two minutes at 1 s.
+/// Raw events kept for `/events` (a fleet view's dashboard of this target): the last two
+/// minutes, at most 120 of them (two minutes at 1 s, 24 events at 5 s).
 pub const RECENT_EVENTS: usize = 120;
+pub const RECENT_SPAN: Duration = Duration::from_secs(120);
 
-/// The latest raw events, numbered, query texts reduced to digests as in captures.
+// One zstd context per runtime thread, not one made and freed per event.
+thread_local! {
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Compressor::new(1).ok());
+}
+
+/// The latest raw events, numbered, query texts reduced to digests as in captures. Kept as
+/// their `/events` JSON compressed with zstd (about a fifth of the decoded sample's size):
+/// every target of a thousand keeps them, and only a fleet view's open dashboard reads them.
 #[derive(Debug, Default)]
 pub struct Recent {
     next: u64,
-    events: VecDeque<(u64, SourceEvent)>,
+    events: VecDeque<Kept>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    number: u64,
+    kept_at: Instant,
+    json_len: usize,
+    zstd: Box<[u8]>,
 }
 
 impl Recent {
-    fn push(&mut self, ev: &SourceEvent) {
-        let ev = crate::capture::writer::scrub(ev, false).into_owned();
+    fn push(&mut self, ev: &SourceEvent, now: Instant) {
+        let ev = crate::capture::writer::scrub(ev, false);
         self.next += 1;
-        if self.events.len() >= RECENT_EVENTS {
+        while self.events.len() >= RECENT_EVENTS
+            || self
+                .events
+                .front()
+                .is_some_and(|k| now.duration_since(k.kept_at) > RECENT_SPAN)
+        {
             self.events.pop_front();
         }
-        self.events.push_back((self.next, ev));
+        // An event that does not serialise or compress is left out of /events (the numbers
+        // still count it; the dashboard misses one point), never a failed poll.
+        let Ok(json) = serde_json::to_vec(&*ev) else {
+            return;
+        };
+        let Some(Ok(zstd)) = COMPRESSOR.with(|c| {
+            c.borrow_mut()
+                .as_mut()
+                .map(|c: &mut zstd::bulk::Compressor<'static>| c.compress(&json))
+        }) else {
+            return;
+        };
+        self.events.push_back(Kept {
+            number: self.next,
+            kept_at: now,
+            json_len: json.len(),
+            zstd: zstd.into_boxed_slice(),
+        });
     }
 
-    /// Events numbered above `after`, and the number to ask from next time.
-    pub fn after(&self, after: u64) -> (u64, Vec<SourceEvent>) {
-        let events = self
-            .events
-            .iter()
-            .filter(|(n, _)| *n > after)
-            .map(|(_, e)| e.clone())
-            .collect();
-        (self.next, events)
+    /// The `/events` answer: `{"next":N,"events":[…]}` with the events numbered above
+    /// `after`; `next` is the number to ask from next time.
+    pub fn after_json(&self, after: u64) -> String {
+        let mut out = format!("{{\"next\":{},\"events\":[", self.next);
+        let mut first = true;
+        for k in self.events.iter().filter(|k| k.number > after) {
+            let Ok(json) = zstd::bulk::decompress(&k.zstd, k.json_len) else {
+                continue;
+            };
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&String::from_utf8_lossy(&json));
+        }
+        out.push_str("]}");
+        out
+    }
+
+    /// Bytes held by the kept events (compressed).
+    pub fn held_bytes(&self) -> usize {
+        self.events.iter().map(|k| k.zstd.len()).sum()
     }
 }
 
@@ -94,7 +147,7 @@ impl Target {
     pub fn start(
         name: &str,
         opts: ConnectOptions,
-        mut cfg: PollerConfig,
+        (mut cfg, phase): (PollerConfig, Duration),
         recovery: RecoveryModel,
         recorder: Option<Feed>,
         incidents: Option<SharedIncidents>,
@@ -110,6 +163,7 @@ impl Target {
             deriver: Some(Deriver::with_recovery(recovery)),
             events: 256,
             commands: 4,
+            start_after: phase,
         });
         let (state_tx, state) = watch::channel(TargetState::default());
         let who = if name.is_empty() || name == label {
@@ -137,12 +191,12 @@ impl Target {
         })
     }
 
-    /// The raw events after `after` (see [`Recent::after`]).
-    pub fn events_after(&self, after: u64) -> (u64, Vec<SourceEvent>) {
+    /// The `/events` answer after `after` (see [`Recent::after_json`]).
+    pub fn events_json(&self, after: u64) -> String {
         self.recent
             .lock()
-            .map(|r| r.after(after))
-            .unwrap_or_default()
+            .map(|r| r.after_json(after))
+            .unwrap_or_else(|_| r#"{"next":0,"events":[]}"#.to_string())
     }
 
     /// Stops polling (and so feeding the recorder).
@@ -218,7 +272,7 @@ async fn consume(
             r.send(&ev);
         }
         if let Ok(mut r) = recent.lock() {
-            r.push(&ev);
+            r.push(&ev, Instant::now());
         }
         let figures = figures.map(Arc::new);
         // Never blocks: the incident files have writer threads of their own.

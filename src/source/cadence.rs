@@ -18,6 +18,9 @@ pub const MAX_STRETCH: u32 = 16;
 /// cost per tick stays flat (a 9 ms statement: every 90 s at least).
 pub const SLOW_SOURCE_SHARE: f64 = 0.0001;
 
+/// How early, as a share of the interval, an ask still counts as due.
+const DUE_SLACK: f64 = 0.45;
+
 #[derive(Debug, Clone, Copy)]
 struct Track {
     stretch: u32,
@@ -77,10 +80,12 @@ impl Guard {
     }
 
     /// Whether `source`, whose own cadence is `every` now, may be asked: never asked, or its
-    /// stretched period has passed since it last was. A little early counts as due: ticks
-    /// jitter by a few milliseconds.
+    /// stretched period has passed since it last was. Up to just under half an interval early
+    /// counts as due: ticks fall on the interval's grid, so the nearest tick is chosen all the
+    /// same, and a tick that started late (a busy client: a thousand targets in one `serve`)
+    /// does not make the next one skip, which would double that target's gap.
     pub fn due(&self, source: Cadenced, every: Duration, now: Instant) -> bool {
-        let slack = self.interval / 10;
+        let slack = self.interval.mul_f64(DUE_SLACK);
         self.tracks.get(&source).is_none_or(|t| {
             t.started
                 .is_none_or(|at| now + slack >= at + every.saturating_mul(t.stretch).max(t.floor))
@@ -183,6 +188,25 @@ mod tests {
         assert!(!g.due(Cadenced::Tick, S, t0 + ms(500)));
         assert!(g.due(Cadenced::Tick, S, t0 + S));
         assert!(g.slowed().is_empty());
+    }
+
+    #[test]
+    fn a_late_tick_does_not_make_the_next_one_skip() {
+        // The tick of t0 + 1 s started 400 ms late: the tick of t0 + 2 s is still due.
+        let t0 = Instant::now();
+        let mut g = Guard::new(S);
+        g.record(Cadenced::Tick, S, t0 + ms(1_400), Outcome::Answered(ms(3)));
+        assert!(g.due(Cadenced::Tick, S, t0 + ms(2_000)));
+        // A stretched period still lands on its own tick, not one before it.
+        g.record(
+            Cadenced::Tick,
+            S,
+            t0 + ms(2_000),
+            Outcome::Answered(ms(250)),
+        );
+        assert_eq!(g.stretch(Cadenced::Tick), 2);
+        assert!(!g.due(Cadenced::Tick, S, t0 + ms(3_000)));
+        assert!(g.due(Cadenced::Tick, S, t0 + ms(4_000)));
     }
 
     #[test]

@@ -187,8 +187,11 @@ pub struct EngineConfig {
 /// Points kept per series: two hours at 1 Hz. History is looked up at the blocker's start, so
 /// older blockers get a lower bound ("≥").
 const HISTORY_POINTS: usize = 7_200;
+/// …and two hours at any interval (a slower poll keeps fewer points, not a longer past).
+const HISTORY_SPAN_S: f64 = 7_200.0;
 /// Rates are only averaged over the trend window; an hour of redo writes over the last hour.
 const RATE_POINTS: usize = 3_600;
+const RATE_SPAN_S: f64 = 3_600.0;
 
 /// A verdict kind's hysteresis state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -316,10 +319,10 @@ impl VerdictEngine {
     pub fn new(cfg: EngineConfig) -> Self {
         VerdictEngine {
             cfg,
-            history: Series::new(HISTORY_POINTS),
-            purge_rate: Series::new(RATE_POINTS),
-            inflow_rate: Series::new(RATE_POINTS),
-            written_rate: Series::new(RATE_POINTS),
+            history: Series::spanning(HISTORY_POINTS, HISTORY_SPAN_S),
+            purge_rate: Series::spanning(RATE_POINTS, RATE_SPAN_S),
+            inflow_rate: Series::spanning(RATE_POINTS, RATE_SPAN_S),
+            written_rate: Series::spanning(RATE_POINTS, RATE_SPAN_S),
             peak: sizing::PeakTracker::default(),
             tracks: Default::default(),
             healthy_since: None,
@@ -347,7 +350,7 @@ impl VerdictEngine {
     /// reconnection: the rates start again): the history trend, and what a read view held
     /// back, start again too — a growth never spans the gap.
     pub fn new_baseline(&mut self) {
-        self.history = Series::new(HISTORY_POINTS);
+        self.history = Series::spanning(HISTORY_POINTS, HISTORY_SPAN_S);
         self.last_blocker_t = None;
     }
 

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::sizing::PeakTracker;
 use super::{
-    EngineConfig, HISTORY_POINTS, Hysteresis, RATE_POINTS, RecoveryModel, RedoLayout, Thresholds,
-    Track, VerdictEngine,
+    EngineConfig, HISTORY_POINTS, HISTORY_SPAN_S, Hysteresis, RATE_POINTS, RATE_SPAN_S,
+    RecoveryModel, RedoLayout, Thresholds, Track, VerdictEngine,
 };
 use crate::figures::Figures;
 use crate::metrics::series::Series;
@@ -111,10 +111,10 @@ impl VerdictEngine {
                 recovery,
                 layout: state.layout,
             },
-            history: Series::from_points(HISTORY_POINTS, h),
-            purge_rate: Series::from_points(RATE_POINTS, pr),
-            inflow_rate: Series::from_points(RATE_POINTS, inf),
-            written_rate: Series::from_points(RATE_POINTS, w),
+            history: Series::from_points_spanning(HISTORY_POINTS, HISTORY_SPAN_S, h),
+            purge_rate: Series::from_points_spanning(RATE_POINTS, RATE_SPAN_S, pr),
+            inflow_rate: Series::from_points_spanning(RATE_POINTS, RATE_SPAN_S, inf),
+            written_rate: Series::from_points_spanning(RATE_POINTS, RATE_SPAN_S, w),
             peak: state.peak,
             tracks: state.tracks,
             healthy_since: state.healthy_since,

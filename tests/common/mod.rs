@@ -31,6 +31,7 @@ pub mod feed;
 pub mod gate;
 pub mod load;
 pub mod proxy;
+pub mod scale;
 pub mod serve;
 pub mod server;
 pub mod snapshot;

@@ -35,7 +35,12 @@ impl Serve {
     /// Runs `innodebt ARGS` (which include `serve` and `--listen 127.0.0.1:0`) and waits for
     /// its "listening on" line.
     pub fn start(args: &[String]) -> Serve {
-        let mut child = Command::new(super::innodebt_bin())
+        Self::start_bin(&super::innodebt_bin(), args)
+    }
+
+    /// [`Serve::start`] of another `innodebt` binary (a benchmark's `--innodebt PATH`).
+    pub fn start_bin(bin: &Path, args: &[String]) -> Serve {
+        let mut child = Command::new(bin)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
