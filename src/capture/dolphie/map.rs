@@ -224,6 +224,8 @@ impl Mapper {
                     version_comment: vars.get("version_comment").cloned().unwrap_or_default(),
                     flavor: Flavor::from_variables(&vars),
                     variables: vars.clone(),
+                    // A Dolphie file holds no error log.
+                    recovery_log: None,
                 };
                 self.current = vars;
                 self.out.events.push(SourceEvent::Connected {

@@ -59,14 +59,9 @@ pub(super) async fn read(conn: &mut Conn, flavor: &Flavor, limit: Duration) -> R
 
 /// This machine's host name (`gethostname`), if it has one.
 fn local_hostname() -> Option<String> {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return None;
-    }
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
+    nix::unistd::gethostname()
+        .ok()
+        .map(|h| h.to_string_lossy().into_owned())
 }
 
 /// The error log file, when the server is on this host and the file is readable.
