@@ -112,7 +112,10 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
             FigureId::PurgeLagTransactions,
             FigureId::PurgeLagBasis,
             FigureId::PurgePace,
-            FigureId::PurgePaceOver
+            FigureId::PurgePaceOver,
+            // The wait array's threads come from SEIS too.
+            FigureId::SeisRsegWaiters,
+            FigureId::SeisTrxSysWaiters
         ]
     );
     assert!(

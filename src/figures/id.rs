@@ -90,6 +90,19 @@ figure_ids! {
     UndoCachedPages => "undo.cached_pages",
     UndoResidentPct => "undo.resident_pct",
     UndoScannedAt => "undo.scanned_at",
+    RollbackSegments => "rollback.segments",
+    RollbackSegmentsSetting => "rollback.segments_setting",
+    UndoTablespaces => "rollback.undo_tablespaces",
+    UndoSlotsUsed => "rollback.undo_slots_used",
+    UndoSlotsCached => "rollback.undo_slots_cached",
+    WaitsInstrumented => "rollback.instrumented",
+    RsegWaits => "rollback.rseg_waits_per_s",
+    RsegWaitTime => "rollback.rseg_wait_s_per_s",
+    TrxSysWaits => "rollback.trx_sys_waits_per_s",
+    TrxSysWaitTime => "rollback.trx_sys_wait_s_per_s",
+    SeisRsegWaiters => "rollback.seis_rseg_waiters",
+    SeisTrxSysWaiters => "rollback.seis_trx_sys_waiters",
+    RollbackSeverity => "rollback.severity",
 }
 
 impl FigureId {
@@ -161,6 +174,8 @@ impl FigureId {
                 UndoResidentPct,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                UndoSlotsUsed,
+                UndoSlotsCached,
             ],
             SourceKind::InnodbTrx => &[
                 Blocker,
@@ -187,6 +202,8 @@ impl FigureId {
                 HistoryLength,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                SeisRsegWaiters,
+                SeisTrxSysWaiters,
             ],
             SourceKind::UndoScan => &[UndoCachedPages, UndoResidentPct, UndoScannedAt],
             SourceKind::Variables => &[
@@ -205,6 +222,17 @@ impl FigureId {
                 CheckpointAgeSeverity,
                 FlushRegime,
                 DirtySeverity,
+                RollbackSegments,
+                RollbackSegmentsSetting,
+                UndoTablespaces,
+                WaitsInstrumented,
+            ],
+            SourceKind::Waits => &[
+                RsegWaits,
+                RsegWaitTime,
+                TrxSysWaits,
+                TrxSysWaitTime,
+                RollbackSeverity,
             ],
         }
     }

@@ -46,6 +46,9 @@ pub enum VerdictKind {
     HistoryHeldByOpenWrites,
     /// Checkpoint age past the async/sync point, or dirty pages past their maximum.
     FlushPressure,
+    /// Writes queue on the latches of too few rollback segments (fewer than the open write
+    /// transactions, waiting a measurable share of their time).
+    RollbackSegmentContention,
     /// Not enough data to say "healthy": still watching, no fresh data, or a figure a rule
     /// needs is unreadable. [`Verdict::missing`] says which.
     Unknown,
@@ -61,6 +64,7 @@ impl VerdictKind {
             VerdictKind::PurgeTooSlow => "purge_too_slow",
             VerdictKind::HistoryHeldByOpenWrites => "history_held_by_open_writes",
             VerdictKind::FlushPressure => "flush_pressure",
+            VerdictKind::RollbackSegmentContention => "rollback_segment_contention",
             VerdictKind::Unknown => "unknown",
             VerdictKind::Healthy => "healthy",
         }

@@ -16,12 +16,13 @@ use crate::figures::{Figures, VerdictKind};
 pub use watch::{Incident, Step, Watch, WatchConfig};
 
 /// The verdict kinds a trigger may name (healthy is what holds when nothing is wrong).
-const VERDICTS: [VerdictKind; 5] = [
+const VERDICTS: [VerdictKind; 6] = [
     VerdictKind::BlockedByReadView,
     VerdictKind::PurgeLagTrap,
     VerdictKind::PurgeTooSlow,
     VerdictKind::HistoryHeldByOpenWrites,
     VerdictKind::FlushPressure,
+    VerdictKind::RollbackSegmentContention,
 ];
 
 /// A figure a threshold can watch, named as in the JSON.
