@@ -440,7 +440,7 @@ pub const KEYMAP: &[Binding] = &[
         keys: &[(ch('R'), A::RollbackSegments)],
         names: &["R"],
         modes: LIVE,
-        help: "innodb_rollback_segments to 128 where writers queue on too few (asks first)",
+        help: "innodb_rollback_segments to 128 (asks first)",
         hint: None,
     },
     Binding {

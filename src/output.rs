@@ -234,7 +234,7 @@ pub fn text(f: &Figures) -> String {
         opt(r.undo_tablespaces, |n| n.to_string()),
         opt(r.undo_slots_used, |n| n.to_string()),
         opt(r.undo_slots_cached, |n| n.to_string()),
-        r.waits_words(),
+        r.waits_words().unwrap_or_else(|| "latch n/a".into()),
         opt(r.trx_sys_wait_s_per_s, |s| format!("{s:.2} s/s")),
         match r.severity {
             Some(crate::figures::Severity::Warning) => " · writes queue on too few segments",

@@ -46,14 +46,15 @@ pub struct Rollback {
 
 impl Rollback {
     /// The latch waits as the panel and text say them: `latch 0.01 s/s (110k/s)`, or the
-    /// wait array's count, or why there is nothing.
-    pub fn waits_words(&self) -> String {
+    /// wait array's count, or that the instruments do not count; `None` when nothing is known
+    /// about them.
+    pub fn waits_words(&self) -> Option<String> {
         match (self.rseg_wait_s_per_s, self.rseg_waits_per_s) {
-            (Some(s), Some(n)) => format!("latch {s:.2} s/s ({}/s)", crate::units::count(n)),
+            (Some(s), Some(n)) => Some(format!("latch {s:.2} s/s ({}/s)", crate::units::count(n))),
             _ => match self.seis_rseg_waiters {
-                Some(w) => format!("{w} waiting (SEIS)"),
-                None if self.instrumented == Some(false) => "latch not instrumented".into(),
-                None => "latch n/a".into(),
+                Some(w) => Some(format!("{w} waiting (SEIS)")),
+                None if self.instrumented == Some(false) => Some("latch not instrumented".into()),
+                None => None,
             },
         }
     }

@@ -97,6 +97,7 @@ impl Context<'_> {
         let rates = self.slow.waits.at(self.cur.mono_s);
         let seis = self
             .last_status
+            .filter(|_| f.seis_lists_latch_waits())
             .and_then(|st| st.semaphore_waits.as_ref())
             .map(|cells| {
                 let n = |named: fn(&str) -> bool| {

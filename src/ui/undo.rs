@@ -134,10 +134,9 @@ fn rseg_item(r: &Rollback, theme: &Theme) -> Item {
         (Some(n), false) => n.to_string(),
         (None, _) => "n/a".into(),
     };
-    Item::new(vec![
-        Span::styled("rseg ", dim),
-        Span::styled(segments, style),
-        Span::styled(" · ", dim),
-        Span::styled(r.waits_words(), style),
-    ])
+    let mut spans = vec![Span::styled("rseg ", dim), Span::styled(segments, style)];
+    if let Some(w) = r.waits_words() {
+        spans.extend([Span::styled(" · ", dim), Span::styled(w, style)]);
+    }
+    Item::new(spans)
 }

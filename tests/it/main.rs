@@ -59,6 +59,7 @@ mod record_replay;
 mod recovery;
 mod render;
 mod replay_window;
+mod rollback_segments;
 mod scenarios;
 mod secrets;
 mod serve;

@@ -40,8 +40,9 @@ const MYSQL_RSEG_WAITS: &[&str] = &[
 
 /// The trx-sys mutex every write transaction also takes (its id, the read-write list, the
 /// commit's serialisation number): `trx_sys_mutex` on every flavour (MariaDB 10.11
-/// `trx_sys_mutex_key`), and MySQL ≥ 8.0.28's `trx_sys_serialisation_mutex` that took the
-/// commit part over (`ha_innodb.cc all_innodb_mutexes`).
+/// `trx_sys_mutex_key`), and the newer MySQL 8 trees' `trx_sys_serialisation_mutex`, which took
+/// the commit's serialisation over (`ha_innodb.cc all_innodb_mutexes`; an older server simply
+/// has no such instrument and returns no row for it).
 const MARIADB_TRX_SYS_WAITS: &[&str] = &["wait/synch/mutex/innodb/trx_sys_mutex"];
 const MYSQL_TRX_SYS_WAITS: &[&str] = &[
     "wait/synch/mutex/innodb/trx_sys_mutex",
@@ -245,6 +246,13 @@ impl Flavor {
         )
     }
 
+    /// Whether SHOW ENGINE INNODB STATUS lists the threads waiting on a latch: MariaDB 10.6
+    /// removed InnoDB's sync wait array (MDEV-21452; on 10.11 here the SEMAPHORES section is
+    /// empty under 64 writers), so there an empty list says nothing.
+    pub fn seis_lists_latch_waits(&self) -> bool {
+        !(self.is_mariadb() && (self.major, self.minor) >= (10, 6))
+    }
+
     /// Whether a SEIS SEMAPHORES wait cell (the `--Thread … has waited at` line and the lock
     /// lines after it) is on a rollback segment's latch: the mutex or rw-latch was created in
     /// `trx0rseg.cc` (`Mutex at … created file trx0rseg.cc line …`; 5.7/8.0 name it
@@ -301,6 +309,7 @@ mod tests {
                 .contains("fixes rollback segments at 128")
         );
         assert_eq!(f.rseg_variable(), None);
+        assert!(!f.seis_lists_latch_waits(), "no sync array since 10.6");
         assert!(f.rseg_wait_instruments()[0].ends_with("rwlock/innodb/trx_rseg_latch"));
         let old = info("10.4.34-MariaDB", "", &[("innodb_undo_logs", "4")]);
         let l = old.0.rseg_layout(&old.1, None).expect("known");
