@@ -344,3 +344,30 @@ fn mysql_57_seis_wait_array_on_trx0rseg_queues_and_needs_a_restart() {
         v.message
     );
 }
+
+/// The screen of that MySQL 8 server at 80×24 and 200×60: the verdict line names the queue and
+/// `R`; the Undo panel's rseg line carries the segments and the latch waits.
+#[test]
+fn render_writers_queueing_on_two_segments() {
+    let mut app = App::new(Duration::from_secs(1), at(3.0));
+    app.update(Msg::Source(SourceEvent::Connected {
+        at: at(0.0),
+        info: mysql8(1),
+    }));
+    for t in 0..4 {
+        app.update(Msg::Source(SourceEvent::Sample(Box::new(writers(
+            f64::from(t),
+            6.0,
+        )))));
+    }
+    let theme = innodebt::theme::Theme::builtin("dark").expect("dark theme");
+    for (w, h) in [(80u16, 24u16), (200, 60)] {
+        let text = common::snapshot::plain(&crate::render::screen(&app, &theme, w, h));
+        assert!(text.contains("rseg 2"), "{text}");
+        assert!(text.contains("latch 6.00 s/s"), "{text}");
+        insta::with_settings!(
+            { snapshot_path => "../../snapshots", prepend_module_to_snapshot => false },
+            { insta::assert_snapshot!(format!("render_rseg_contention_{w}x{h}"), text) }
+        );
+    }
+}
