@@ -431,14 +431,16 @@ impl Session {
                 let pfs = read
                     .get("performance_schema")
                     .is_some_and(|v| v.eq_ignore_ascii_case("ON"));
-                let begun = Instant::now();
-                read.extend(
-                    instrument_answers(&mut self.conn, &flavor, pfs, cfg.query_timeout).await,
-                );
-                self.spent.push(StatementCost {
-                    what: Statement::Waits,
-                    us: u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX),
-                });
+                if pfs {
+                    let begun = Instant::now();
+                    read.extend(
+                        instrument_answers(&mut self.conn, &flavor, pfs, cfg.query_timeout).await,
+                    );
+                    self.spent.push(StatementCost {
+                        what: Statement::Waits,
+                        us: u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX),
+                    });
+                }
                 let changed: BTreeMap<_, _> = read
                     .into_iter()
                     .filter(|(k, v)| self.info.variables.get(k) != Some(v))
