@@ -95,6 +95,7 @@ pub enum KeyAction {
     PurgeBatchSize,
     EnableMonitors,
     KillBlocker,
+    RollbackSegments,
     PlayPause,
     StepBack,
     StepForward,
@@ -433,6 +434,13 @@ pub const KEYMAP: &[Binding] = &[
         names: &["K"],
         modes: LIVE,
         help: "kill the session that blocks purge (asks first)",
+        hint: None,
+    },
+    Binding {
+        keys: &[(ch('R'), A::RollbackSegments)],
+        names: &["R"],
+        modes: LIVE,
+        help: "innodb_rollback_segments to 128 (asks first)",
         hint: None,
     },
     Binding {

@@ -225,6 +225,22 @@ pub fn text(f: &Figures) -> String {
         opt(u.cached_pages, |c| c.to_string()),
         opt(u.resident_pct, |p| format!("{p:.0}%")),
     );
+    let r = &f.rollback;
+    let _ = writeln!(
+        o,
+        "rollback  segments {}{} · undo tablespaces {} · undo slots used {} cached {} · {} · trx_sys {}{}",
+        opt(r.segments, |n| n.to_string()),
+        if r.segments_fixed { " (fixed)" } else { "" },
+        opt(r.undo_tablespaces, |n| n.to_string()),
+        opt(r.undo_slots_used, |n| n.to_string()),
+        opt(r.undo_slots_cached, |n| n.to_string()),
+        r.waits_words().unwrap_or_else(|| "latch n/a".into()),
+        opt(r.trx_sys_wait_s_per_s, |s| format!("{s:.2} s/s")),
+        match r.severity {
+            Some(crate::figures::Severity::Warning) => " · writes queue on too few segments",
+            _ => "",
+        },
+    );
     for w in &f.warnings {
         let _ = writeln!(o, "warning   {w}");
     }

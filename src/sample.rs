@@ -40,6 +40,16 @@ pub struct UndoScan {
     pub took_ms: u64,
 }
 
+/// One performance_schema wait instrument's totals since startup
+/// (`events_waits_summary_global_by_event_name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitSum {
+    /// `COUNT_STAR`: every acquisition the instrument timed, waited for or not.
+    pub count: u64,
+    /// `SUM_TIMER_WAIT`, picoseconds.
+    pub timer_ps: u64,
+}
+
 /// A source that could not be read this tick, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unavailable {
@@ -58,16 +68,19 @@ pub enum SourceKind {
     InnodbStatus,
     UndoScan,
     Variables,
+    /// performance_schema's wait summary (the rollback-segment and trx-sys latches).
+    Waits,
 }
 
 impl SourceKind {
-    pub const ALL: [SourceKind; 6] = [
+    pub const ALL: [SourceKind; 7] = [
         SourceKind::GlobalStatus,
         SourceKind::InnodbMetrics,
         SourceKind::InnodbTrx,
         SourceKind::InnodbStatus,
         SourceKind::UndoScan,
         SourceKind::Variables,
+        SourceKind::Waits,
     ];
 
     pub fn describe(self) -> &'static str {
@@ -78,6 +91,7 @@ impl SourceKind {
             SourceKind::InnodbStatus => "SHOW ENGINE INNODB STATUS",
             SourceKind::UndoScan => "information_schema.INNODB_BUFFER_PAGE_LRU",
             SourceKind::Variables => "SHOW GLOBAL VARIABLES",
+            SourceKind::Waits => "performance_schema.events_waits_summary_global_by_event_name",
         }
     }
 }
@@ -99,6 +113,8 @@ pub enum Cadenced {
     SessionLookup,
     /// The INNODB_BUFFER_PAGE_LRU scan.
     UndoScan,
+    /// performance_schema's wait summary of the rollback-segment latches.
+    Waits,
 }
 
 impl Cadenced {
@@ -111,6 +127,7 @@ impl Cadenced {
             Cadenced::Variables => "variables",
             Cadenced::SessionLookup => "session lookup",
             Cadenced::UndoScan => "undo scan",
+            Cadenced::Waits => "latch waits",
         }
     }
 }
@@ -143,6 +160,8 @@ pub enum Statement {
     InnodbStatus,
     Variables,
     UndoScan,
+    /// performance_schema's wait summary, and which of its instruments count.
+    Waits,
 }
 
 impl Statement {
@@ -156,6 +175,7 @@ impl Statement {
             Statement::InnodbStatus => "SHOW ENGINE INNODB STATUS",
             Statement::Variables => "SHOW GLOBAL VARIABLES",
             Statement::UndoScan => "INNODB_BUFFER_PAGE_LRU scan",
+            Statement::Waits => "performance_schema waits",
         }
     }
 }
@@ -208,6 +228,10 @@ pub struct Sample {
     pub innodb_status: Option<InnodbStatus>,
     #[serde(default)]
     pub undo_scan: Option<UndoScan>,
+    /// The rollback-segment and trx-sys latch waits by instrument, only on the polls that
+    /// read them (their own cadence, and only while an instrument counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits: Option<BTreeMap<String, WaitSum>>,
     #[serde(default)]
     pub unavailable: Vec<Unavailable>,
     /// What this poll cost the server (absent in captures made before it was measured).
@@ -228,6 +252,7 @@ impl Sample {
             trx_rw: None,
             innodb_status: None,
             undo_scan: None,
+            waits: None,
             unavailable: Vec::new(),
             cost: None,
         }

@@ -152,6 +152,7 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
         A::PurgeBatchSize => change_key(app, Knob::PurgeBatchSize, FactsThen::Prompt),
         A::EnableMonitors => monitors_key(app),
         A::KillBlocker => kill_key(app),
+        A::RollbackSegments => super::server_keys::rollback_segments_key(app),
         A::AddNote => {
             super::notes::start(app);
             Vec::new()

@@ -1,4 +1,4 @@
-//! The keys that change the server (`t` `T` `P` `l` `d` `b`, `m`, `K`): what stops them
+//! The keys that change the server (`t` `T` `P` `l` `d` `b`, `m`, `K`, `R`): what stops them
 //! here (a replay, `--read-only`, a change still running, no server yet), and the first step
 //! of each — facts to read, or a plan to confirm.
 
@@ -49,6 +49,22 @@ pub(super) fn monitors_key(app: &mut App) -> Vec<Command> {
     confirm_or_say_why(app, "INNODB_METRICS", |ctx| {
         control::plan_enable_monitors(&off, ctx)
     });
+    Vec::new()
+}
+
+/// `R`: more rollback segments for writers that queue on too few (MySQL 8: `SET GLOBAL
+/// innodb_rollback_segments`; elsewhere the refusal names the flavour's way).
+pub(super) fn rollback_segments_key(app: &mut App) -> Vec<Command> {
+    const TITLE: &str = "Rollback segments";
+    if let Some(why) = change_blocked(app) {
+        app.notice(TITLE, why);
+        return Vec::new();
+    }
+    let Some(r) = app.live.latest.as_ref().map(|f| f.rollback.clone()) else {
+        app.notice(TITLE, "no figures yet".into());
+        return Vec::new();
+    };
+    confirm_or_say_why(app, TITLE, |ctx| control::plan_rollback_segments(&r, ctx));
     Vec::new()
 }
 

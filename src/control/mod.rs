@@ -23,7 +23,7 @@ pub use audit::AuditLog;
 pub use exec::{ChangeOutcome, SqlWarning, execute, fetch_facts, read_facts};
 pub use plan::{
     ChangePlan, FactsSource, Knob, KnobFacts, PlanAction, PlanContext, Refusal, parse_input,
-    plan_enable_monitors, plan_kill, plan_set, plan_step,
+    plan_enable_monitors, plan_kill, plan_rollback_segments, plan_set, plan_step,
 };
 
 /// Why a change could not be made. `Display` is the message for the user: the server's own

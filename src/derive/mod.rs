@@ -164,6 +164,7 @@ impl Deriver {
         figures.redo.severity = a.flush.checkpoint_age;
         figures.redo.flush_regime = a.flush.regime;
         figures.dirty.severity = a.flush.dirty;
+        figures.rollback.severity = a.rollback;
         figures.history.growth_per_s = a.purge.history_growth_per_s;
         figures.history.seconds_to_max_purge_lag = a.purge.seconds_to_max_purge_lag;
         figures.history.held_back = a.purge.held_back;

@@ -113,7 +113,10 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
             FigureId::PurgeLagBasis,
             FigureId::PurgePace,
             FigureId::PurgePaceOver,
-            FigureId::PurgeMoving
+            FigureId::PurgeMoving,
+            // The wait array's threads come from SEIS too.
+            FigureId::SeisRsegWaiters,
+            FigureId::SeisTrxSysWaiters
         ]
     );
     assert!(

@@ -177,6 +177,23 @@ figure_ids! {
     UndoCachedPages => "undo.cached_pages", Pages, |f| u(f.undo.cached_pages);
     UndoResidentPct => "undo.resident_pct", Percent, |f| f.undo.resident_pct;
     UndoScannedAt => "undo.scanned_at", Time, none;
+    RollbackSegments => "rollback.segments", Count, |f| u(f.rollback.segments);
+    RollbackSegmentsSetting => "rollback.segments_setting", Count,
+        |f| u(f.rollback.segments_setting);
+    UndoTablespaces => "rollback.undo_tablespaces", Count, |f| u(f.rollback.undo_tablespaces);
+    UndoSlotsUsed => "rollback.undo_slots_used", Count, |f| u(f.rollback.undo_slots_used);
+    UndoSlotsCached => "rollback.undo_slots_cached", Count, |f| u(f.rollback.undo_slots_cached);
+    WaitsInstrumented => "rollback.instrumented", Flag, |f| flag(f.rollback.instrumented);
+    RsegWaits => "rollback.rseg_waits_per_s", CountPerSecond, |f| f.rollback.rseg_waits_per_s;
+    // Seconds waited per second: how many threads wait at any moment, on average.
+    RsegWaitTime => "rollback.rseg_wait_s_per_s", Ratio, |f| f.rollback.rseg_wait_s_per_s;
+    TrxSysWaits => "rollback.trx_sys_waits_per_s", CountPerSecond,
+        |f| f.rollback.trx_sys_waits_per_s;
+    TrxSysWaitTime => "rollback.trx_sys_wait_s_per_s", Ratio, |f| f.rollback.trx_sys_wait_s_per_s;
+    SeisRsegWaiters => "rollback.seis_rseg_waiters", Count, |f| u(f.rollback.seis_rseg_waiters);
+    SeisTrxSysWaiters => "rollback.seis_trx_sys_waiters", Count,
+        |f| u(f.rollback.seis_trx_sys_waiters);
+    RollbackSeverity => "rollback.severity", Text, none;
 }
 
 impl FigureId {
@@ -256,6 +273,8 @@ impl FigureId {
                 UndoResidentPct,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                UndoSlotsUsed,
+                UndoSlotsCached,
             ],
             SourceKind::InnodbTrx => &[
                 Blocker,
@@ -283,6 +302,8 @@ impl FigureId {
                 HistoryLength,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                SeisRsegWaiters,
+                SeisTrxSysWaiters,
             ],
             SourceKind::UndoScan => &[UndoCachedPages, UndoResidentPct, UndoScannedAt],
             SourceKind::Variables => &[
@@ -301,6 +322,17 @@ impl FigureId {
                 CheckpointAgeSeverity,
                 FlushRegime,
                 DirtySeverity,
+                RollbackSegments,
+                RollbackSegmentsSetting,
+                UndoTablespaces,
+                WaitsInstrumented,
+            ],
+            SourceKind::Waits => &[
+                RsegWaits,
+                RsegWaitTime,
+                TrxSysWaits,
+                TrxSysWaitTime,
+                RollbackSeverity,
             ],
         }
     }

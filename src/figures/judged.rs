@@ -66,6 +66,9 @@ pub enum VerdictKind {
     HistoryHeldByOpenWrites,
     /// Checkpoint age past the async/sync point, or dirty pages past their maximum.
     FlushPressure,
+    /// Writes queue on the latches of too few rollback segments (fewer than the open write
+    /// transactions, waiting a measurable share of their time).
+    RollbackSegmentContention,
     /// Not enough data to say "healthy": still watching, no fresh data, or a figure a rule
     /// needs is unreadable. [`Verdict::missing`] says which.
     Unknown,
@@ -76,12 +79,13 @@ pub enum VerdictKind {
 impl VerdictKind {
     /// Every kind: the rules' ([`VerdictKind::JUDGED`]), then `unknown` and `healthy`. The
     /// exporter's StateSet names these; the one list (a kind added here shows everywhere).
-    pub const ALL: [VerdictKind; 7] = [
+    pub const ALL: [VerdictKind; 8] = [
         VerdictKind::BlockedByReadView,
         VerdictKind::PurgeLagTrap,
         VerdictKind::PurgeTooSlow,
         VerdictKind::HistoryHeldByOpenWrites,
         VerdictKind::FlushPressure,
+        VerdictKind::RollbackSegmentContention,
         VerdictKind::Unknown,
         VerdictKind::Healthy,
     ];
@@ -89,12 +93,13 @@ impl VerdictKind {
     /// The kinds a rule finds (what the verdict engine tracks and a trigger may name), in the
     /// order ties of severity are shown: every kind but `unknown` (what no rule could judge)
     /// and `healthy` (what holds when nothing else does).
-    pub const JUDGED: [VerdictKind; 5] = [
+    pub const JUDGED: [VerdictKind; 6] = [
         VerdictKind::ALL[0],
         VerdictKind::ALL[1],
         VerdictKind::ALL[2],
         VerdictKind::ALL[3],
         VerdictKind::ALL[4],
+        VerdictKind::ALL[5],
     ];
 
     /// A kind by its name (`blocked_by_read_view`).
@@ -109,6 +114,7 @@ impl VerdictKind {
             VerdictKind::PurgeTooSlow => "purge_too_slow",
             VerdictKind::HistoryHeldByOpenWrites => "history_held_by_open_writes",
             VerdictKind::FlushPressure => "flush_pressure",
+            VerdictKind::RollbackSegmentContention => "rollback_segment_contention",
             VerdictKind::Unknown => "unknown",
             VerdictKind::Healthy => "healthy",
         }

@@ -5,6 +5,7 @@
 
 mod id;
 mod judged;
+mod rollback;
 mod selfcost;
 
 use chrono::{DateTime, Utc};
@@ -15,6 +16,7 @@ use crate::source::flavor::FlushRegime;
 
 pub use id::{FigureId, Unit, UnknownRule};
 pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
+pub use rollback::Rollback;
 pub use selfcost::{SelfCost, StatementMs};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -30,6 +32,9 @@ pub struct Figures {
     pub blocker: Option<Blocker>,
     pub dirty: Dirty,
     pub undo: Undo,
+    /// The rollback segments writers share and whether they queue on them.
+    #[serde(default)]
+    pub rollback: Rollback,
     /// What the figures mean, most severe first (`healthy` alone when nothing holds).
     #[serde(default)]
     pub verdicts: Vec<Verdict>,

@@ -19,6 +19,7 @@
 
 mod layout;
 mod numbers;
+mod semaphores;
 mod transactions;
 
 use std::borrow::Cow;
@@ -28,6 +29,8 @@ use serde::{Deserialize, Serialize};
 use layout::{collapse_ws, looks_escaped, select_block, strip_table_borders, unescape_batch};
 use numbers::{first_u64, ids_are_hex, parse_id, parse_two_part};
 use transactions::TrxBuilder;
+
+pub use semaphores::SemaphoreWait;
 
 const MONITOR_MARK: &str = "INNODB MONITOR OUTPUT";
 const END_MARK: &str = "END OF INNODB MONITOR OUTPUT";
@@ -72,6 +75,10 @@ pub struct InnodbStatus {
     pub modified_pages: Option<u64>,
     /// `---TRANSACTION` entries of the TRANSACTIONS section, in printed order
     pub transactions: Vec<StatusTransaction>,
+    /// The threads in the SEMAPHORES section's wait array, in printed order; `None` when
+    /// the output had no SEMAPHORES section (an empty array is `Some` and empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semaphore_waits: Option<Vec<SemaphoreWait>>,
     /// Section headers seen (LOG, TRANSACTIONS, ...), in order, without repeats
     pub sections: Vec<String>,
     /// No `END OF INNODB MONITOR OUTPUT` marker: the output was cut short
@@ -130,6 +137,7 @@ pub fn parse_keeping(text: &str, keep: usize) -> InnodbStatus {
     };
     let hex_ids = ids_are_hex(header, &norm);
     let mut trx: Option<TrxBuilder> = None;
+    let mut cells = semaphores::Cells::default();
 
     for (i, (raw, line)) in lines.iter().zip(norm.iter()).enumerate() {
         let is_header = is_section_header(&norm, i);
@@ -144,7 +152,15 @@ pub fn parse_keeping(text: &str, keep: usize) -> InnodbStatus {
             {
                 st.sections.push(line.to_string());
             }
+            if is_header && line == "SEMAPHORES" && st.semaphore_waits.is_none() {
+                st.semaphore_waits = Some(Vec::new());
+            }
             continue;
+        }
+        if st.sections.last().is_some_and(|s| s == "SEMAPHORES")
+            && let Some(waits) = st.semaphore_waits.as_mut()
+        {
+            cells.take_line(waits, line);
         }
         if let Some(rest) = line.strip_prefix("---TRANSACTION") {
             if let Some(b) = trx.take() {

@@ -5,6 +5,7 @@
 pub mod counters;
 mod purge_lag;
 pub mod rates;
+mod rollback;
 pub mod selfcost;
 pub mod series;
 mod slow;
@@ -103,6 +104,9 @@ impl Measurer {
             self.slow.observe_purge_position(sample.mono_s, st);
             self.last_status = Some((sample.taken_at, st.clone()));
         }
+        if let Some(waits) = &sample.waits {
+            self.slow.waits.observe(info.flavor, sample.mono_s, waits);
+        }
         if let Some(scan) = sample.undo_scan {
             self.last_undo_scan = Some((sample.taken_at, scan));
         }
@@ -130,9 +134,15 @@ impl Measurer {
     /// The sources refused for this sample: its own refusals, plus a slow source's last
     /// refusal while it has not been read again.
     fn refused(&mut self, sample: &Sample) -> Vec<Unavailable> {
-        let slow = |k: SourceKind| matches!(k, SourceKind::InnodbStatus | SourceKind::UndoScan);
+        let slow = |k: SourceKind| {
+            matches!(
+                k,
+                SourceKind::InnodbStatus | SourceKind::UndoScan | SourceKind::Waits
+            )
+        };
         self.slow_refused.retain(|u| match u.source {
             SourceKind::InnodbStatus => sample.innodb_status.is_none(),
+            SourceKind::Waits => sample.waits.is_none(),
             _ => sample.undo_scan.is_none(),
         });
         for u in sample.unavailable.iter().filter(|u| slow(u.source)) {
@@ -209,6 +219,7 @@ impl Context<'_> {
         let purge = self.purge(history.length);
         let dirty = self.dirty();
         let undo = self.undo();
+        let rollback = self.rollback();
         warnings.extend(self.refused.iter().map(describe_unavailable));
         let off = disabled_metrics(self.cur);
         if !off.is_empty() {
@@ -234,6 +245,7 @@ impl Context<'_> {
             purge,
             dirty,
             undo,
+            rollback,
             verdicts: Vec::new(),
             recovery: None,
             sizing: None,

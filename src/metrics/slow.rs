@@ -33,6 +33,8 @@ pub(super) struct SlowCounters {
     /// (mono_s, trx id counter) of the last SEIS reads, oldest first: the counter's own
     /// pace, to tell how long ago it stood where purge stands.
     pub(super) counter_readings: CounterReadings,
+    /// performance_schema's latch waits (read every few seconds while they count).
+    pub(super) waits: super::rollback::WaitRates,
 }
 
 impl SlowCounters {

@@ -70,7 +70,7 @@ fn blocker_age(f: &Figures) -> Option<f64> {
 }
 
 /// Every verdict kind a StateSet names.
-pub const VERDICT_STATES: [VerdictKind; 7] = VerdictKind::ALL;
+pub const VERDICT_STATES: [VerdictKind; 8] = VerdictKind::ALL;
 
 pub const SEVERITY_STATES: [Severity; 4] = Severity::ALL;
 
@@ -496,6 +496,36 @@ pub const FIGURES: &[Family<Figures>] = &[
         "",
         "Undo pages read from disk per second (undo no longer cached)",
         |f| f.undo.reads_per_s,
+    ),
+    gauge(
+        "innodebt_rollback_segments",
+        "",
+        "Rollback segments write transactions are spread over (MariaDB >= 10.5: 128, fixed)",
+        |f| n(f.rollback.segments),
+    ),
+    gauge(
+        "innodebt_rollback_segment_latch_wait_seconds_per_second",
+        "",
+        "Seconds spent acquiring the rollback segments' latches per second (performance_schema)",
+        |f| f.rollback.rseg_wait_s_per_s,
+    ),
+    gauge(
+        "innodebt_rollback_segment_latch_acquisitions_per_second",
+        "",
+        "Rollback segment latch acquisitions per second (performance_schema)",
+        |f| f.rollback.rseg_waits_per_s,
+    ),
+    gauge(
+        "innodebt_trx_sys_mutex_wait_seconds_per_second",
+        "",
+        "Seconds spent acquiring the trx-sys mutex per second (performance_schema)",
+        |f| f.rollback.trx_sys_wait_s_per_s,
+    ),
+    gauge(
+        "innodebt_undo_slots_used",
+        "",
+        "Undo log slots in use over every rollback segment (INNODB_METRICS trx_undo_slots_used)",
+        |f| n(f.rollback.undo_slots_used),
     ),
     gauge(
         "innodebt_self_statements_per_tick",

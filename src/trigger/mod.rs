@@ -17,7 +17,7 @@ pub use watch::{Incident, Step, Watch, WatchConfig};
 
 /// The verdict kinds a trigger may name: those a rule finds (healthy is what holds when
 /// nothing is wrong, unknown what no rule could judge).
-const VERDICTS: [VerdictKind; 5] = VerdictKind::JUDGED;
+const VERDICTS: [VerdictKind; 6] = VerdictKind::JUDGED;
 
 /// A figure a threshold can watch, named as in the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel, keys, secs_between};
-use crate::figures::FigureId;
+use crate::figures::{FigureId, Rollback, Severity};
 use crate::keymap::{self, KeyAction};
 use crate::theme::{Theme, ThemeItem};
 use crate::units;
@@ -30,6 +30,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut items = vec![
         Item::kv(theme, "size", bytes_or_na(u.size_bytes), text),
         Item::kv(theme, "read from disk", rate(u.reads_per_s), text),
+        rseg_item(&f.rollback, theme),
     ];
     items.push(match u.scanned_at {
         Some(_) => Item::new(vec![
@@ -118,4 +119,24 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         unit: Unit::Bytes,
     }
     .render(frame, chart, app, theme);
+}
+
+/// The rollback segments writers share and their latch waits, in the verdict's colour when
+/// writes queue on too few (`rseg 4 · latch 0.80 s/s (52k/s)`, `rseg 128 fixed · …`).
+fn rseg_item(r: &Rollback, theme: &Theme) -> Item {
+    let dim = theme.style(ThemeItem::Dim);
+    let style = match r.severity {
+        Some(Severity::Warning) => theme.severity(Severity::Warning),
+        _ => theme.style(ThemeItem::Text),
+    };
+    let segments = match (r.segments, r.segments_fixed) {
+        (Some(n), true) => format!("{n} fixed"),
+        (Some(n), false) => n.to_string(),
+        (None, _) => "n/a".into(),
+    };
+    let mut spans = vec![Span::styled("rseg ", dim), Span::styled(segments, style)];
+    if let Some(w) = r.waits_words() {
+        spans.extend([Span::styled(" · ", dim), Span::styled(w, style)]);
+    }
+    Item::new(spans)
 }

@@ -25,6 +25,7 @@ mod layout;
 mod open_writes;
 mod purge;
 pub mod recovery;
+mod rseg;
 pub mod sizing;
 mod state;
 mod unknown;
@@ -49,7 +50,7 @@ pub use state::{ENGINE_SERIES, EnginePoints, EngineState, series_inputs};
 pub use unknown::{severity_without_fresh_data, without_fresh_data};
 
 /// The kinds the engine tracks, in the order ties of severity are shown.
-const TRACKED: [VerdictKind; 5] = VerdictKind::JUDGED;
+const TRACKED: [VerdictKind; 6] = VerdictKind::JUDGED;
 
 /// Everything the engine says about one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +62,9 @@ pub struct Assessment {
     pub purge: PurgeJudgement,
     /// Checkpoint-age and dirty-page severities.
     pub flush: FlushJudgement,
+    /// Writes queue on too few rollback segments (`warning`), or not; `null` unknown.
+    #[serde(default)]
+    pub rollback: Option<Severity>,
     pub recovery: Option<Recovery>,
     pub sizing: Option<Sizing>,
 }
@@ -152,6 +156,14 @@ pub struct Thresholds {
     /// transactions are open is held by them (10,000: a few seconds of commits — purge
     /// keeping up on its own held at most ~1 s of them).
     pub history_held_min: u64,
+    /// Writes queue on the rollback segments' latches from this many seconds of waiting per
+    /// second (0.5: half a thread always waiting; see `verdicts/rseg.rs`)…
+    pub rseg_wait_min: f64,
+    /// …that are also at least this share of the open writers' time (0.1).
+    pub rseg_wait_share: f64,
+    /// …or, without performance_schema, this many threads asleep on a segment latch in one
+    /// SHOW ENGINE INNODB STATUS (3).
+    pub seis_rseg_waiters: u64,
 }
 
 impl Default for Thresholds {
@@ -170,6 +182,9 @@ impl Default for Thresholds {
             lag_trx_caught_up: 10_000,
             pace_keeps_up: 0.5,
             history_held_min: 10_000,
+            rseg_wait_min: 0.5,
+            rseg_wait_share: 0.1,
+            seis_rseg_waiters: 3,
         }
     }
 }
@@ -300,7 +315,7 @@ pub struct VerdictEngine {
     inflow_rate: Series,
     written_rate: Series,
     peak: sizing::PeakTracker,
-    tracks: [Track; 5],
+    tracks: [Track; 6],
     healthy_since: Option<DateTime<Utc>>,
     /// Since when the verdict has been `unknown` (what is missing may change meanwhile).
     unknown_since: Option<DateTime<Utc>>,
@@ -396,6 +411,7 @@ impl VerdictEngine {
             purge::purge_too_slow(&ctx),
             open_writes::history_held_by_open_writes(&ctx),
             flush::flush_pressure(f, flavor, &flush_judged),
+            rseg::rollback_segment_contention(f, &th),
         ];
 
         let h = self.cfg.hysteresis;
@@ -451,9 +467,12 @@ impl VerdictEngine {
             &self.cfg.recovery,
             hour_rate,
         );
+        let rollback = rseg::contended(&f.rollback, f.purge.open_rw_trx, &th)
+            .map(|c| if c { Severity::Warning } else { Severity::Ok });
         Assessment {
             at,
             verdicts,
+            rollback,
             purge: judged,
             flush: flush_judged,
             recovery,

@@ -39,7 +39,7 @@ pub struct EngineState {
     thresholds: Thresholds,
     layout: RedoLayout,
     peak: PeakTracker,
-    tracks: [Track; 5],
+    tracks: [Track; 6],
     healthy_since: Option<DateTime<Utc>>,
     #[serde(default)]
     unknown_since: Option<DateTime<Utc>>,

@@ -63,6 +63,7 @@ mod recovery;
 mod registry;
 mod render;
 mod replay_window;
+mod rollback_segments;
 mod scenarios;
 mod secrets;
 mod serve;

@@ -53,6 +53,7 @@ const NEEDS_PROCESS: &[&str] = &[
     "purge.open_trx",
     "purge.open_rw_trx",
     "purge.oldest_rw",
+    "rollback.undo_slots_cached",
 ];
 
 /// MySQL 8.0+ only (the `log_max_modified_age_*` counters and where sync flushing starts),
@@ -63,6 +64,15 @@ const NOT_ON_MARIADB: &[&str] = &[
     "redo.counter_sync_bytes",
     "redo.sync_flush_bytes",
     "redo.max_checkpoint_age_bytes",
+];
+
+/// The latch-wait figures, and the judgement that needs them.
+const ROLLBACK_WAITS: &[&str] = &[
+    "rollback.rseg_waits_per_s",
+    "rollback.rseg_wait_s_per_s",
+    "rollback.trx_sys_waits_per_s",
+    "rollback.trx_sys_wait_s_per_s",
+    "rollback.severity",
 ];
 
 /// Figures every account reads, PROCESS or not.
@@ -169,6 +179,8 @@ fn check_figures(g: Grants, v: &Value, what: &str) {
     let seis_read = v["purge"]["lag_trx"].is_u64();
     // So does its lag in seconds (the counter's readings), unless purge is at the counter.
     let lag_s_unknowable = |p: &str| p == "purge.lag_s" || p == "purge.lag_s_from";
+    let latches_off = v["rollback"]["instrumented"] == false;
+    let fixed = v["rollback"]["segments_fixed"] == true;
     let nulls: BTreeSet<String> = null_figures(v)
         .into_iter()
         .filter(|p| !(idle && p == "blocker.query"))
@@ -179,6 +191,14 @@ fn check_figures(g: Grants, v: &Value, what: &str) {
         .filter(|p| !(trx_read && p == "history.held_by"))
         .filter(|p| !(lwm_off && p == "dirty.lwm_pct"))
         .filter(|p| !NOT_ON_MARIADB.contains(&p.as_str()))
+        // performance_schema's latch instruments are off on these servers (said by
+        // `rollback.instrumented`): no waits, so no contention judgement; MariaDB fixes the
+        // segments at 128 (no setting); MariaDB ≥ 10.6 has no SEIS wait array.
+        .filter(|p| !(latches_off && ROLLBACK_WAITS.contains(&p.as_str())))
+        .filter(|p| !(fixed && p == "rollback.segments_setting"))
+        .filter(|p| !p.starts_with("rollback.seis_"))
+        // Read only where the server counts it (off by default on MariaDB 10.11).
+        .filter(|p| p != "rollback.undo_slots_used")
         .collect();
     let unexplained: Vec<&String> = nulls
         .iter()

@@ -400,7 +400,7 @@ fn bad_trigger_input_is_a_clear_message() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["record", d, "--trigger", "blocked"],
-            "--trigger \"blocked\" is neither a verdict kind (blocked_by_read_view, purge_lag_trap, purge_too_slow, history_held_by_open_writes, flush_pressure) nor a threshold",
+            "--trigger \"blocked\" is neither a verdict kind (blocked_by_read_view, purge_lag_trap, purge_too_slow, history_held_by_open_writes, flush_pressure, rollback_segment_contention) nor a threshold",
         ),
         (
             &["record", d, "--trigger", "history>lots"],

@@ -2,11 +2,12 @@
 //! read from the server ([`KnobFacts`]) and the moment ([`PlanContext`]) to a [`ChangePlan`]
 //! the user confirms, or a [`Refusal`] that says why not. Nothing here does I/O. One file per
 //! kind of change: `knob` (the purge knobs), `monitors` (INNODB_METRICS counters), `kill`
-//! (the session that blocks purge).
+//! (the session that blocks purge), `rseg` (more rollback segments).
 
 mod kill;
 mod knob;
 mod monitors;
+mod rseg;
 
 use thiserror::Error;
 
@@ -16,6 +17,7 @@ use crate::source::flavor::Flavor;
 pub use kill::{age_text, plan_kill};
 pub use knob::{plan_set, plan_step};
 pub use monitors::plan_enable_monitors;
+pub use rseg::plan_rollback_segments;
 
 /// The purge knobs the hotkeys change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -5,12 +5,15 @@
 //! dirty-page settings do and how they can be changed; `words` what the redo points are called;
 //! `flushing` what the page cleaner does for redo at an age (`innodb_adaptive_flushing[_lwm]`);
 //! `recovery` how fast it recovers from a crash when its own error log cannot say.
+//! `rseg` how many rollback segments writers share, how to get more, and the latches they
+//! queue on.
 
 mod flushing;
 mod knobs;
 mod recovery;
 mod redo;
 mod redo_early80;
+mod rseg;
 mod sql;
 mod words;
 
@@ -30,9 +33,10 @@ pub use redo::{
 pub use redo_early80::{
     MYSQL_80_REWRITE, mysql_80_early_checkpoint_age_target, mysql_80_early_points_with,
 };
+pub use rseg::{MAX_ROLLBACK_SEGMENTS, RsegLayout, RsegWayOut, instrument_key};
 pub use sql::{
-    METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, SESSION_SUMS, STATUS, VARIABLES, read_only_key,
-    variables_sql,
+    METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, RSEG_METRICS, SESSION_SUMS, STATUS, VARIABLES,
+    read_only_key, variables_sql,
 };
 pub use words::PointWords;
 

@@ -27,6 +27,8 @@ pub const VARIABLES: &[&str] = &[
     "innodb_max_purge_lag",
     "innodb_max_purge_lag_delay",
     "innodb_undo_tablespaces",
+    "innodb_rollback_segments",
+    "innodb_undo_logs",
     "innodb_flush_log_at_trx_commit",
     "innodb_adaptive_flushing",
     "innodb_adaptive_flushing_lwm",
@@ -65,6 +67,7 @@ pub const STATUS: &[&str] = &[
     "Innodb_buffer_pool_reads",
     "Innodb_max_trx_id",
     "Innodb_purge_trx_id",
+    "Innodb_undo_tablespaces_active",
     "Handler_update",
     "Handler_delete",
 ];
@@ -91,6 +94,12 @@ pub const METRICS: &[&str] = &[
     "log_max_modified_age_async",
     "log_max_modified_age_sync",
 ];
+
+/// INNODB_METRICS counters read where the server has them switched on, never switched on by
+/// innodebt nor listed as off: the undo log slots in use and cached over every rollback
+/// segment (`srv0mon.cc MONITOR_NUM_UNDO_SLOT_USED` / `_CACHED`; on MariaDB 10.11 `cached`
+/// counts by default, `used` does not).
+pub const RSEG_METRICS: &[&str] = &["trx_undo_slots_used", "trx_undo_slots_cached"];
 
 /// The `innodb_monitor_enable` names that switch on what [`METRICS`] needs.
 pub const MONITOR_GROUPS: &[&str] = &[
@@ -221,8 +230,9 @@ impl Flavor {
             "STATUS = 'enabled'"
         };
         format!(
-            "SELECT NAME, COUNT, {enabled} FROM information_schema.INNODB_METRICS WHERE NAME IN ({})",
-            quoted_list(METRICS)
+            "SELECT NAME, COUNT, {enabled} FROM information_schema.INNODB_METRICS WHERE NAME IN ({},{})",
+            quoted_list(METRICS),
+            quoted_list(RSEG_METRICS)
         )
     }
 

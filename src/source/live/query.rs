@@ -181,3 +181,65 @@ pub(super) fn variables_from(rs: &[Row]) -> BTreeMap<String, String> {
         .filter_map(|r| Some((text(r, 0)?.to_ascii_lowercase(), text(r, 1)?)))
         .collect()
 }
+
+/// Whether each of the flavour's latch instruments counts, as `<instrument>.timed` = YES/NO:
+/// enabled and timed in `setup_instruments` with the `global_instrumentation` consumer on.
+/// Asked only where `performance_schema = ON`; a refusal leaves them unsaid (unknown).
+pub(super) async fn instrument_answers(
+    conn: &mut Conn,
+    flavor: &Flavor,
+    performance_schema: bool,
+    limit: Duration,
+) -> BTreeMap<String, String> {
+    if !performance_schema {
+        return BTreeMap::new();
+    }
+    let Ok(rs) = rows(conn, &flavor.instruments_sql(), limit).await else {
+        return BTreeMap::new();
+    };
+    let yes = |r: &Row, i: usize| text(r, i).is_some_and(|v| v.eq_ignore_ascii_case("YES"));
+    let global = rs
+        .iter()
+        .any(|r| text(r, 0).as_deref() == Some("global_instrumentation") && yes(r, 1));
+    rs.iter()
+        .filter_map(|r| {
+            let name = text(r, 0).filter(|n| n != "global_instrumentation")?;
+            let on = global && yes(r, 1) && yes(r, 2);
+            Some((
+                crate::source::flavor::instrument_key(&name),
+                if on { "YES" } else { "NO" }.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// The instruments `variables` says count (see [`instrument_answers`]).
+pub(super) fn counting_instruments(
+    flavor: &Flavor,
+    variables: &BTreeMap<String, String>,
+) -> Vec<&'static str> {
+    flavor
+        .rseg_instruments()
+        .into_iter()
+        .filter(|i| {
+            variables
+                .get(&crate::source::flavor::instrument_key(i))
+                .is_some_and(|v| v == "YES")
+        })
+        .collect()
+}
+
+/// The wait summary's rows: `EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT`.
+pub(super) fn wait_sums(rs: &[Row]) -> BTreeMap<String, crate::sample::WaitSum> {
+    rs.iter()
+        .filter_map(|r| {
+            Some((
+                text(r, 0)?,
+                crate::sample::WaitSum {
+                    count: number(r, 1)?,
+                    timer_ps: number(r, 2)?,
+                },
+            ))
+        })
+        .collect()
+}

@@ -11,7 +11,7 @@ use crate::innodb_status;
 use crate::sample::{
     MetricValue, PollCost, Sample, ServerInfo, SourceKind, Statement, StatementCost, UndoScan,
 };
-use crate::source::cadence::{Cadenced, Guard, Outcome};
+use crate::source::cadence::{Cadenced, Guard, Outcome, WAITS_SHARE};
 use crate::source::flavor::Flavor;
 use crate::source::oldest::Oldest;
 use crate::source::sessions::{SessionInfo, Sessions};
@@ -69,6 +69,10 @@ impl Session {
         let recovery_log = Some(Box::new(
             super::errlog::read(&mut conn, &flavor, cfg.query_timeout).await,
         ));
+        let pfs = variables
+            .get("performance_schema")
+            .is_some_and(|v| v.eq_ignore_ascii_case("ON"));
+        variables.extend(instrument_answers(&mut conn, &flavor, pfs, cfg.query_timeout).await);
         let mut guard = Guard::new(cfg.interval);
         // The variables were just read: next due one cadence from now.
         guard.record(
@@ -251,6 +255,9 @@ impl Session {
             }
         }
 
+        self.poll_waits(&mut sample, cfg.interval, t, force_slow)
+            .await?;
+
         let scan_due = cfg
             .undo_scan_every
             .is_some_and(|every| self.guard.due(Cadenced::UndoScan, every, Instant::now()));
@@ -423,7 +430,23 @@ impl Session {
             .await;
         match read {
             Ok(rs) => {
-                let changed: BTreeMap<_, _> = variables_from(&rs)
+                let mut read = variables_from(&rs);
+                // Whether the latch instruments count: one may have been switched on since.
+                let flavor = self.info.flavor;
+                let pfs = read
+                    .get("performance_schema")
+                    .is_some_and(|v| v.eq_ignore_ascii_case("ON"));
+                if pfs {
+                    let begun = Instant::now();
+                    read.extend(
+                        instrument_answers(&mut self.conn, &flavor, pfs, cfg.query_timeout).await,
+                    );
+                    self.spent.push(StatementCost {
+                        what: Statement::Waits,
+                        us: u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX),
+                    });
+                }
+                let changed: BTreeMap<_, _> = read
                     .into_iter()
                     .filter(|(k, v)| self.info.variables.get(k) != Some(v))
                     .collect();
@@ -432,6 +455,40 @@ impl Session {
             }
             Err(e) => e.lost().map(|_| None),
         }
+    }
+
+    /// The latch waits from performance_schema, only while one of the flavour's instruments
+    /// counts, and held to [`WAITS_SHARE`] of the server's time (the summary walks every
+    /// instrument instance). `force`: ask now (`--once`).
+    async fn poll_waits(
+        &mut self,
+        sample: &mut Sample,
+        interval: Duration,
+        t: Duration,
+        force: bool,
+    ) -> Result<(), String> {
+        let flavor = self.info.flavor;
+        let counting = counting_instruments(&flavor, &self.info.variables);
+        if counting.is_empty()
+            || !(force || self.guard.due(Cadenced::Waits, interval, Instant::now()))
+        {
+            return Ok(());
+        }
+        let begun = Instant::now();
+        let result = self
+            .ask(Statement::Waits, &flavor.waits_sql(&counting), t)
+            .await;
+        let outcome = match &result {
+            Err(QueryError::TimedOut(_)) => Outcome::TimedOut,
+            _ => Outcome::Answered(begun.elapsed()),
+        };
+        self.guard
+            .record_costly_share(Cadenced::Waits, interval, begun, outcome, WAITS_SHARE);
+        match result {
+            Ok(rs) => sample.waits = Some(wait_sums(&rs)),
+            Err(e) => self.note(sample, SourceKind::Waits, e)?,
+        }
+        Ok(())
     }
 
     fn note(&self, sample: &mut Sample, source: SourceKind, e: QueryError) -> Result<(), String> {

@@ -51,6 +51,7 @@ fn figures(age: u64, sync: u64, dirty_pages: u64, io_capacity_max: Option<u64>) 
             ..Dirty::default()
         },
         undo: Undo::default(),
+        rollback: Default::default(),
         verdicts: Vec::new(),
         recovery: None,
         sizing: None,

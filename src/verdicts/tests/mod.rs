@@ -79,6 +79,7 @@ fn fig(t: i64) -> Figures {
             ..Dirty::default()
         },
         undo: Undo::default(),
+        rollback: Default::default(),
         verdicts: Vec::new(),
         recovery: None,
         sizing: None,
