@@ -290,6 +290,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            recovery_log: None,
         };
         (f, info)
     }
