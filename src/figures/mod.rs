@@ -6,6 +6,7 @@
 mod id;
 mod judged;
 mod selfcost;
+mod suspect;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,7 @@ use crate::source::flavor::FlushRegime;
 pub use id::FigureId;
 pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
 pub use selfcost::{SelfCost, StatementMs};
+pub use suspect::Suspect;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
@@ -47,6 +49,9 @@ pub struct Figures {
     /// it, and which of the figures above are `null` because of it.
     #[serde(default)]
     pub unavailable: Vec<Unreadable>,
+    /// Figures no server can produce (derive decides): marked, never drawn as truth.
+    #[serde(default)]
+    pub suspect: Vec<Suspect>,
     pub warnings: Vec<String>,
     /// What this tick of innodebt cost the server (`null` in replays of older captures).
     #[serde(rename = "self", default)]

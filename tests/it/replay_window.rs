@@ -393,6 +393,7 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         (5, 0x8975_a7f2),
         (6, 0x68be_e849),
         (7, 0xe957_5ae0),
+        (8, 0x4940_a90e),
     ];
     let want = pinned
         .iter()
