@@ -1,5 +1,6 @@
-//! `innodebt import prometheus`: the window is read whole before the capture file is made, and
-//! a file that could not be finished is removed, so a failed import leaves nothing behind.
+//! `innodebt import prometheus`: the window is read a chunk at a time and each chunk written as
+//! it arrives; a file that could not be finished is removed, so a failed import leaves nothing
+//! behind.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -9,7 +10,6 @@ use chrono::{DateTime, Utc};
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::capture::prometheus::{self, Auth, Request};
 use crate::cli::{ImportSource, TimeSpec};
-use crate::sample::SourceEvent;
 
 /// `--from`/`--to` as instants: RFC 3339 as given, HH:MM:SS today in UTC, `+DUR` after --from.
 fn resolve(
@@ -80,48 +80,59 @@ pub(super) async fn prometheus(source: &ImportSource) -> ExitCode {
             ca_file: ca_file.clone(),
         },
     };
-    let (header, events) = match prometheus::import(&req).await {
-        Ok(x) => x,
-        Err(e) => return fail(EXIT_CONFIG, e),
-    };
-    let samples = events.iter().filter(|e| e.as_sample().is_some()).count();
-    match write(output, &header, &events) {
-        Ok(()) => {
+    match stream(&req, output).await {
+        Ok((samples, note)) => {
             eprintln!(
-                "innodebt: imported {samples} samples of {instance} from {url} into {} ({})",
+                "innodebt: imported {samples} samples of {instance} from {url} into {} ({note})",
                 output.display(),
-                header.notes.first().map(String::as_str).unwrap_or_default()
             );
             ExitCode::SUCCESS
         }
-        Err(e) => {
+        Err((code, e)) => {
             // Half a capture is worse than none: it would replay as if the window ended early.
             let _ = std::fs::remove_file(output);
-            fail(EXIT_FAILURE, e)
+            fail(code, e)
         }
     }
 }
 
-fn write(
-    output: &Path,
-    header: &crate::capture::Header,
-    events: &[SourceEvent],
-) -> Result<(), crate::capture::CaptureError> {
-    let mut writer = crate::replay::create_writer(output, header, Default::default())?;
-    for ev in events {
-        writer.append(ev)?;
+/// Reads the window a chunk at a time and appends each chunk's events as it arrives: the
+/// capture is made while Prometheus answers, and memory follows one chunk, not the window.
+/// Its samples and its first note; or the exit code and the message.
+async fn stream(req: &Request, output: &Path) -> Result<(usize, String), (u8, String)> {
+    let config = |e: prometheus::PromError| (EXIT_CONFIG, e.to_string());
+    let io = |e: crate::capture::CaptureError| (EXIT_FAILURE, e.to_string());
+    let mut imp = prometheus::Import::open(req).await.map_err(config)?;
+    let mut writer: Option<crate::capture::CaptureWriter> = None;
+    let mut header: Option<crate::capture::Header> = None;
+    let mut first_sample = None;
+    while let Some(events) = imp.next_chunk().await.map_err(config)? {
+        for ev in &events {
+            if writer.is_none() {
+                let h = imp.header(ev.at());
+                writer =
+                    Some(crate::replay::create_writer(output, &h, Default::default()).map_err(io)?);
+                header = Some(h);
+            }
+            if first_sample.is_none() {
+                first_sample = ev.as_sample().map(|s| s.taken_at);
+            }
+            if let Some(w) = writer.as_mut() {
+                w.append(ev).map_err(io)?;
+            }
+        }
     }
-    writer.finish()?;
-    // The same note as a bookmark at the first sample: on the timeline, and in the JSON of
-    // `export` and `--once` there, where a reader of figures looks for what is unknown.
-    match (
-        header.notes.first(),
-        events.iter().find_map(SourceEvent::as_sample),
-    ) {
-        (Some(note), Some(first)) => crate::capture::notes::append_note(
-            output,
-            &crate::capture::Note::new(first.taken_at, note),
-        ),
-        _ => Ok(()),
+    let (Some(writer), Some(header), Some(first)) = (writer, header, first_sample) else {
+        return Err(config(imp.no_samples().await));
+    };
+    writer.finish().map_err(io)?;
+    // The header's note as a bookmark at the first sample: on the timeline, and in the JSON
+    // of `export` and `--once` there, where a reader of figures looks for what is unknown;
+    // then what only the window's end knows (restarts).
+    let note = header.notes.first().cloned().unwrap_or_default();
+    for text in std::iter::once(note.clone()).chain(imp.closing_note()) {
+        crate::capture::notes::append_note(output, &crate::capture::Note::new(first, &text))
+            .map_err(io)?;
     }
+    Ok((imp.samples(), note))
 }
