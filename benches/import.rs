@@ -91,7 +91,13 @@ fn main() {
     let promtool = which("promtool");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "import prometheus, release binary, {runs} runs each; load average before: {}",
+        "import prometheus, {} binary, {runs} runs each; load average before: {}",
+        // target/<profile>/innodebt: `cargo bench` builds release, `--profile dev` debug.
+        Path::new(BIN)
+            .parent()
+            .and_then(Path::file_name)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         load.split_whitespace()
             .take(3)
             .collect::<Vec<_>>()
@@ -99,9 +105,9 @@ fn main() {
     );
     println!();
     println!(
-        "| window | step | series | points | samples | wall median / max | peak RSS median / max | ≤ 30 s |"
+        "| window | step | series | points | samples | wall median / max | CPU median | peak RSS median / max | ≤ 30 s |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let now = Utc::now().timestamp() / 60 * 60;
     for (label, seconds, step) in [("a day", 86_400u64, 15u64), ("an hour", 3_600, 1)] {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -127,12 +127,15 @@ mod tests {
         mark(&mut f);
         let s = f.suspect(FigureId::CheckpointAge).expect("suspect");
         assert!(
-            s.reason.contains("more than the redo log holds (16.0 MiB)"),
+            s.reason
+                .contains("checkpoint age 964.6 MiB is more than the redo log holds (16.0 MiB)"),
             "{}",
             s.reason
         );
         assert!(f.suspect(FigureId::CheckpointAgePct).is_some());
-        assert_eq!(f.redo.severity, Some(Severity::Unknown));
+        // Unknown from here on: no verdict, sizing or gauge reads it as the truth.
+        assert_eq!(f.redo.checkpoint_age_bytes, None);
+        assert_eq!(f.redo.checkpoint_age_pct_of_capacity, None);
     }
 
     #[test]
