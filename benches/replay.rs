@@ -16,9 +16,12 @@
 //! The captures are written once and kept under `target/replay-bench/` (named by generator,
 //! format and derivation version, so a change to any of them writes them again).
 //!
-//! The samples are the shipped demo's real MariaDB 10.11 samples, repeated, with time and
-//! cumulative counters moving on so rates, checkpoint age and the blocker stay realistic.
+//! The samples are the shipped demo's real MariaDB 10.11 samples lap after lap
+//! (`tests/common/laps.rs`): gauges as the demo had them, counters and LSNs going on, so every
+//! figure stays one a server can show (`tests/it/replay_bench_data.rs` checks the file).
 
+#[path = "../tests/common/laps.rs"]
+mod laps;
 #[path = "../tests/common/tmux.rs"]
 mod tmux;
 
@@ -27,13 +30,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use innodebt::capture::format::FORMAT_VERSION;
-use innodebt::capture::{self, Header};
 use innodebt::derive::DERIVATION_VERSION;
-use innodebt::sample::SourceEvent;
 
 const BIN: &str = env!("CARGO_BIN_EXE_innodebt");
 /// Bump when `events` changes what it generates.
-const GENERATOR: u32 = 2;
+const GENERATOR: u32 = 3;
 
 const TARGET_RSS_MIB: f64 = 64.0;
 const TARGET_ONCE_MS: f64 = 300.0;
@@ -41,79 +42,7 @@ const TARGET_FIRST_FRAME_MS: f64 = 100.0;
 const TARGET_SEEK_MS: f64 = 50.0;
 const TARGET_CPU_PCT: f64 = 1.0;
 
-fn demo() -> Vec<SourceEvent> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/demo/mariadb-10.11-blocker.idbt"
-    );
-    capture::open(path).expect("demo capture").events
-}
-
-/// `seconds` samples at 1 s, handed to `sink` with the server's description first: the
-/// demo's real samples, repeated, with time and cumulative counters moving on lap by lap.
-fn events(seconds: u64, mut sink: impl FnMut(&SourceEvent)) {
-    let events = demo();
-    let connected = events
-        .iter()
-        .find(|e| matches!(e, SourceEvent::Connected { .. }))
-        .cloned()
-        .expect("connected");
-    let samples: Vec<_> = events
-        .iter()
-        .filter_map(|e| e.as_sample().cloned())
-        .collect();
-    let first = samples[0].clone();
-    let last = samples[samples.len() - 1].clone();
-    let t0 = first.taken_at;
-    sink(&connected);
-    let n = samples.len() as u64;
-    for i in 0..seconds {
-        let lap = i / n;
-        let mut s = samples[(i % n) as usize].clone();
-        s.taken_at = t0 + chrono::Duration::seconds(i as i64);
-        s.mono_s = i as f64;
-        // Cumulative counters grow lap by lap (never reset): add the lap's growth.
-        for (k, v) in s.status.iter_mut() {
-            if let (Some(a), Some(b)) = (first.status.get(k), last.status.get(k))
-                && b > a
-                && k != "Innodb_history_list_length"
-                && !k.contains("pages_dirty")
-                && !k.contains("pages_data")
-                && !k.contains("pages_free")
-                && k != "Uptime"
-            {
-                *v += lap * (b - a);
-            }
-        }
-        if let Some(u) = s.status.get_mut("Uptime") {
-            *u = 1000 + i;
-        }
-        for (k, m) in s.metrics.iter_mut() {
-            if let (Some(a), Some(b)) = (first.metrics.get(k), last.metrics.get(k))
-                && b.count > a.count
-                && !k.contains("history")
-                && !k.contains("current_size")
-            {
-                m.count += lap as i64 * (b.count - a.count);
-            }
-        }
-        sink(&SourceEvent::Sample(Box::new(s)));
-    }
-}
-
-fn header() -> Header {
-    let mut h = Header::new(demo()[0].at(), None, false);
-    h.interval_ms = Some(1000);
-    h
-}
-
-/// One capture file of `seconds` samples, written with the writer every recording uses.
-fn write_file(path: &Path, seconds: u64) {
-    let mut w =
-        innodebt::replay::create_writer(path, &header(), Default::default()).expect("create");
-    events(seconds, |ev| w.append(ev).expect("append"));
-    w.finish().expect("finish");
-}
+use laps::{events, write_file};
 
 /// The same samples as a flight recorder's directory: one file per UTC hour, by the recorder.
 fn write_dir(dir: &Path, seconds: u64) {

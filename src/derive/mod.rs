@@ -4,6 +4,7 @@
 //! JSON) then shows the same answer. Pure: no I/O, no clock.
 
 mod state;
+mod suspect;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -101,6 +102,8 @@ impl Deriver {
     /// The figures of one sample, measured and judged; `None` before the server is known.
     pub fn push_sample(&mut self, sample: &Sample) -> Option<Figures> {
         let mut figures = self.measurer.push_sample(sample)?;
+        // Before any judgement: an impossible figure is flagged and unknown from here on.
+        suspect::mark(&mut figures);
         let info = self.measurer.info()?.clone();
         self.note_redo_resize(&mut figures, &info);
         self.assess(&mut figures, &info, sample.mono_s);

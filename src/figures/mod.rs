@@ -7,6 +7,7 @@ mod id;
 mod judged;
 mod rollback;
 mod selfcost;
+mod suspect;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,7 @@ pub use id::{FigureId, Unit, UnknownRule};
 pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
 pub use rollback::Rollback;
 pub use selfcost::{SelfCost, StatementMs};
+pub use suspect::Suspect;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
@@ -52,6 +54,9 @@ pub struct Figures {
     /// it, and which of the figures above are `null` because of it.
     #[serde(default)]
     pub unavailable: Vec<Unreadable>,
+    /// Figures no server can produce (derive decides): marked, never drawn as truth.
+    #[serde(default)]
+    pub suspect: Vec<Suspect>,
     pub warnings: Vec<String>,
     /// What this tick of innodebt cost the server (`null` in replays of older captures).
     #[serde(rename = "self", default)]

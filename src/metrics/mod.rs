@@ -252,6 +252,7 @@ impl Context<'_> {
             metrics_off: off.iter().map(|m| m.to_string()).collect(),
             self_cost: None,
             unavailable: Vec::new(),
+            suspect: Vec::new(),
             warnings,
         }
     }

@@ -503,17 +503,22 @@ pub fn different_servers(
     baseline: Option<&ServerInfo>,
 ) -> Option<String> {
     let (a, b) = (incident?, baseline?);
-    let id = |i: &ServerInfo| {
-        (
-            i.var("hostname").unwrap_or(&i.label).to_string(),
-            i.var("port").unwrap_or_default().to_string(),
+    // A side that does not know its host name (an import from Prometheus: the exporter has no
+    // string variables) is told apart by port and version only, not by its label.
+    let by_host = a.var("hostname").is_some() == b.var("hostname").is_some();
+    let host = |i: &ServerInfo| i.var("hostname").unwrap_or(&i.label).to_string();
+    let port = |i: &ServerInfo| i.var("port").unwrap_or_default().to_string();
+    let who = |i: &ServerInfo| {
+        format!(
+            "{}:{} {} {}",
+            host(i),
+            port(i),
+            i.flavor.kind.product(),
+            i.version
         )
     };
-    let who = |i: &ServerInfo| {
-        let (h, p) = id(i);
-        format!("{h}:{p} {} {}", i.flavor.kind.product(), i.version)
-    };
-    (id(a) != id(b) || a.version != b.version).then(|| {
+    let same = (!by_host || host(a) == host(b)) && port(a) == port(b) && a.version == b.version;
+    (!same).then(|| {
         format!(
             "the captures are from different servers (incident: {}; baseline: {}): compared \
              anyway — a difference may be the servers', not the incident's",

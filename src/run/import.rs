@@ -1,6 +1,7 @@
-//! `innodebt import prometheus` and `import dolphie`: the source is read whole before the
-//! capture is made, and the capture is written to a temporary file beside the output and
-//! renamed into place once finished, so a failed import leaves nothing behind.
+//! `innodebt import prometheus` and `import dolphie`. Prometheus's window is read a chunk at a
+//! time and each chunk written as it arrives (memory follows one chunk, not the window); a
+//! Dolphie file is read whole. Either capture is written to a temporary file beside the output
+//! and renamed into place once finished, so a failed import leaves nothing behind.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -81,17 +82,21 @@ pub(super) async fn prometheus(source: &ImportSource) -> ExitCode {
             ca_file: ca_file.clone(),
         },
     };
-    let (header, events) = match prometheus::import(&req).await {
-        Ok(x) => x,
-        Err(e) => return fail(EXIT_CONFIG, e),
+    let tmp = match temp_beside(output) {
+        Ok(t) => t,
+        Err(e) => return fail(EXIT_FAILURE, e),
     };
-    let samples = events.iter().filter(|e| e.as_sample().is_some()).count();
-    match write(output, &header, &events, &[]) {
+    let partial = tmp.path().join("capture.idbt");
+    let streamed = match stream(&req, &partial).await {
+        Ok(x) => x,
+        Err((code, e)) => return fail(code, e),
+    };
+    match move_into_place(&partial, output) {
         Ok(()) => {
+            let (samples, note) = streamed;
             eprintln!(
-                "innodebt: imported {samples} samples of {instance} from {url} into {} ({})",
+                "innodebt: imported {samples} samples of {instance} from {url} into {} ({note})",
                 output.display(),
-                header.notes.first().map(String::as_str).unwrap_or_default()
             );
             ExitCode::SUCCESS
         }
@@ -144,11 +149,21 @@ fn write(
     events: &[SourceEvent],
     notes: &[crate::capture::Note],
 ) -> Result<(), String> {
+    let tmp = temp_beside(output)?;
+    let partial = tmp.path().join("capture.idbt");
+    write_capture(&partial, header, events, notes).map_err(|e| e.to_string())?;
+    move_into_place(&partial, output)
+    // `tmp` goes with whatever is left in it.
+}
+
+/// A temporary directory beside `output` (same file system, so the rename is atomic); it is
+/// removed with whatever is left in it when dropped.
+fn temp_beside(output: &Path) -> Result<tempfile::TempDir, String> {
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let tmp = tempfile::Builder::new()
+    tempfile::Builder::new()
         .prefix(".innodebt-import-")
         .tempdir_in(dir)
         .map_err(|e| {
@@ -156,22 +171,22 @@ fn write(
                 "{}: cannot write there: {e} (check the directory exists and is writable)",
                 dir.display()
             )
-        })?;
-    let partial = tmp.path().join("capture.idbt");
-    write_capture(&partial, header, events, notes).map_err(|e| e.to_string())?;
+        })
+}
+
+fn move_into_place(partial: &Path, output: &Path) -> Result<(), String> {
     if output.exists() {
         return Err(format!(
             "{} appeared while importing: choose another file name",
             output.display()
         ));
     }
-    std::fs::rename(&partial, output).map_err(|e| {
+    std::fs::rename(partial, output).map_err(|e| {
         format!(
             "{}: cannot move the finished capture into place: {e}",
             output.display()
         )
     })
-    // `tmp` goes with whatever is left in it.
 }
 
 fn write_capture(
@@ -204,4 +219,45 @@ fn write_capture(
         ),
         _ => Ok(()),
     }
+}
+
+/// Reads the window a chunk at a time and appends each chunk's events as it arrives: the
+/// capture is made while Prometheus answers, and memory follows one chunk, not the window.
+/// Its samples and its first note; or the exit code and the message.
+async fn stream(req: &Request, output: &Path) -> Result<(usize, String), (u8, String)> {
+    let config = |e: prometheus::PromError| (EXIT_CONFIG, e.to_string());
+    let io = |e: crate::capture::CaptureError| (EXIT_FAILURE, e.to_string());
+    let mut imp = prometheus::Import::open(req).await.map_err(config)?;
+    let mut writer: Option<crate::capture::CaptureWriter> = None;
+    let mut header: Option<crate::capture::Header> = None;
+    let mut first_sample = None;
+    while let Some(events) = imp.next_chunk().await.map_err(config)? {
+        for ev in &events {
+            if writer.is_none() {
+                let h = imp.header(ev.at());
+                writer =
+                    Some(crate::replay::create_writer(output, &h, Default::default()).map_err(io)?);
+                header = Some(h);
+            }
+            if first_sample.is_none() {
+                first_sample = ev.as_sample().map(|s| s.taken_at);
+            }
+            if let Some(w) = writer.as_mut() {
+                w.append(ev).map_err(io)?;
+            }
+        }
+    }
+    let (Some(writer), Some(header), Some(first)) = (writer, header, first_sample) else {
+        return Err(config(imp.no_samples().await));
+    };
+    writer.finish().map_err(io)?;
+    // The header's note as a bookmark at the first sample: on the timeline, and in the JSON
+    // of `export` and `--once` there, where a reader of figures looks for what is unknown;
+    // then what only the window's end knows (restarts).
+    let note = header.notes.first().cloned().unwrap_or_default();
+    for text in std::iter::once(note.clone()).chain(imp.closing_note()) {
+        crate::capture::notes::append_note(output, &crate::capture::Note::new(first, &text))
+            .map_err(io)?;
+    }
+    Ok((imp.samples(), note))
 }

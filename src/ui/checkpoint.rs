@@ -72,6 +72,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         "age",
         theme,
     ));
+    // An age no server can show: unknown (derive took it off), and why, in the unknown colour.
+    items.extend(Item::suspect(f, &[FigureId::CheckpointAge], "age", theme));
     let main = flow(items, inner.width as usize);
     // A flush point: its name in its line's colour, bytes, share of capacity.
     let point = |name: String, line: ThemeItem, at: Option<u64>| {

@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
+use crate::figures::FigureId;
 use crate::theme::{Severity, Theme, ThemeItem};
 use crate::units;
 
@@ -27,7 +28,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let sev = app.severity_now(d.severity);
     let sev_style = theme.severity(sev);
 
-    let items = vec![
+    let mut items = vec![
         Item::new(vec![
             Span::styled("dirty ", dim),
             Span::styled(pct(d.pct), sev_style),
@@ -57,6 +58,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ),
         ]),
     ];
+    items.extend(Item::suspect(f, &[FigureId::DirtyPages], "dirty", theme));
     let lines = flow(items, inner.width as usize);
     let fill = match sev {
         Severity::Ok => theme.style(ThemeItem::GaugeFill),

@@ -179,6 +179,26 @@ impl Item {
     }
 }
 
+impl Item {
+    /// `? age suspect: checkpoint age … is more than the redo log holds …` when derivation
+    /// found any of `figures` impossible: in the unknown colour, on its own line.
+    pub fn suspect(f: &Figures, figures: &[FigureId], what: &str, theme: &Theme) -> Option<Item> {
+        let s = figures.iter().find_map(|id| f.suspect(*id))?;
+        let style = theme.severity(Severity::Unknown);
+        Some(
+            Item::new(vec![Span::styled(
+                format!(
+                    "{} {what} suspect: {}",
+                    theme.severity_symbol(Severity::Unknown),
+                    crate::text::sanitize(&s.reason, 200)
+                ),
+                style,
+            )])
+            .on_own_line(),
+        )
+    }
+}
+
 const GAP: &str = "  ";
 
 /// Items laid out left to right, wrapping between items at `max` columns.

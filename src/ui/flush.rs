@@ -100,6 +100,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         "by source",
         theme,
     ));
+    let flush_rates = [FigureId::FlushTotal, FigureId::FlushList];
+    let flush_rates = flush_rates.iter().chain(&FigureId::FLUSH_BY_SOURCE);
+    let flush_rates: Vec<FigureId> = flush_rates.copied().collect();
+    items.extend(Item::suspect(f, &flush_rates, "flushing", theme));
     if !fl.sources_off.is_empty() {
         items.push(
             Item::new(vec![

@@ -140,6 +140,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         items.append(&mut rows);
         items.extend(tail);
     }
+    items.extend(Item::suspect(
+        f,
+        &[
+            FigureId::PurgeRecords,
+            FigureId::PurgeUndoPages,
+            FigureId::PurgeInflow,
+        ],
+        "purge",
+        theme,
+    ));
     items.extend(Item::needs_privilege(
         f,
         &[

@@ -18,6 +18,8 @@
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
 //!
 //! - [`feed`]: synthetic source events of a recorded server (replay and soak).
+//! - [`laps`]: the demo's real samples lap after lap (the replay and import benchmarks);
+//!   [`promdata`]: them as mysqld_exporter series in a Prometheus TSDB.
 //!
 //! The benches and `tests/soak.rs` include `builders.rs`, `feed.rs`, `tmux.rs` or this file by
 //! path.
@@ -29,7 +31,9 @@ pub mod certs;
 pub mod container;
 pub mod feed;
 pub mod gate;
+pub mod laps;
 pub mod load;
+pub mod promdata;
 pub mod proxy;
 pub mod scale;
 pub mod serve;

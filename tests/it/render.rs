@@ -1548,3 +1548,71 @@ fn compare_screen_at_any_size() {
         press(&mut app, KeyCode::Down);
     }
 }
+
+/// The demo with its checkpoint falling 5 MB further behind every second from sample 100 (what
+/// the replay benchmark's old generator did): the age passes the 16 MiB log, which no server
+/// shows. The age is unknown (n/a, no gauge, no severity), the panel says it is suspect and
+/// why, and the JSON names it.
+#[test]
+fn an_age_past_the_log_is_drawn_as_suspect() {
+    let mut events = demo_events();
+    let mut n = 0u64;
+    let mut end = 0;
+    for (i, ev) in events.iter_mut().enumerate() {
+        let SourceEvent::Sample(s) = ev else { continue };
+        n += 1;
+        if n < 100 {
+            continue;
+        }
+        let drift = (n - 99) * 5_000_000;
+        for k in [
+            "Innodb_lsn_current",
+            "Innodb_os_log_written",
+            "Innodb_checkpoint_age",
+        ] {
+            if let Some(v) = s.status.get_mut(k) {
+                *v += drift;
+            }
+        }
+        if let Some(m) = s.metrics.get_mut("log_lsn_current") {
+            m.count += drift as i64;
+        }
+        s.innodb_status = None;
+        end = i;
+        if n == 130 {
+            break;
+        }
+    }
+    let now = events[end].at();
+    let app = app_from_events(events[..=end].to_vec(), now);
+    let f = app.live.latest.clone().expect("figures");
+    let s = f
+        .suspect(innodebt::figures::FigureId::CheckpointAge)
+        .expect("the age is suspect");
+    assert!(
+        s.reason
+            .contains("is more than the redo log holds (16.0 MiB)"),
+        "{}",
+        s.reason
+    );
+    // Unknown to every judgement: no severity, no flush regime, no sizing from it.
+    assert_eq!(f.redo.checkpoint_age_bytes, None);
+    assert_eq!(f.redo.severity, None);
+    let json = serde_json::to_value(&f).expect("json");
+    assert_eq!(
+        json["suspect"][0]["figure"], "redo.checkpoint_age_bytes",
+        "{json}"
+    );
+    assert!(json["redo"]["checkpoint_age_bytes"].is_null(), "{json}");
+    for (w, h) in SIZES {
+        let text = plain(&screen(&app, &Theme::default(), w, h));
+        if h >= 60 {
+            assert!(text.contains("age suspect: checkpoint age"), "{text}");
+        }
+        snapshot!(format!("render_suspect_age_{w}x{h}"), text);
+    }
+    snapshot!(
+        "render_suspect_age_style_200x60",
+        styled(&screen(&app, &Theme::default(), 200, 60))
+    );
+}

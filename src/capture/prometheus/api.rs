@@ -173,17 +173,57 @@ impl Endpoint {
         api_path: &str,
         params: &[(&str, String)],
     ) -> Result<serde_json::Value, PromError> {
+        let (status, body) = self.fetch(api_path, params).await?;
+        decode(&self.shown, api_path, status, &body)
+    }
+
+    /// `/api/v1/query_range`: its series, decoded from the reply's bytes straight into points
+    /// (no JSON tree in between: a chunk's reply is the import's largest allocation).
+    pub async fn query_range(
+        &self,
+        query: &str,
+        start: &str,
+        end: &str,
+        step: &str,
+    ) -> Result<Vec<Series>, PromError> {
+        const PATH: &str = "/api/v1/query_range";
+        let params = [
+            ("query", query.to_string()),
+            ("start", start.to_string()),
+            ("end", end.to_string()),
+            ("step", step.to_string()),
+        ];
+        let (status, body) = self.fetch(PATH, &params).await?;
+        #[derive(Deserialize)]
+        struct Reply {
+            status: String,
+            data: Matrix,
+        }
+        match serde_json::from_slice::<Reply>(&body) {
+            Ok(r) if r.status == "success" && status.is_success() => {
+                check_matrix(&self.shown, &r.data)?;
+                Ok(r.data.result)
+            }
+            // Not a matrix of points: the envelope's own words (an error, a 401, not Prometheus).
+            _ => matrix(&self.shown, decode(&self.shown, PATH, status, &body)?),
+        }
+    }
+
+    async fn fetch(
+        &self,
+        api_path: &str,
+        params: &[(&str, String)],
+    ) -> Result<(StatusCode, Bytes), PromError> {
         let query = form_urlencoded::Serializer::new(String::new())
             .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())))
             .finish();
         let target = format!("{}{api_path}?{query}", self.base_path);
-        let (status, body) = tokio::time::timeout(REQUEST_TIMEOUT, self.send(&target))
+        tokio::time::timeout(REQUEST_TIMEOUT, self.send(&target))
             .await
             .map_err(|_| PromError::Unreachable {
                 url: self.shown.clone(),
                 why: format!("no answer within {} s", REQUEST_TIMEOUT.as_secs()),
-            })??;
-        decode(&self.shown, api_path, status, &body)
+            })?
     }
 
     async fn send(&self, target: &str) -> Result<(StatusCode, Bytes), PromError> {
@@ -324,20 +364,15 @@ fn points<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(f64, f64)>, D::
         .collect())
 }
 
-/// `data` of a query_range reply: its `result` as series.
-pub fn matrix(url: &str, data: serde_json::Value) -> Result<Vec<Series>, PromError> {
-    #[derive(Deserialize)]
-    struct Data {
-        #[serde(rename = "resultType")]
-        result_type: String,
-        result: Vec<Series>,
-    }
-    let d: Data = serde_json::from_value(data).map_err(|e| PromError::NotPrometheus {
-        url: url.to_string(),
-        api_path: "/api/v1/query_range".into(),
-        status: 200,
-        start: e.to_string(),
-    })?;
+/// A query_range reply's `data`.
+#[derive(Deserialize)]
+struct Matrix {
+    #[serde(rename = "resultType")]
+    result_type: String,
+    result: Vec<Series>,
+}
+
+fn check_matrix(url: &str, d: &Matrix) -> Result<(), PromError> {
     if d.result_type != "matrix" {
         return Err(PromError::NotPrometheus {
             url: url.to_string(),
@@ -346,6 +381,18 @@ pub fn matrix(url: &str, data: serde_json::Value) -> Result<Vec<Series>, PromErr
             start: format!("a {} instead of a matrix", d.result_type),
         });
     }
+    Ok(())
+}
+
+/// `data` of a query_range reply: its `result` as series.
+pub fn matrix(url: &str, data: serde_json::Value) -> Result<Vec<Series>, PromError> {
+    let d: Matrix = serde_json::from_value(data).map_err(|e| PromError::NotPrometheus {
+        url: url.to_string(),
+        api_path: "/api/v1/query_range".into(),
+        status: 200,
+        start: e.to_string(),
+    })?;
+    check_matrix(url, &d)?;
     Ok(d.result)
 }
 

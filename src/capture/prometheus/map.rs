@@ -233,6 +233,27 @@ fn as_u64(v: f64) -> u64 {
     v.max(0.0).round() as u64
 }
 
+/// Variables the exporter turns from `ON`/`OFF` into 1/0, and doubles the server prints with
+/// six decimals (`90.000000`): given back in the server's own words, so a setting compares
+/// equal with innodebt's own recording of the same server.
+const BOOLEAN_VARIABLES: &[&str] = &["innodb_adaptive_flushing", "performance_schema"];
+const DOUBLE_VARIABLES: &[&str] = &[
+    "innodb_max_dirty_pages_pct",
+    "innodb_max_dirty_pages_pct_lwm",
+    "innodb_adaptive_flushing_lwm",
+];
+
+/// `name`'s value as `SHOW GLOBAL VARIABLES` prints it.
+fn variable_words(name: &str, v: f64) -> String {
+    if BOOLEAN_VARIABLES.contains(&name) {
+        return if v == 0.0 { "OFF" } else { "ON" }.to_string();
+    }
+    if DOUBLE_VARIABLES.contains(&name) {
+        return format!("{v:.6}");
+    }
+    variable_text(v)
+}
+
 fn variable_text(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 9.0e15 {
         format!("{}", v as i64)
@@ -241,12 +262,229 @@ fn variable_text(v: f64) -> String {
     }
 }
 
-/// Builds the samples. `label` names the source in the header (`prometheus URL instance`).
+/// Builds the samples of series held whole (one chunk). `label` names the source.
 pub fn map(series: &[Series], label: &str) -> Mapped {
+    let present: Vec<BTreeMap<String, String>> = series
+        .iter()
+        .filter(|s| !s.values.is_empty())
+        .map(|s| s.metric.clone())
+        .collect();
+    let mut mapper = Mapper::new(&present, label);
+    let events = mapper.chunk(series);
+    Mapped {
+        info: mapper.info(),
+        events,
+        unknown: mapper.unknown.clone(),
+        samples: mapper.samples,
+        restarts: mapper.restarts,
+    }
+}
+
+/// Series into samples chunk by chunk: what the window holds is known up front (the label
+/// sets `/api/v1/series` lists), the points arrive a time range at a time, and each chunk's
+/// events are handed on before the next is read, so nothing holds the whole window.
+pub struct Mapper {
+    /// Figures no series provides: unknown throughout, never zero.
+    pub unknown: Vec<&'static str>,
+    pub samples: usize,
+    /// Times the server restarted (uptime went back).
+    pub restarts: usize,
+    label: String,
+    blocker_known: bool,
+    /// `version` and `version_comment`, from `mysql_version_info` or innodebt's own series.
+    version: (String, String),
+    /// The server as the first chunk with points describes it.
+    info: Option<ServerInfo>,
+    /// The variables as last set (a change is an event).
+    current: BTreeMap<String, String>,
+    last_uptime: Option<u64>,
+    /// A made-up LSN origin for a history that has only innodebt's checkpoint age: the LSN
+    /// advances by the redo written at each step, the checkpoint trails it by the age.
+    own_lsn: f64,
+    prev_ms: Option<i64>,
+    first_ms: Option<i64>,
+}
+
+impl Mapper {
+    /// `present`: the label sets (with `__name__`) of every series the window holds.
+    pub fn new(present: &[BTreeMap<String, String>], label: &str) -> Mapper {
+        let mut version: Option<(String, String)> = None;
+        let mut own_version: Option<(String, String)> = None;
+        let mut have: Vec<String> = Vec::new();
+        for labels in present {
+            let Some(target) = target(labels) else {
+                continue;
+            };
+            let get = |k: &str| labels.get(k).cloned().unwrap_or_default();
+            match &target {
+                Target::Version => version = Some((get("version"), get("version_comment"))),
+                Target::Own(Own::Server) => own_version = Some((get("version"), get("flavor"))),
+                _ => {}
+            }
+            have.push(match &target {
+                Target::Status(n) => format!("s:{n}"),
+                Target::Metric(n) => format!("m:{n}"),
+                Target::Variable(n) => format!("v:{n}"),
+                Target::Version => "version".into(),
+                Target::Own(o) => format!("o:{}", own_key(*o)),
+            });
+        }
+        let unknown: Vec<&'static str> = NEEDS
+            .iter()
+            .filter(|(_, any)| !any.iter().any(|k| have.iter().any(|h| h == k)))
+            .map(|(what, _)| *what)
+            .collect();
+        let version = match (version, own_version) {
+            (Some(v), _) => v,
+            // innodebt's own series name the product in `flavor` (`mariadb`, `mysql`, `percona`).
+            (None, Some((v, flavor))) if flavor == "mariadb" && !v.contains("MariaDB") => {
+                (format!("{v}-MariaDB"), String::new())
+            }
+            (None, Some((v, flavor))) if flavor == "percona" => (v, "Percona Server".into()),
+            (None, Some((v, _))) => (v, String::new()),
+            (None, None) => (String::new(), String::new()),
+        };
+        Mapper {
+            unknown,
+            samples: 0,
+            restarts: 0,
+            label: label.to_string(),
+            blocker_known: have.iter().any(|h| h == "o:blocker"),
+            version,
+            info: None,
+            current: BTreeMap::new(),
+            last_uptime: None,
+            own_lsn: 1e12,
+            prev_ms: None,
+            first_ms: None,
+        }
+    }
+
+    /// The server: as the first chunk with points described it, else its version alone.
+    pub fn info(&self) -> ServerInfo {
+        self.info
+            .clone()
+            .unwrap_or_else(|| self.server(&BTreeMap::new()))
+    }
+
+    /// The server as `moments` (the first points seen) describe it.
+    fn server(&self, moments: &BTreeMap<i64, Moment>) -> ServerInfo {
+        // The variables as first seen (each at its first point).
+        let mut variables: BTreeMap<String, String> = BTreeMap::new();
+        for m in moments.values() {
+            for (k, v) in &m.variables {
+                variables.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        let (version, comment) = self.version.clone();
+        variables.insert("version".into(), version.clone());
+        variables.insert("version_comment".into(), comment.clone());
+        let flavor = Flavor::from_variables(&variables);
+        // innodebt's redo capacity stands in for the variable the flavour sizes redo with.
+        if let Some(cap) = moments.values().find_map(|m| m.own.get("capacity")) {
+            let var = flavor.redo_size_variable().to_string();
+            if var == "innodb_log_file_size" || var == "innodb_redo_log_capacity" {
+                variables.entry(var).or_insert_with(|| variable_text(*cap));
+            }
+        }
+        for (key, var) in [
+            ("lag", "innodb_max_purge_lag"),
+            ("threads", "innodb_purge_threads"),
+        ] {
+            if let Some(v) = moments.values().find_map(|m| m.own.get(key)) {
+                variables
+                    .entry(var.into())
+                    .or_insert_with(|| variable_text(*v));
+            }
+        }
+        ServerInfo {
+            label: self.label.clone(),
+            version,
+            version_comment: comment,
+            flavor,
+            variables,
+            // Prometheus holds no error log.
+            recovery_log: None,
+        }
+    }
+
+    /// The events of one chunk's points (chunks in time order, not overlapping).
+    pub fn chunk(&mut self, series: &[Series]) -> Vec<SourceEvent> {
+        let moments = moments(series);
+        let mut events = Vec::with_capacity(moments.len() + 1);
+        let at = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default();
+        if self.info.is_none() {
+            let Some(first_ms) = moments.keys().next().copied() else {
+                return events;
+            };
+            let info = self.server(&moments);
+            self.current = info.variables.clone();
+            events.push(SourceEvent::Connected {
+                at: at(first_ms),
+                info: info.clone(),
+            });
+            self.info = Some(info);
+            self.first_ms = Some(first_ms);
+            self.prev_ms = Some(first_ms);
+        }
+        let first_ms = self.first_ms.unwrap_or_default();
+        for (ms, m) in moments {
+            let changed: BTreeMap<String, String> = m
+                .variables
+                .iter()
+                .filter(|(k, v)| self.current.get(*k) != Some(*v))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if !changed.is_empty() {
+                self.current.extend(changed.clone());
+                events.push(SourceEvent::Variables {
+                    at: at(ms),
+                    variables: changed,
+                });
+            }
+            let uptime = m.status.get("Uptime").copied();
+            if let (Some(before), Some(now)) = (self.last_uptime, uptime)
+                && now < before
+            {
+                self.restarts += 1;
+                let mut again = self.info();
+                again.variables = self.current.clone();
+                events.push(SourceEvent::Connected {
+                    at: at(ms),
+                    info: again,
+                });
+            }
+            self.last_uptime = uptime.or(self.last_uptime);
+            if m.status.is_empty() && m.metrics.is_empty() && m.own.is_empty() {
+                continue;
+            }
+            let mut s = Sample::new(at(ms), (ms - first_ms) as f64 / 1000.0);
+            s.status = m.status;
+            s.metrics = m.metrics;
+            let prev_ms = self.prev_ms.unwrap_or(ms);
+            self.own_lsn +=
+                m.own.get("written").copied().unwrap_or(0.0) * (ms - prev_ms) as f64 / 1000.0;
+            self.prev_ms = Some(ms);
+            fill_from_own(&mut s, &m.own, self.own_lsn);
+            match m.blocker {
+                Some(b) => s.trx.push(blocker_row(&b, m.own.get("blocker_age"))),
+                None if self.blocker_known => {}
+                None => s.unavailable.push(Unavailable {
+                    source: SourceKind::InnodbTrx,
+                    privilege: None,
+                    error: "not in Prometheus: mysqld_exporter exports no transactions".into(),
+                }),
+            }
+            events.push(SourceEvent::Sample(Box::new(s)));
+            self.samples += 1;
+        }
+        events
+    }
+}
+
+/// Per timestamp (ms), what the series of one chunk said.
+fn moments(series: &[Series]) -> BTreeMap<i64, Moment> {
     let mut moments: BTreeMap<i64, Moment> = BTreeMap::new();
-    let mut version: Option<(String, String)> = None;
-    let mut own_version: Option<(String, String)> = None;
-    let mut have: Vec<String> = Vec::new();
     for s in series {
         let Some(target) = target(&s.metric) else {
             continue;
@@ -269,165 +507,17 @@ pub fn map(series: &[Series], label: &str) -> Mapped {
                     );
                 }
                 Target::Variable(n) => {
-                    m.variables.insert(n.clone(), variable_text(v));
+                    m.variables.insert(n.clone(), variable_words(n, v));
                 }
-                Target::Version => {}
+                Target::Version | Target::Own(Own::Server) => {}
                 Target::Own(Own::Blocker) => m.blocker = Some(s.metric.clone()),
-                Target::Own(Own::Server) => {}
                 Target::Own(o) => {
                     m.own.insert(own_key(*o), v);
                 }
             }
         }
-        if s.values.is_empty() {
-            continue;
-        }
-        let get = |k: &str| s.metric.get(k).cloned().unwrap_or_default();
-        match &target {
-            Target::Version => version = Some((get("version"), get("version_comment"))),
-            Target::Own(Own::Server) => own_version = Some((get("version"), get("flavor"))),
-            _ => {}
-        }
-        have.push(match &target {
-            Target::Status(n) => format!("s:{n}"),
-            Target::Metric(n) => format!("m:{n}"),
-            Target::Variable(n) => format!("v:{n}"),
-            Target::Version => "version".into(),
-            Target::Own(o) => format!("o:{}", own_key(*o)),
-        });
     }
-
-    let unknown: Vec<&'static str> = NEEDS
-        .iter()
-        .filter(|(_, any)| !any.iter().any(|k| have.iter().any(|h| h == k)))
-        .map(|(what, _)| *what)
-        .collect();
-    let blocker_known = have.iter().any(|h| h == "o:blocker");
-
-    // The variables as first seen (each at its first point in the window).
-    let mut variables: BTreeMap<String, String> = BTreeMap::new();
-    for m in moments.values() {
-        for (k, v) in &m.variables {
-            variables.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-    }
-    let (version, comment) = match (version, own_version) {
-        (Some(v), _) => v,
-        // innodebt's own series name the product in `flavor` (`mariadb`, `mysql`, `percona`).
-        (None, Some((v, flavor))) if flavor == "mariadb" && !v.contains("MariaDB") => {
-            (format!("{v}-MariaDB"), String::new())
-        }
-        (None, Some((v, flavor))) if flavor == "percona" => (v, "Percona Server".into()),
-        (None, Some((v, _))) => (v, String::new()),
-        (None, None) => (String::new(), String::new()),
-    };
-    variables.insert("version".into(), version.clone());
-    variables.insert("version_comment".into(), comment.clone());
-    let flavor = Flavor::from_variables(&variables);
-    // innodebt's redo capacity stands in for the variable the flavour sizes redo with.
-    if let Some(cap) = moments.values().find_map(|m| m.own.get("capacity")) {
-        let var = flavor.redo_size_variable().to_string();
-        if var == "innodb_log_file_size" || var == "innodb_redo_log_capacity" {
-            variables.entry(var).or_insert_with(|| variable_text(*cap));
-        }
-    }
-    for (key, var) in [
-        ("lag", "innodb_max_purge_lag"),
-        ("threads", "innodb_purge_threads"),
-    ] {
-        if let Some(v) = moments.values().find_map(|m| m.own.get(key)) {
-            variables
-                .entry(var.into())
-                .or_insert_with(|| variable_text(*v));
-        }
-    }
-    let info = ServerInfo {
-        label: label.to_string(),
-        version,
-        version_comment: comment,
-        flavor,
-        variables: variables.clone(),
-        recovery_log: None,
-    };
-
-    let mut events = Vec::with_capacity(moments.len() + 1);
-    let Some(first_ms) = moments.keys().next().copied() else {
-        return Mapped {
-            info,
-            events,
-            unknown,
-            samples: 0,
-            restarts: 0,
-        };
-    };
-    let at = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default();
-    events.push(SourceEvent::Connected {
-        at: at(first_ms),
-        info: info.clone(),
-    });
-    let mut current = variables;
-    let mut last_uptime: Option<u64> = None;
-    let mut restarts = 0;
-    let mut samples = 0;
-    // A made-up LSN origin for a history that has only innodebt's checkpoint age: the LSN
-    // advances by the redo written at each step, the checkpoint trails it by the age.
-    let mut own_lsn: f64 = 1e12;
-    let mut prev_ms = first_ms;
-    for (ms, m) in moments {
-        let changed: BTreeMap<String, String> = m
-            .variables
-            .iter()
-            .filter(|(k, v)| current.get(*k) != Some(*v))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if !changed.is_empty() {
-            current.extend(changed.clone());
-            events.push(SourceEvent::Variables {
-                at: at(ms),
-                variables: changed,
-            });
-        }
-        let uptime = m.status.get("Uptime").copied();
-        if let (Some(before), Some(now)) = (last_uptime, uptime)
-            && now < before
-        {
-            restarts += 1;
-            let mut again = info.clone();
-            again.variables = current.clone();
-            events.push(SourceEvent::Connected {
-                at: at(ms),
-                info: again,
-            });
-        }
-        last_uptime = uptime.or(last_uptime);
-        if m.status.is_empty() && m.metrics.is_empty() && m.own.is_empty() {
-            continue;
-        }
-        let mut s = Sample::new(at(ms), (ms - first_ms) as f64 / 1000.0);
-        s.status = m.status;
-        s.metrics = m.metrics;
-        own_lsn += m.own.get("written").copied().unwrap_or(0.0) * (ms - prev_ms) as f64 / 1000.0;
-        prev_ms = ms;
-        fill_from_own(&mut s, &m.own, own_lsn);
-        match m.blocker {
-            Some(b) => s.trx.push(blocker_row(&b, m.own.get("blocker_age"))),
-            None if blocker_known => {}
-            None => s.unavailable.push(Unavailable {
-                source: SourceKind::InnodbTrx,
-                privilege: None,
-                error: "not in Prometheus: mysqld_exporter exports no transactions".into(),
-            }),
-        }
-        events.push(SourceEvent::Sample(Box::new(s)));
-        samples += 1;
-    }
-    Mapped {
-        info,
-        events,
-        unknown,
-        samples,
-        restarts,
-    }
+    moments
 }
 
 fn own_key(o: Own) -> &'static str {

@@ -9,7 +9,6 @@
 pub mod api;
 pub mod map;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -131,140 +130,180 @@ fn unix(t: DateTime<Utc>) -> String {
     format!("{:.3}", t.timestamp_millis() as f64 / 1000.0)
 }
 
-/// Reads the window from Prometheus and builds the capture's header and events.
-pub async fn import(req: &Request) -> Result<(Header, Vec<SourceEvent>), PromError> {
-    if req.to <= req.from {
-        return Err(PromError::BadWindow(format!(
-            "--to {} is not after --from {}: give a window that moves forward",
-            req.to.to_rfc3339(),
-            req.from.to_rfc3339()
-        )));
-    }
-    if req.step < Duration::from_millis(1) {
-        return Err(PromError::BadWindow(
-            "--step must be at least 1ms (use your scrape interval, e.g. 15s)".into(),
-        ));
-    }
-    let ep = Endpoint::new(&req.url, &req.auth)?;
-    let url = ep.shown().to_string();
-    let (start, end) = (unix(req.from), unix(req.to));
+/// An import under way: the window read a chunk at a time, each chunk's events handed out
+/// before the next is asked for, so memory follows the chunk, not the window.
+pub struct Import {
+    ep: Endpoint,
+    url: String,
+    req: Request,
+    mapper: map::Mapper,
+    step_ms: u64,
+    span_ms: u64,
+    /// Steps per query_range: under Prometheus's limit and [`POINTS_PER_CHUNK`] in all.
+    chunk_steps: u64,
+    /// Where the next chunk starts (ms after `from`); `None` once the window is read.
+    next_ms: Option<u64>,
+}
 
-    // What the instance has in the window: nothing is an error naming what is there instead.
-    let data = ep
-        .get(
-            "/api/v1/series",
-            &[
-                ("match[]", req.selector()),
-                ("start", start.clone()),
-                ("end", end.clone()),
-            ],
-        )
-        .await?;
-    let sets = api::label_sets(&url, data)?;
-    if sets.is_empty() {
-        let with = match (&req.job, req.matchers.is_empty()) {
-            (None, true) => String::new(),
-            _ => format!(
-                " with {}",
-                req.matchers().split_once(", ").map_or("", |(_, m)| m)
-            ),
-        };
-        return Err(PromError::NoSeries {
-            url: url.clone(),
-            what: format!(
-                "instance {:?}{with} between {} and {}",
-                req.instance,
-                req.from.to_rfc3339(),
-                req.to.to_rfc3339()
-            ),
-            found: instances(&ep, &start, &end).await,
-        });
-    }
-    if req.job.is_none() {
-        let jobs: std::collections::BTreeSet<&str> = sets
-            .iter()
-            .filter_map(|l| l.get("job").map(String::as_str))
-            .collect();
-        if jobs.len() > 1 {
-            return Err(PromError::Ambiguous {
-                instance: req.instance.clone(),
-                jobs: jobs.into_iter().collect::<Vec<_>>().join(", "),
-            });
+/// Points per query_range reply in all series (~25 bytes each as JSON): a chunk's reply and
+/// its samples stay a few MB however long the window (a day at 15 s of mysqld_exporter's
+/// ~100 series is a dozen queries).
+const POINTS_PER_CHUNK: u64 = 50_000;
+
+impl Import {
+    /// Checks the window, finds the instance's series (nothing is an error naming what is
+    /// there instead) and plans the chunks. No point is read yet.
+    pub async fn open(req: &Request) -> Result<Import, PromError> {
+        if req.to <= req.from {
+            return Err(PromError::BadWindow(format!(
+                "--to {} is not after --from {}: give a window that moves forward",
+                req.to.to_rfc3339(),
+                req.from.to_rfc3339()
+            )));
         }
-    }
-
-    let step_ms = u64::try_from(req.step.as_millis()).unwrap_or(u64::MAX);
-    let span_ms = u64::try_from((req.to - req.from).num_milliseconds()).unwrap_or(0);
-    const { assert!(CHUNK_STEPS < MAX_POINTS) };
-    let mut merged: BTreeMap<BTreeMap<String, String>, Vec<(f64, f64)>> = BTreeMap::new();
-    let mut chunk_start = 0u64;
-    while chunk_start <= span_ms {
-        let chunk_end = chunk_start
-            .saturating_add(step_ms.saturating_mul(CHUNK_STEPS - 1))
-            .min(span_ms);
-        let at = |ms: u64| req.from + chrono::Duration::milliseconds(ms as i64);
+        if req.step < Duration::from_millis(1) {
+            return Err(PromError::BadWindow(
+                "--step must be at least 1ms (use your scrape interval, e.g. 15s)".into(),
+            ));
+        }
+        let ep = Endpoint::new(&req.url, &req.auth)?;
+        let url = ep.shown().to_string();
+        let (start, end) = (unix(req.from), unix(req.to));
         let data = ep
             .get(
-                "/api/v1/query_range",
+                "/api/v1/series",
                 &[
-                    ("query", req.selector()),
-                    ("start", unix(at(chunk_start))),
-                    ("end", unix(at(chunk_end))),
-                    ("step", format!("{:.3}", step_ms as f64 / 1000.0)),
+                    ("match[]", req.selector()),
+                    ("start", start.clone()),
+                    ("end", end.clone()),
                 ],
             )
             .await?;
-        for s in api::matrix(&url, data)? {
-            merged.entry(s.metric).or_default().extend(s.values);
+        let sets = api::label_sets(&url, data)?;
+        if sets.is_empty() {
+            let with = match (&req.job, req.matchers.is_empty()) {
+                (None, true) => String::new(),
+                _ => format!(
+                    " with {}",
+                    req.matchers().split_once(", ").map_or("", |(_, m)| m)
+                ),
+            };
+            return Err(PromError::NoSeries {
+                url: url.clone(),
+                what: format!(
+                    "instance {:?}{with} between {} and {}",
+                    req.instance,
+                    req.from.to_rfc3339(),
+                    req.to.to_rfc3339()
+                ),
+                found: instances(&ep, &start, &end).await,
+            });
         }
-        chunk_start = chunk_end.saturating_add(step_ms);
-    }
-    let series: Vec<Series> = merged
-        .into_iter()
-        .map(|(metric, values)| Series { metric, values })
-        .collect();
-
-    let label = format!("{} via Prometheus", req.instance);
-    let mapped = map::map(&series, &label);
-    if mapped.samples == 0 {
-        return Err(PromError::NoSeries {
+        if req.job.is_none() {
+            let jobs: std::collections::BTreeSet<&str> = sets
+                .iter()
+                .filter_map(|l| l.get("job").map(String::as_str))
+                .collect();
+            if jobs.len() > 1 {
+                return Err(PromError::Ambiguous {
+                    instance: req.instance.clone(),
+                    jobs: jobs.into_iter().collect::<Vec<_>>().join(", "),
+                });
+            }
+        }
+        let step_ms = u64::try_from(req.step.as_millis()).unwrap_or(u64::MAX);
+        let span_ms = u64::try_from((req.to - req.from).num_milliseconds()).unwrap_or(0);
+        const { assert!(CHUNK_STEPS < MAX_POINTS) };
+        let chunk_steps = (POINTS_PER_CHUNK / sets.len().max(1) as u64).clamp(1, CHUNK_STEPS);
+        let label = format!("{} via Prometheus", req.instance);
+        Ok(Import {
+            mapper: map::Mapper::new(&sets, &label),
+            ep,
             url,
+            req: req.clone(),
+            step_ms,
+            span_ms,
+            chunk_steps,
+            next_ms: Some(0),
+        })
+    }
+
+    /// The next chunk's events, in time order (the server's description first); `None` once
+    /// the window is read.
+    pub async fn next_chunk(&mut self) -> Result<Option<Vec<SourceEvent>>, PromError> {
+        let Some(chunk_start) = self.next_ms else {
+            return Ok(None);
+        };
+        let chunk_end = chunk_start
+            .saturating_add(self.step_ms.saturating_mul(self.chunk_steps - 1))
+            .min(self.span_ms);
+        let at = |ms: u64| self.req.from + chrono::Duration::milliseconds(ms as i64);
+        let series = self
+            .ep
+            .query_range(
+                &self.req.selector(),
+                &unix(at(chunk_start)),
+                &unix(at(chunk_end)),
+                &format!("{:.3}", self.step_ms as f64 / 1000.0),
+            )
+            .await?;
+        let next = chunk_end.saturating_add(self.step_ms);
+        self.next_ms = (next <= self.span_ms && chunk_end < self.span_ms).then_some(next);
+        Ok(Some(self.mapper.chunk(&series)))
+    }
+
+    /// Samples made so far.
+    pub fn samples(&self) -> usize {
+        self.mapper.samples
+    }
+
+    /// The capture's header, once a chunk held points (`started_at`: the first of them).
+    pub fn header(&self, started_at: DateTime<Utc>) -> Header {
+        let url = &self.url;
+        let mut summary = format!(
+            "imported from Prometheus at {}: {url}, instance {}; rates re-derived from counters at the step",
+            step_words(self.req.step),
+            self.req.instance
+        );
+        if !self.mapper.unknown.is_empty() {
+            summary.push_str("; unknown (no series): ");
+            summary.push_str(&self.mapper.unknown.join(", "));
+        }
+        Header {
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            started_at,
+            server: Some(self.mapper.info()),
+            keep_queries: false,
+            interval_ms: Some(self.step_ms),
+            origin: format!("prometheus {url} instance {}", self.req.instance),
+            notes: vec![summary],
+        }
+    }
+
+    /// What the window said that only its end knows: the restarts seen in it.
+    pub fn closing_note(&self) -> Option<String> {
+        (self.mapper.restarts > 0).then(|| {
+            format!(
+                "the server restarted {} time(s) in the window (Uptime went back)",
+                self.mapper.restarts
+            )
+        })
+    }
+
+    /// The error when the window is read and made no sample.
+    pub async fn no_samples(&self) -> PromError {
+        let (start, end) = (unix(self.req.from), unix(self.req.to));
+        PromError::NoSeries {
+            url: self.url.clone(),
             what: format!(
                 "instance {:?} between {} and {} (its series hold no status or INNODB_METRICS point)",
-                req.instance,
-                req.from.to_rfc3339(),
-                req.to.to_rfc3339()
+                self.req.instance,
+                self.req.from.to_rfc3339(),
+                self.req.to.to_rfc3339()
             ),
-            found: instances(&ep, &start, &end).await,
-        });
+            found: instances(&self.ep, &start, &end).await,
+        }
     }
-    let mut summary = format!(
-        "imported from Prometheus at {}: {url}, instance {}; rates re-derived from counters at the step",
-        step_words(req.step),
-        req.instance
-    );
-    if !mapped.unknown.is_empty() {
-        summary.push_str("; unknown (no series): ");
-        summary.push_str(&mapped.unknown.join(", "));
-    }
-    let mut notes = vec![summary];
-    if mapped.restarts > 0 {
-        notes.push(format!(
-            "the server restarted {} time(s) in the window (Uptime went back)",
-            mapped.restarts
-        ));
-    }
-    let started_at = mapped.events.first().map_or(req.from, SourceEvent::at);
-    let header = Header {
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        started_at,
-        server: Some(mapped.info),
-        keep_queries: false,
-        interval_ms: Some(step_ms),
-        origin: format!("prometheus {url} instance {}", req.instance),
-        notes,
-    };
-    Ok((header, mapped.events))
 }
 
 /// The instances that do have mysqld_exporter or innodebt series in the window, for the

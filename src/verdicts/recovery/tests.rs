@@ -57,6 +57,7 @@ fn figures(age: u64, sync: u64, dirty_pages: u64, io_capacity_max: Option<u64>) 
         sizing: None,
         metrics_off: Vec::new(),
         unavailable: Vec::new(),
+        suspect: Vec::new(),
         warnings: Vec::new(),
         self_cost: None,
     }

@@ -85,6 +85,7 @@ fn fig(t: i64) -> Figures {
         sizing: None,
         metrics_off: Vec::new(),
         unavailable: Vec::new(),
+        suspect: Vec::new(),
         warnings: Vec::new(),
         self_cost: None,
     }

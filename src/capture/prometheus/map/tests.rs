@@ -251,3 +251,16 @@ fn innodebts_own_series_stand_in() {
     assert_eq!(samples[1].trx[0].age_s, 40);
     assert!(samples[1].unavailable.is_empty());
 }
+
+#[test]
+fn variables_in_the_servers_own_words() {
+    // mysqld_exporter turns ON/OFF into 1/0 and prints doubles bare: given back as the
+    // server's SHOW GLOBAL VARIABLES says them, so compare sees one setting, not two.
+    assert_eq!(variable_words("innodb_adaptive_flushing", 1.0), "ON");
+    assert_eq!(variable_words("performance_schema", 0.0), "OFF");
+    assert_eq!(
+        variable_words("innodb_max_dirty_pages_pct", 90.0),
+        "90.000000"
+    );
+    assert_eq!(variable_words("innodb_io_capacity", 200.0), "200");
+}
