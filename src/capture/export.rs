@@ -101,6 +101,22 @@ pub const NOT_IN_CSV: &[(FigureId, &str)] = &[
     (FigureId::DirtyLwmPct, "a setting"),
     (FigureId::DirtySeverity, "judged into severity and verdicts"),
     (FigureId::UndoScannedAt, "a time"),
+    (FigureId::RollbackSegments, "not yet a column"),
+    (FigureId::RollbackSegmentsSetting, "a setting"),
+    (FigureId::UndoTablespaces, "a setting"),
+    (FigureId::UndoSlotsUsed, "not yet a column"),
+    (FigureId::UndoSlotsCached, "not yet a column"),
+    (FigureId::WaitsInstrumented, "a property of the server"),
+    (FigureId::RsegWaits, "not yet a column"),
+    (FigureId::RsegWaitTime, "not yet a column"),
+    (FigureId::TrxSysWaits, "not yet a column"),
+    (FigureId::TrxSysWaitTime, "not yet a column"),
+    (FigureId::SeisRsegWaiters, "not yet a column"),
+    (FigureId::SeisTrxSysWaiters, "not yet a column"),
+    (
+        FigureId::RollbackSeverity,
+        "judged into severity and verdicts",
+    ),
 ];
 
 /// The figures the CSV has a column for, with the column's name.

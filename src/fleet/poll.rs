@@ -28,7 +28,6 @@ pub enum Incoming {
     Event(usize, SourceEvent),
 }
 
-
 /// Polls one server directly; returns the task (abort it to stop).
 pub fn spawn_direct(
     index: usize,

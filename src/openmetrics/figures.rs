@@ -69,6 +69,20 @@ pub const EXPORTED: &[(FigureId, &str)] = &[
     (FigureId::UndoSize, "innodebt_undo_size_bytes"),
     (FigureId::UndoReads, "innodebt_undo_reads_pages_per_second"),
     (FigureId::UndoResidentPct, "innodebt_undo_resident_ratio"),
+    (FigureId::RollbackSegments, "innodebt_rollback_segments"),
+    (
+        FigureId::RsegWaitTime,
+        "innodebt_rollback_segment_latch_wait_seconds_per_second",
+    ),
+    (
+        FigureId::RsegWaits,
+        "innodebt_rollback_segment_latch_acquisitions_per_second",
+    ),
+    (
+        FigureId::TrxSysWaitTime,
+        "innodebt_trx_sys_mutex_wait_seconds_per_second",
+    ),
+    (FigureId::UndoSlotsUsed, "innodebt_undo_slots_used"),
 ];
 
 /// The figures the exporter leaves out on purpose, and why.
@@ -159,6 +173,38 @@ pub const NOT_EXPORTED: &[(FigureId, &str)] = &[
     (
         FigureId::UndoScannedAt,
         "a time: when the residency scan ran",
+    ),
+    (
+        FigureId::RollbackSegmentsSetting,
+        "a setting; innodebt_rollback_segments is what it gives",
+    ),
+    (
+        FigureId::UndoTablespaces,
+        "a term of innodebt_rollback_segments",
+    ),
+    (
+        FigureId::UndoSlotsCached,
+        "cached slots are free ones: innodebt_undo_slots_used is the load",
+    ),
+    (
+        FigureId::WaitsInstrumented,
+        "the latch families are absent when not instrumented",
+    ),
+    (
+        FigureId::TrxSysWaits,
+        "innodebt_trx_sys_mutex_wait_seconds_per_second is the cost",
+    ),
+    (
+        FigureId::SeisRsegWaiters,
+        "a fallback where performance_schema does not count: judged into innodebt_verdict",
+    ),
+    (
+        FigureId::SeisTrxSysWaiters,
+        "a fallback where performance_schema does not count",
+    ),
+    (
+        FigureId::RollbackSeverity,
+        "judged into innodebt_verdict (rollback_segment_contention) and innodebt_severity",
     ),
 ];
 

@@ -8,8 +8,8 @@ use innodebt::capture::export::{csv_columns, export_csv_figures};
 use innodebt::check;
 use innodebt::figures::{Blocker, Figures, Severity, Unreadable, Verdict, VerdictKind};
 use innodebt::fleet::row::RowFigures;
-use innodebt::review::timeline::TimelineBuilder;
 use innodebt::openmetrics::{Exposition, Format, parse::parse};
+use innodebt::review::timeline::TimelineBuilder;
 use innodebt::sample::SourceKind;
 use innodebt::trigger;
 
