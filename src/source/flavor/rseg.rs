@@ -9,8 +9,7 @@
 //! `trx0trx.cc trx_assign_rseg_low`); with fewer segments than concurrent writers, writers
 //! share latches and queue on them.
 
-use super::{Flavor, FlavorKind};
-use crate::sample::ServerInfo;
+use super::{Flavor, FlavorKind, Variables};
 
 /// The most rollback segments per tablespace on every flavour (`TRX_SYS_N_RSEGS`, MySQL 8
 /// `FSP_MAX_ROLLBACK_SEGMENTS`): 128. MariaDB ≥ 10.5 always uses exactly these:
@@ -130,7 +129,11 @@ impl Flavor {
     /// The rollback segments write transactions are spread over, from the variables and the
     /// active undo tablespaces (`Innodb_undo_tablespaces_active`, MySQL ≥ 8.0.14). `None`
     /// when the server did not say.
-    pub fn rseg_layout(&self, info: &ServerInfo, undo_active: Option<u64>) -> Option<RsegLayout> {
+    pub fn rseg_layout(
+        &self,
+        info: &impl Variables,
+        undo_active: Option<u64>,
+    ) -> Option<RsegLayout> {
         let undo_var = info.var_u64("innodb_undo_tablespaces");
         if self.rseg_count_fixed() {
             return Some(RsegLayout {
@@ -279,20 +282,17 @@ fn quoted(names: &[&str]) -> String {
 mod tests {
     use super::*;
 
-    fn info(version: &str, comment: &str, vars: &[(&str, &str)]) -> (Flavor, ServerInfo) {
+    fn info(
+        version: &str,
+        comment: &str,
+        vars: &[(&str, &str)],
+    ) -> (Flavor, std::collections::BTreeMap<String, String>) {
         let f = Flavor::detect(version, comment, version.starts_with("8."));
-        let info = ServerInfo {
-            label: "db".into(),
-            version: version.into(),
-            version_comment: comment.into(),
-            flavor: f,
-            variables: vars
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            recovery_log: None,
-        };
-        (f, info)
+        let vars = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        (f, vars)
     }
 
     /// MariaDB ≥ 10.5: `trx_assign_rseg_low` picks `rseg_slot++ % TRX_SYS_N_RSEGS`; there is
