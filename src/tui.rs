@@ -11,6 +11,7 @@ use crate::app::notes::NoteInto;
 use crate::app::{App, Command, Msg};
 use crate::capture::{CaptureSender, Note};
 use crate::control::{self, AuditLog};
+use crate::replay::{Loader, WindowRequest};
 use crate::sample::SourceEvent;
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::source::connect::ConnectOptions;
@@ -53,7 +54,7 @@ pub struct Wiring {
 }
 
 pub async fn run(app: App, theme: Theme, wiring: Wiring) -> Result<(), ScreenError> {
-    // Side tasks (facts, changes, notes) report back here; the loop never awaits them.
+    // Side tasks (facts, changes, notes, replay loads) report back here; the loop never awaits them.
     let (side_tx, side_rx) = mpsc::channel::<Msg>(16);
     let mut dashboard = Dashboard {
         app,
@@ -65,6 +66,11 @@ pub async fn run(app: App, theme: Theme, wiring: Wiring) -> Result<(), ScreenErr
         panic_in_render: panic_in_render_requested(),
         timings: crate::timings::Timings::from_env(),
     };
+    for cmd in dashboard.app.start() {
+        if let Command::LoadWindow(req) = cmd {
+            dashboard.load_window(req);
+        }
+    }
     crate::screen::run(&mut dashboard).await
 }
 
@@ -182,6 +188,7 @@ impl Dashboard {
                 });
             }
             Command::SaveNote { note, into } => save_note(wiring, &self.side_tx, note, into),
+            Command::LoadWindow(req) => self.load_window(req),
             Command::Execute(plan) => {
                 let Some(c) = &wiring.control else {
                     return Ok(Flow::Continue);
@@ -205,6 +212,55 @@ impl Dashboard {
         }
         Ok(Flow::Continue)
     }
+}
+
+impl Dashboard {
+    /// Loads a replay window on a blocking thread; the window comes back as a message.
+    fn load_window(&self, req: WindowRequest) {
+        let Some(loader) = self.app.replay.as_ref().map(|r| r.recording.loader.clone()) else {
+            return;
+        };
+        let tx = self.side_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.blocking_send(load_window(&loader, req));
+        });
+    }
+}
+
+/// One replay load, as the message the app takes. Blocks on file reads.
+pub fn load_window(loader: &Loader, req: WindowRequest) -> Msg {
+    Msg::WindowLoaded {
+        ticket: req.ticket,
+        result: loader.load(&req).map(Box::new),
+    }
+}
+
+/// Runs the app's replay loads the way the dashboard does, but on this thread and at once:
+/// each load's answer goes back through `update`, until none is asked for. Returns the other
+/// commands. For tests and a first frame that must not wait.
+pub fn settle(app: &mut App, cmds: Vec<Command>) -> Vec<Command> {
+    let mut queue = std::collections::VecDeque::from(cmds);
+    let mut rest = Vec::new();
+    while let Some(cmd) = queue.pop_front() {
+        match cmd {
+            Command::LoadWindow(req) => {
+                let Some(loader) = app.replay.as_ref().map(|r| r.recording.loader.clone()) else {
+                    continue;
+                };
+                queue.extend(app.update(load_window(&loader, req)));
+            }
+            other => rest.push(other),
+        }
+    }
+    rest
+}
+
+/// An app showing `replay`, its first window loaded (as [`settle`] does).
+pub fn replay_now(replay: crate::app::Replay, interval: std::time::Duration) -> App {
+    let mut app = App::replaying(replay, interval);
+    let first = app.start();
+    settle(&mut app, first);
+    app
 }
 
 /// Stores a bookmark without waiting: the recording's writer takes it through its channel;

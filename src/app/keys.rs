@@ -175,10 +175,7 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
         | A::First
         | A::Last
         | A::NextMoment
-        | A::PreviousMoment => {
-            replay_key(app, action);
-            Vec::new()
-        }
+        | A::PreviousMoment => replay_key(app, action),
         // A popup's and the fleet's keys: never the dashboard's (the keymap says so).
         A::Yes
         | A::No
@@ -200,35 +197,33 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
     }
 }
 
-/// The transport of a replay; nothing when not replaying.
-fn replay_key(app: &mut App, action: KeyAction) {
+/// The transport of a replay; nothing when not replaying. Moving is a load (a command).
+fn replay_key(app: &mut App, action: KeyAction) -> Vec<Command> {
     use KeyAction as A;
     let Some(r) = app.replay.as_mut() else {
-        return;
+        return Vec::new();
     };
     match action {
         A::PlayPause => {
-            if r.at_end() {
+            r.playing = !r.playing;
+            if r.playing && r.at_end() {
                 let first = r.first;
-                app.seek(first);
-            }
-            if let Some(r) = app.replay.as_mut() {
-                r.playing = !r.playing;
+                return app.seek(first);
             }
         }
         A::StepForward => {
             r.playing = false;
-            app.play_step();
+            return app.step_forward();
         }
         A::StepBack => {
             let pos = r.pos.saturating_sub(1);
             r.playing = false;
-            app.seek(pos);
+            return app.seek(pos);
         }
         A::First | A::Last => {
             let to = if action == A::First { r.first } else { r.last };
             r.playing = false;
-            app.seek(to);
+            return app.seek(to);
         }
         A::Faster => r.faster(),
         A::Slower => r.slower(),
@@ -236,7 +231,7 @@ fn replay_key(app: &mut App, action: KeyAction) {
             if let Some(g) = r.moment(action == A::NextMoment) {
                 let pos = g.first.sample;
                 r.playing = false;
-                app.seek(pos);
+                return app.seek(pos);
             }
         }
         A::GoTo => {
@@ -253,6 +248,7 @@ fn replay_key(app: &mut App, action: KeyAction) {
         }
         _ => {}
     }
+    Vec::new()
 }
 
 /// Typed text is done: act on it, or keep the prompt open with the error.
@@ -283,18 +279,18 @@ fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
                 None => Err("not replaying".into()),
             };
             match parsed {
-                Ok(pos) => {
+                Ok(t) => {
                     if let Some(r) = app.replay.as_mut() {
                         r.playing = false;
                     }
-                    app.seek(pos);
+                    app.seek_time(t)
                 }
                 Err(e) => {
                     input.error = Some(e);
                     app.overlay = Some(Overlay::Input(input));
+                    Vec::new()
                 }
             }
-            Vec::new()
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod keys;
 pub mod notes;
 mod now;
+mod playback;
 mod server_keys;
 pub mod transport;
 
@@ -17,6 +18,7 @@ use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 
 use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
+use crate::replay::{Window, WindowRequest};
 use crate::sample::SourceEvent;
 use crate::source::cadence::Cadenced;
 pub use transport::{Recording, Replay};
@@ -180,6 +182,9 @@ pub enum Command {
     },
     /// Run a confirmed plan on its own connection, audit it, report back.
     Execute(Box<ChangePlan>),
+    /// Load a replay window off the update path (`replay::Loader::load` on a blocking
+    /// thread); the answer is [`Msg::WindowLoaded`].
+    LoadWindow(WindowRequest),
     /// Store a bookmark (the recording's writer, or a finished file), report back.
     SaveNote {
         note: crate::capture::Note,
@@ -206,6 +211,12 @@ pub enum Msg {
         outcome: Box<ChangeOutcome>,
         /// The change ran but could not be written to the audit log.
         audit_error: Option<String>,
+    },
+    /// A replay window was loaded, or could not be (why): shown if `ticket` is still the
+    /// load awaited, else dropped.
+    WindowLoaded {
+        ticket: u64,
+        result: Result<Box<Window>, String>,
     },
     /// A bookmark was stored (where), or could not be (why).
     NoteSaved {
@@ -235,6 +246,7 @@ pub enum Freshness {
 }
 
 pub use crate::source::live::MIN_INTERVAL;
+
 pub const MAX_INTERVAL: Duration = Duration::from_secs(60);
 
 #[derive(Debug)]
@@ -292,52 +304,20 @@ impl App {
         }
     }
 
-    /// An app showing a capture, positioned at its first sample (or `--from`).
+    /// An app showing a capture; its first window (the first sample, or `--from`) is the
+    /// load [`start`](Self::start) asks for.
     pub fn replaying(replay: Replay, interval: Duration) -> Self {
-        let mut app = App::new(interval, replay.now().unwrap_or_default());
+        let mut app = App::new(interval, DateTime::<Utc>::default());
         app.read_only = true;
-        let pos = replay.pos;
         app.replay = Some(replay);
-        app.seek(pos);
         app
     }
 
-    /// Moves the replay to sample `pos`, rebuilding what the screen shows.
-    pub fn seek(&mut self, pos: u64) {
-        let Some(r) = self.replay.as_mut() else {
-            return;
-        };
-        match r.view_at(pos) {
-            Ok(view) => self.live = view,
-            Err(e) => {
-                r.error = Some(e.clone());
-                self.notice("Replay", format!("cannot show that moment: {e}"));
-            }
-        }
-        if let Some(now) = self.replay.as_ref().and_then(Replay::now) {
-            self.now = now;
-        }
-        self.needs_draw = true;
-    }
-
-    /// One sample forward during playback: feeds only the new events.
-    pub fn play_step(&mut self) -> bool {
-        let Some(r) = self.replay.as_mut() else {
-            return false;
-        };
-        match r.step_into(&mut self.live) {
-            Ok(moved) => {
-                if let Some(now) = r.now() {
-                    self.now = now;
-                }
-                moved
-            }
-            Err(e) => {
-                r.playing = false;
-                r.error = Some(e.clone());
-                self.notice("Replay", format!("cannot read on: {e}"));
-                false
-            }
+    /// What to do before the first event: a replay loads its first window.
+    pub fn start(&mut self) -> Vec<Command> {
+        match self.replay.as_ref() {
+            Some(r) if r.unloaded() => self.seek(r.pos),
+            _ => Vec::new(),
         }
     }
 
@@ -393,8 +373,9 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::Tick(now) if self.replay.is_some() => {
-                self.tick_replay(now);
+            Msg::Tick(now) if self.replay.is_some() => self.tick_replay(now),
+            Msg::WindowLoaded { ticket, result } => {
+                self.window_loaded(ticket, result);
                 Vec::new()
             }
             Msg::Tick(now) => {
@@ -514,41 +495,6 @@ impl App {
                     purpose: InputPurpose::Knob(knob, facts),
                 }));
             }
-        }
-    }
-
-    /// Playback: spend wall time × speed on samples. `wall` is the tick's wall-clock time; the
-    /// displayed clock (`self.now`) is the capture's.
-    fn tick_replay(&mut self, wall: DateTime<Utc>) {
-        let Some(r) = self.replay.as_ref() else {
-            return;
-        };
-        let elapsed = secs_between(self.last_wall.unwrap_or(wall), wall).clamp(0.0, 1.0);
-        self.last_wall = Some(wall);
-        if !r.playing {
-            return;
-        }
-        self.play_debt_s += elapsed * r.speed;
-        let mut moved = false;
-        // Bounded per tick so a huge speed-up can't freeze the UI.
-        for _ in 0..5000 {
-            let Some(gap) = self.replay.as_mut().and_then(|r| r.gap_to_next()) else {
-                break;
-            };
-            if self.play_debt_s < gap {
-                break;
-            }
-            self.play_debt_s -= gap;
-            moved |= self.play_step();
-        }
-        if let Some(r) = self.replay.as_mut()
-            && r.at_end()
-        {
-            r.playing = false;
-            self.play_debt_s = 0.0;
-        }
-        if moved {
-            self.needs_draw = true;
         }
     }
 

@@ -47,7 +47,7 @@ fn moment(app: &App) -> DateTime<Utc> {
 
 fn destination(app: &App, at: DateTime<Utc>) -> NoteInto {
     if let Some(r) = &app.replay {
-        return match r.recording.set.file_for(at) {
+        return match r.recording.file_for(at) {
             Some(p) => NoteInto::File(p.to_path_buf()),
             None => NoteInto::Session(
                 "the built-in demo is not a file: the note is shown until you quit".into(),
@@ -90,7 +90,8 @@ pub fn submit(app: &mut App, mut input: Input, at: DateTime<Utc>) -> Vec<Command
     }
     let into = destination(app, at);
     if let Some(r) = app.replay.as_mut() {
-        r.recording.add_bookmark(note.clone());
+        let sample = r.pos;
+        r.recording.add_bookmark(note.clone(), sample);
     } else {
         app.notes.push(note.clone());
     }

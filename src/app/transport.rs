@@ -1,18 +1,15 @@
 //! Replay transport: position, play/pause, speed, seeking and notable moments over a capture
-//! set. The set stays on disk: seeking rebuilds the displayed [`DataView`] from the state
-//! stored before the position's section (see `capture::window`), so the screen is exactly
-//! what a replay from the start — and live at the time — showed, whatever the capture's
-//! length; playing steps on event by event.
+//! set. The set stays on disk and the app never reads it: a seek or a playback step is a
+//! load the runner does off the update path (`replay::playhead`), and the window it loads —
+//! exactly what a replay from the start, and live at the time, showed — comes back as a
+//! message. Only the answer to the load the app is waiting for is shown.
 
 use chrono::{DateTime, Utc};
 
-use super::view::DataView;
-use crate::capture::Note;
-use crate::replay::{CaptureSet, Cursor};
-use crate::sample::SourceEvent;
-use crate::verdicts::RecoveryModel;
+pub use crate::replay::Recording;
+use crate::replay::{Goto, WindowRequest};
 use crate::verdicts::whatif::WhatIfReport;
-use crate::view::moments::{self, Group, Moment, MomentKind};
+use crate::view::moments::{Group, Moment};
 
 pub const MIN_SPEED: f64 = 0.25;
 pub const MAX_SPEED: f64 = 1000.0;
@@ -20,101 +17,14 @@ const SPEEDS: [f64; 11] = [
     0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 1000.0,
 ];
 
-/// A capture (or a directory of them) opened for replay.
-#[derive(Debug)]
-pub struct Recording {
-    pub set: CaptureSet,
-    /// What the reader says about how the files ended ("truncated at byte 1234: …").
-    pub end_note: Option<String>,
-    /// The file (or directory) name for the header.
-    pub name: String,
-    /// Notable moments folded into timeline marks, bookmarks each a mark of its own.
-    pub groups: Vec<Group>,
-    /// The bookmarks as moments (on the sample at or after each), in time order.
-    pub bookmarks: Vec<Moment>,
-}
-
-impl Recording {
-    pub fn new(set: CaptureSet) -> Self {
-        let mut r = Recording {
-            end_note: set.note(),
-            name: set.name().to_string(),
-            groups: Vec::new(),
-            bookmarks: Vec::new(),
-            set,
-        };
-        r.regroup();
-        r
-    }
-
-    /// Shows a new bookmark on the timeline and among the moments `n`/`N` reach.
-    pub fn add_bookmark(&mut self, note: Note) {
-        self.set.add_bookmark(note);
-        self.regroup();
-    }
-
-    fn regroup(&mut self) {
-        let set = &mut self.set;
-        let span = match (
-            set.sample_time(0),
-            set.sample_time(set.len().saturating_sub(1)),
-        ) {
-            (Some(a), Some(b)) => (b - a).num_seconds(),
-            _ => 0,
-        };
-        self.bookmarks = set
-            .bookmarks()
-            .into_iter()
-            .map(|n| Moment {
-                sample: set.index_at(n.at),
-                at: n.at,
-                kind: MomentKind::Note,
-                label: format!("note: {}", n.text),
-            })
-            .collect();
-        let mut all: Vec<Moment> = set.moments().to_vec();
-        all.extend(self.bookmarks.iter().cloned());
-        all.sort_by_key(|m| (m.at, m.sample));
-        self.groups = moments::group(&all, moments::group_gap_s(span));
-    }
-
-    /// Events held in memory as a recording (tests, conversions): written to a private
-    /// temporary capture first, like any other.
-    pub fn from_events(
-        events: &[SourceEvent],
-        name: &str,
-        recovery: RecoveryModel,
-    ) -> Result<Self, String> {
-        let header = crate::capture::Header::new(
-            events.first().map(SourceEvent::at).unwrap_or_default(),
-            None,
-            true,
-        );
-        let set = crate::replay::temp_capture(name, &header, events, recovery)?;
-        Ok(Recording::new(set))
-    }
-
-    /// Samples in the recording.
-    pub fn len(&self) -> u64 {
-        self.set.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
-    /// Every notable moment, in time order.
-    pub fn moments(&self) -> &[Moment] {
-        self.set.moments()
-    }
-}
-
 /// Transport state.
 #[derive(Debug)]
 pub struct Replay {
     pub recording: Recording,
-    /// The sample shown.
+    /// The sample shown, or being loaded to be shown (a seek moves it at once).
     pub pos: u64,
+    /// The sample the screen shows now (where `pos` goes back to when a load fails).
+    shown: u64,
     pub playing: bool,
     pub speed: f64,
     /// Sample range chosen with --from/--to.
@@ -126,9 +36,13 @@ pub struct Replay {
     pub first_at: Option<DateTime<Utc>>,
     pub pos_at: Option<DateTime<Utc>>,
     pub last_at: Option<DateTime<Utc>>,
-    /// Monotonic seconds of the current and the next sample (playback pacing).
-    pub(crate) pos_t: Option<f64>,
-    pub(crate) cursor: Option<Cursor>,
+    /// Capture seconds from the sample shown to the next (playback pacing).
+    next_gap_s: Option<f64>,
+    /// The load the app waits for (its ticket), and the last ticket handed out.
+    pending: Option<u64>,
+    tickets: u64,
+    /// Whether any window was loaded yet.
+    loaded: bool,
     /// Why the last seek could not be shown, if it could not.
     pub error: Option<String>,
     /// `--what-if`: the recording re-judged under another setting, drawn as a second set of
@@ -138,24 +52,26 @@ pub struct Replay {
 }
 
 impl Replay {
-    pub fn new(mut recording: Recording, first: u64, last: u64) -> Self {
+    /// A replay of `recording`'s samples `first..=last` (clamped), at `first` once loaded.
+    pub fn new(recording: Recording, first: u64, last: u64) -> Self {
         let last = last.min(recording.len().saturating_sub(1));
         let first = first.min(last);
-        let first_at = recording.set.sample_time(first);
-        let last_at = recording.set.sample_time(last);
         Replay {
             recording,
             pos: first,
+            shown: first,
             playing: false,
             speed: 1.0,
             first,
             last,
             goto_input: None,
-            first_at,
-            pos_at: first_at,
-            last_at,
-            pos_t: None,
-            cursor: None,
+            first_at: None,
+            pos_at: None,
+            last_at: None,
+            next_gap_s: None,
+            pending: None,
+            tickets: 0,
+            loaded: false,
             error: None,
             what_if: None,
         }
@@ -169,51 +85,62 @@ impl Replay {
         self.pos >= self.last
     }
 
-    /// The view at sample `pos` (clamped to the range); keeps the cursor for stepping on.
-    pub fn view_at(&mut self, pos: u64) -> Result<DataView, String> {
-        let pos = pos.clamp(self.first, self.last);
-        let (view, cursor) = self.recording.set.view_at(pos, true)?;
-        self.pos = cursor.pos();
-        self.cursor = Some(cursor);
+    /// A load is on its way.
+    pub fn loading(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The load for `to`, which the app now waits for (an older one's answer is dropped).
+    pub(super) fn request(&mut self, to: Goto) -> WindowRequest {
+        if let Goto::Sample(p) = to {
+            self.pos = p.clamp(self.first, self.last);
+        }
+        self.tickets += 1;
+        self.pending = Some(self.tickets);
+        WindowRequest {
+            ticket: self.tickets,
+            to,
+            first: self.first,
+            last: self.last,
+        }
+    }
+
+    /// The first window is still to be asked for.
+    pub(super) fn unloaded(&self) -> bool {
+        !self.loaded && self.pending.is_none()
+    }
+
+    /// Takes the answer to load `ticket` when it is the one awaited (`false`: a stale answer, dropped).
+    pub(super) fn answered(&mut self, ticket: u64) -> bool {
+        if self.pending != Some(ticket) {
+            return false;
+        }
+        self.pending = None;
+        true
+    }
+
+    /// A window arrived: the transport follows it (the view is the app's).
+    pub(super) fn shown(&mut self, w: &crate::replay::Window) {
+        self.loaded = true;
+        self.pos = w.pos;
+        self.shown = w.pos;
+        self.pos_at = w.at;
+        self.first_at = w.first_at;
+        self.last_at = w.last_at;
+        self.next_gap_s = w.next_gap_s;
         self.error = None;
-        self.shown(&view);
-        Ok(view)
     }
 
-    /// One sample forward into `view`; false at the end of the range.
-    pub fn step_into(&mut self, view: &mut DataView) -> Result<bool, String> {
-        if self.pos >= self.last {
-            return Ok(false);
-        }
-        let Some(mut cursor) = self.cursor.take() else {
-            *view = self.view_at(self.pos + 1)?;
-            return Ok(true);
-        };
-        let moved = self.recording.set.step(view, &mut cursor);
-        self.pos = cursor.pos();
-        self.cursor = Some(cursor);
-        self.shown(view);
-        moved
+    /// A load failed: back to what the screen shows, stopped.
+    pub(super) fn failed(&mut self, why: String) {
+        self.pos = self.shown;
+        self.playing = false;
+        self.error = Some(why);
     }
 
-    fn shown(&mut self, view: &DataView) {
-        self.pos_at = view
-            .latest
-            .as_ref()
-            .map(|f| f.sampled_at)
-            .filter(|_| view.samples_seen > 0)
-            .or_else(|| self.recording.set.sample_time(self.pos));
-        self.pos_t = Some(view.latest_t);
-    }
-
-    /// Seconds of capture time from the current sample to the next.
-    pub fn gap_to_next(&mut self) -> Option<f64> {
-        if self.pos >= self.last {
-            return None;
-        }
-        let a = self.pos_at?;
-        let b = self.recording.set.sample_time(self.pos + 1)?;
-        Some(((b - a).num_milliseconds() as f64 / 1000.0).max(0.0))
+    /// Seconds of capture time from the sample shown to the next.
+    pub fn gap_to_next(&self) -> Option<f64> {
+        self.next_gap_s.filter(|_| self.pos < self.last)
     }
 
     pub fn faster(&mut self) {
@@ -277,11 +204,14 @@ impl Replay {
 }
 
 /// What `g` accepts: `HH:MM:SS` (the capture's day, UTC), RFC 3339, `+90s`/`+5m` offsets from
-/// the start, or `-30s` from the current position.
-pub fn parse_goto(text: &str, replay: &mut Replay) -> Result<u64, String> {
+/// the start, or `-30s` from the current position. The time; the sample at or after it is
+/// the loader's to find.
+pub fn parse_goto(text: &str, replay: &Replay) -> Result<DateTime<Utc>, String> {
     let t = text.trim();
-    let start = replay.first_at.ok_or("the capture has no samples")?;
-    let target = if let Some(off) = t.strip_prefix('+') {
+    let start = replay
+        .first_at
+        .ok_or("the replay's first sample is not loaded yet: try again in a moment")?;
+    Ok(if let Some(off) = t.strip_prefix('+') {
         start + offset(off)?
     } else if let Some(off) = t.strip_prefix('-') {
         replay.now().unwrap_or(start) - offset(off)?
@@ -296,12 +226,7 @@ pub fn parse_goto(text: &str, replay: &mut Replay) -> Result<u64, String> {
         return Err(format!(
             "can't read \"{t}\" as a time: use HH:MM:SS, an RFC 3339 time, +90s / +5m from the start, or -30s"
         ));
-    };
-    Ok(replay
-        .recording
-        .set
-        .index_at(target)
-        .clamp(replay.first, replay.last))
+    })
 }
 
 fn offset(s: &str) -> Result<chrono::Duration, String> {

@@ -5,12 +5,18 @@
 //! any sample from the nearest state, a few sections of rows and one section's events
 //! ([`window`]) — exactly what a replay from the start shows. [`open`] decides what a path
 //! is (file, directory of captures, pt-stalk directory) and makes writers that store states.
+//! A replay on screen holds a [`Recording`] (what it shows of the set, in memory) and reads
+//! only through its [`Loader`] ([`playhead`]), off the UI task.
 
 pub mod open;
+pub mod playhead;
+pub mod recording;
 pub mod set;
 pub mod summary;
 pub mod window;
 
 pub use open::{create_writer, open_replay, spawn_writer, temp_capture};
+pub use playhead::{Goto, Loader, Window, WindowRequest};
+pub use recording::Recording;
 pub use set::CaptureSet;
 pub use window::{CHART_SPAN_S, Cursor};

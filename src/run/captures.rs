@@ -68,7 +68,7 @@ async fn replay_set(
     }
     let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
     let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
-    show(cli, Recording::new(set), first, last).await
+    show(cli, set, first, last).await
 }
 
 /// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
@@ -79,17 +79,17 @@ pub(super) async fn show_what_if(
     last: u64,
     report: crate::verdicts::whatif::WhatIfReport,
 ) -> ExitCode {
-    show_with(cli, Recording::new(set), first, last, Some(report)).await
+    show_with(cli, set, first, last, Some(report)).await
 }
 
 /// The dashboard over a recording.
-async fn show(cli: &Cli, recording: Recording, first: u64, last: u64) -> ExitCode {
-    show_with(cli, recording, first, last, None).await
+async fn show(cli: &Cli, set: CaptureSet, first: u64, last: u64) -> ExitCode {
+    show_with(cli, set, first, last, None).await
 }
 
 async fn show_with(
     cli: &Cli,
-    mut recording: Recording,
+    mut set: CaptureSet,
     first: u64,
     last: u64,
     what_if: Option<crate::verdicts::whatif::WhatIfReport>,
@@ -98,16 +98,16 @@ async fn show_with(
         Ok(t) => t,
         Err(code) => return code,
     };
-    let interval = recording_interval(&mut recording);
-    let mut replay = Replay::new(recording, first, last);
+    let interval = recording_interval(&mut set);
+    let mut replay = Replay::new(Recording::new(set), first, last);
     replay.what_if = what_if;
     let app = App::replaying(replay, interval);
     crate::mode::run_without_source(app, theme).await
 }
 
 /// The typical gap between samples, for the header.
-fn recording_interval(rec: &mut Recording) -> Duration {
-    match (rec.set.sample_time(0), rec.set.sample_time(1)) {
+fn recording_interval(set: &mut CaptureSet) -> Duration {
+    match (set.sample_time(0), set.sample_time(1)) {
         (Some(a), Some(b)) if b > a => {
             Duration::from_millis(u64::try_from((b - a).num_milliseconds()).unwrap_or(1000))
         }

@@ -86,7 +86,7 @@ fn bar(r: &crate::app::Replay, width: usize) -> Vec<(char, ThemeItem)> {
         usize::try_from(c).unwrap_or(usize::MAX).min(width - 1)
     };
     let mut worst: Vec<Option<Severity>> = vec![None; width];
-    let shading = r.recording.set.severity();
+    let shading = r.recording.severity();
     for (i, (from, sev)) in shading.iter().enumerate() {
         let to = shading.get(i + 1).map_or(r.last + 1, |(next, _)| *next);
         if to <= r.first || *from > r.last || sev.is_none() {

@@ -39,8 +39,10 @@ fn connected_app(read_only: bool) -> App {
     app
 }
 
+/// A key through `update`; replay loads run as the dashboard runs them (here, at once).
 fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
-    app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    let cmds = app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    innodebt::tui::settle(app, cmds)
 }
 
 fn type_text(app: &mut App, text: &str) {
@@ -200,7 +202,7 @@ fn replay_app() -> App {
     .expect("demo");
     let rec = Recording::new(set);
     let last = rec.len() - 1;
-    App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1))
+    innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1))
 }
 
 fn pos(app: &App) -> u64 {
@@ -246,7 +248,8 @@ fn replay_plays_at_speed_and_stops_at_the_end() {
     }
     let wall = now();
     for i in 0..=8 {
-        app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+        let cmds = app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+        innodebt::tui::settle(&mut app, cmds);
     }
     let p = pos(&app);
     assert!((17..=23).contains(&p), "at {p}");
@@ -255,7 +258,8 @@ fn replay_plays_at_speed_and_stops_at_the_end() {
         key(&mut app, KeyCode::Char(']'));
     }
     for i in 9..40 {
-        app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+        let cmds = app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
+        innodebt::tui::settle(&mut app, cmds);
     }
     let r = app.replay.as_ref().expect("replay");
     assert!(r.at_end() && !r.playing);
@@ -285,6 +289,186 @@ fn replay_jumps_between_notable_moments_and_goes_to_a_time() {
     key(&mut app, KeyCode::Enter);
     match &app.overlay {
         Some(Overlay::Input(i)) => assert!(i.error.is_some()),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The one load a key or tick asked for, straight from `update` (nothing run yet).
+fn load_asked(cmds: Vec<Command>) -> innodebt::replay::WindowRequest {
+    match cmds.as_slice() {
+        [Command::LoadWindow(req)] => req.clone(),
+        other => panic!("expected one LoadWindow, got {other:?}"),
+    }
+}
+
+/// The replay's loader, as the dashboard runs it for a request.
+fn answer(app: &App, req: innodebt::replay::WindowRequest) -> Msg {
+    let loader = app
+        .replay
+        .as_ref()
+        .map(|r| r.recording.loader.clone())
+        .expect("replaying");
+    innodebt::tui::load_window(&loader, req)
+}
+
+fn shown_at(app: &App) -> Option<chrono::DateTime<Utc>> {
+    app.live.latest.as_ref().map(|f| f.sampled_at)
+}
+
+/// `update` never reads the capture: a seek is a `LoadWindow` command, the timeline moves to
+/// the target at once, and the panels change only when the window comes back as a message.
+#[test]
+fn a_seek_is_a_load_command_and_the_window_arrives_as_a_message() {
+    use innodebt::replay::Goto;
+    let mut app = replay_app();
+    let before = shown_at(&app);
+    assert!(before.is_some());
+    let last = app.replay.as_ref().map(|r| r.last).expect("replaying");
+    let req = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE))));
+    assert_eq!(req.to, Goto::Sample(last));
+    assert_eq!(pos(&app), last, "the timeline goes to the target at once");
+    assert_eq!(shown_at(&app), before, "the panels wait for the window");
+    assert!(app.replay.as_ref().is_some_and(|r| r.loading()));
+    // → is a step, `g` a time: loads too.
+    let step = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE))));
+    assert!(matches!(step.to, Goto::Step { max: 1, .. }), "{step:?}");
+    let msg = answer(&app, step);
+    assert!(app.update(msg).is_empty());
+    assert_eq!(pos(&app), last, "a step at the end stays there");
+    assert_ne!(shown_at(&app), before);
+    assert_eq!(shown_at(&app), app.replay.as_ref().and_then(|r| r.now()));
+    key(&mut app, KeyCode::Home);
+    app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('g'),
+        KeyModifiers::NONE,
+    )));
+    for c in "+1m".chars() {
+        app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        )));
+    }
+    let goto = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
+    assert!(matches!(goto.to, Goto::Time(_)), "{goto:?}");
+    assert_eq!(pos(&app), 0, "a time's sample is the loader's to find");
+    let msg = answer(&app, goto);
+    app.update(msg);
+    assert!((58..=62).contains(&pos(&app)), "at {}", pos(&app));
+}
+
+/// A window that comes back after a newer load was asked for is dropped: the screen shows
+/// only the moment last asked for, whatever order the answers arrive in.
+#[test]
+fn a_window_for_a_stale_load_is_ignored() {
+    let mut app = replay_app();
+    let next = load_asked(app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('n'),
+        KeyModifiers::NONE,
+    ))));
+    let end = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE))));
+    let last = pos(&app);
+    let (old, new) = (answer(&app, next), answer(&app, end));
+    // The older answer first: dropped, the newer still awaited.
+    app.update(old);
+    assert_eq!(pos(&app), last);
+    assert!(app.replay.as_ref().is_some_and(|r| r.loading()));
+    app.update(new);
+    assert!(!app.replay.as_ref().is_some_and(|r| r.loading()));
+    let at_end = shown_at(&app);
+    assert_eq!(at_end, app.replay.as_ref().and_then(|r| r.now()));
+    // And an old answer arriving after the newer one changes nothing either.
+    let again = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE))));
+    let late = answer(&app, again.clone());
+    let newest = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE))));
+    let fresh = answer(&app, newest);
+    app.update(fresh);
+    app.update(late);
+    assert_eq!(pos(&app), last);
+    assert_eq!(shown_at(&app), at_end);
+}
+
+/// A load that fails is a notice naming why, the position back where the screen is, and
+/// playback stopped; nothing panics.
+#[test]
+fn a_failed_load_shows_why_and_stays_where_it_was() {
+    let mut app = replay_app();
+    let before = shown_at(&app);
+    let req = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE))));
+    let why = "cap.idbt: frame 7: checksum mismatch";
+    app.update(Msg::WindowLoaded {
+        ticket: req.ticket,
+        result: Err(why.into()),
+    });
+    match &app.overlay {
+        Some(Overlay::Notice { title, lines }) => {
+            assert_eq!(title, "Replay");
+            assert_eq!(lines.join(" "), format!("cannot show that moment: {why}"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let r = app.replay.as_ref().expect("replaying");
+    assert_eq!(r.error.as_deref(), Some(why));
+    assert_eq!(r.pos, 0, "back where the screen is");
+    assert_eq!(shown_at(&app), before);
+    key(&mut app, KeyCode::Esc);
+    // During playback: stopped, and said so.
+    key(&mut app, KeyCode::Char(' '));
+    key(&mut app, KeyCode::Char(']'));
+    key(&mut app, KeyCode::Char(']'));
+    let wall = now();
+    app.update(Msg::Tick(wall));
+    let req = load_asked(app.update(Msg::Tick(wall + chrono::Duration::seconds(1))));
+    app.update(Msg::WindowLoaded {
+        ticket: req.ticket,
+        result: Err(why.into()),
+    });
+    match &app.overlay {
+        Some(Overlay::Notice { lines, .. }) => {
+            assert_eq!(lines.join(" "), format!("cannot read on: {why}"))
+        }
+        other => panic!("{other:?}"),
+    }
+    let r = app.replay.as_ref().expect("replaying");
+    assert!(!r.playing, "playback stops on a failed read");
+    assert!(
+        app.update(Msg::Tick(wall + chrono::Duration::seconds(2)))
+            .is_empty()
+    );
+}
+
+/// Playback asks for one load at a time: ticks while it is on its way only add to the debt,
+/// which the next load spends.
+#[test]
+fn playback_waits_for_the_load_in_flight() {
+    use innodebt::replay::Goto;
+    let mut app = replay_app();
+    key(&mut app, KeyCode::Char(' '));
+    key(&mut app, KeyCode::Char(']'));
+    key(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(5.0));
+    let wall = now();
+    let tick =
+        |app: &mut App, ms: i64| app.update(Msg::Tick(wall + chrono::Duration::milliseconds(ms)));
+    assert!(tick(&mut app, 0).is_empty());
+    let req = load_asked(tick(&mut app, 1000));
+    assert!(
+        matches!(req.to, Goto::Step { from: 0, budget_s, .. } if (budget_s - 5.0).abs() < 1e-9),
+        "{req:?}"
+    );
+    assert!(
+        tick(&mut app, 1500).is_empty(),
+        "a second load while one is on its way"
+    );
+    let msg = answer(&app, req);
+    app.update(msg);
+    let at = pos(&app);
+    assert!((3..=5).contains(&at), "5 s of one-second samples: at {at}");
+    match load_asked(tick(&mut app, 2250)).to {
+        Goto::Step { from, budget_s, .. } => {
+            assert_eq!(from, at);
+            // What was left, the 2.5 s owed while loading and the 3.75 s since.
+            assert!(budget_s >= 6.0, "the debt kept while loading: {budget_s}");
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use chrono::SecondsFormat;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use innodebt::app::{App, Msg, Recording, Replay};
+use innodebt::app::{Msg, Recording, Replay};
 use serde_json::Value;
 
 const DEMO: &str = concat!(
@@ -73,20 +73,25 @@ fn moments_n_visits() -> Vec<String> {
     .expect("demo");
     let rec = Recording::new(set);
     let last = rec.len() - 1;
-    let mut app = App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     let mut times = Vec::new();
     loop {
         let before = app.replay.as_ref().map(|r| r.pos);
-        app.update(Msg::Key(KeyEvent::new(
+        let cmds = app.update(Msg::Key(KeyEvent::new(
             KeyCode::Char('n'),
             KeyModifiers::NONE,
         )));
+        innodebt::tui::settle(&mut app, cmds);
         let r = app.replay.as_mut().expect("replay");
         if Some(r.pos) == before {
             break;
         }
         let pos = r.pos;
-        let at = r.recording.set.sample_time(pos).expect("sample time");
+        let at = r
+            .recording
+            .with_set(|set| set.sample_time(pos))
+            .expect("the set")
+            .expect("sample time");
         times.push(at.to_rfc3339_opts(SecondsFormat::Nanos, true));
     }
     times

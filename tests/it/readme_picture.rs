@@ -72,10 +72,12 @@ fn demo_at(moment: &str) -> App {
         RecoveryModel::published_default(),
     )
     .expect("the demo opens");
-    let mut replay = Replay::new(Recording::new(set), 0, u64::MAX);
-    let pos = parse_goto(moment, &mut replay).expect("the moment is in the demo");
-    let mut app = App::replaying(replay, Duration::from_secs(1));
-    app.seek(pos);
+    let replay = Replay::new(Recording::new(set), 0, u64::MAX);
+    let mut app = innodebt::tui::replay_now(replay, Duration::from_secs(1));
+    let at = parse_goto(moment, app.replay.as_ref().expect("replaying"))
+        .expect("the moment reads as a time");
+    let cmds = app.seek_time(at);
+    innodebt::tui::settle(&mut app, cmds);
     app
 }
 

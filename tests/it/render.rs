@@ -74,11 +74,13 @@ pub fn app_from_events(events: Vec<SourceEvent>, now: DateTime<Utc>) -> App {
     app
 }
 
+/// A key through `update`; replay loads run as the dashboard runs them (here, at once).
 pub fn key(app: &mut App, c: char) {
-    app.update(Msg::Key(KeyEvent::new(
+    let cmds = app.update(Msg::Key(KeyEvent::new(
         KeyCode::Char(c),
         KeyModifiers::NONE,
     )));
+    innodebt::tui::settle(app, cmds);
 }
 
 /// What the server is doing in one second of a scenario.
@@ -892,7 +894,7 @@ fn replay_screen_with_timeline() {
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
-    let mut app = App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     // Jump to the first notable moment after the blocker appeared.
     for _ in 0..20 {
         key(&mut app, 'n');
@@ -926,20 +928,24 @@ fn demo_what_if(
     innodebt::verdicts::whatif::WhatIfReport,
 ) {
     use innodebt::app::{Recording, Replay};
-    let mut rec = Recording::from_events(
+    let rec = Recording::from_events(
         &demo_events(),
         "mariadb-10.11-blocker.idbt",
         innodebt::verdicts::RecoveryModel::published_default(),
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
-    let report = innodebt::review::what_if(
-        &mut rec.set,
-        innodebt::review::Window { first: 0, last },
-        &[(variable.to_string(), value)],
-        innodebt::verdicts::RecoveryModel::published_default(),
-    )
-    .expect("what-if on the demo");
+    let report = rec
+        .with_set(|set| {
+            innodebt::review::what_if(
+                set,
+                innodebt::review::Window { first: 0, last },
+                &[(variable.to_string(), value)],
+                innodebt::verdicts::RecoveryModel::published_default(),
+            )
+        })
+        .expect("the set")
+        .expect("what-if on the demo");
     let mut replay = Replay::new(rec, 0, last);
     replay.what_if = Some(report.clone());
     (replay, report)
@@ -950,8 +956,9 @@ fn demo_what_if(
 #[test]
 fn replay_with_a_what_if_draws_its_lines() {
     let (replay, _) = demo_what_if("innodb_log_file_size", 20 * 1024 * 1024);
-    let mut app = App::replaying(replay, Duration::from_secs(1));
-    app.seek(60);
+    let mut app = innodebt::tui::replay_now(replay, Duration::from_secs(1));
+    let cmds = app.seek(60);
+    innodebt::tui::settle(&mut app, cmds);
     let (w, h) = (200, 60);
     let text = plain(&screen(&app, &Theme::default(), w, h));
     assert!(text.contains("what if: async"), "{text}");
@@ -974,8 +981,9 @@ fn replay_with_a_purge_what_if_draws_its_lag() {
         short,
         "max_purge_lag = 5000: never delayed (armed 1m 13s while purge was blocked)"
     );
-    let mut app = App::replaying(replay, Duration::from_secs(1));
-    app.seek(90);
+    let mut app = innodebt::tui::replay_now(replay, Duration::from_secs(1));
+    let cmds = app.seek(90);
+    innodebt::tui::settle(&mut app, cmds);
     for (w, h) in SIZES {
         let text = plain(&screen(&app, &Theme::default(), w, h));
         // The purge panel's rows (the right column), joined as one text.
@@ -1011,7 +1019,7 @@ fn help_in_a_replay_lists_the_replay_keys() {
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
-    let mut app = App::replaying(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     key(&mut app, '?');
     let text = plain(&screen(&app, &Theme::default(), 200, 60));
     for b in KEYMAP {
@@ -1349,16 +1357,15 @@ fn the_v_overlay_fits_80x24_with_many_verdicts() {
 /// `innodebt compare demo.idbt at-rest.idbt` on a terminal: both whole, the demo's real
 /// capture against the synthetic healthy server's (another server: the screen warns).
 fn comparing() -> App {
-    use innodebt::app::Recording;
     use innodebt::review::Window;
     let model = innodebt::verdicts::RecoveryModel::published_default();
-    let mut demo =
-        Recording::from_events(&demo_events(), "mariadb-10.11-blocker.idbt", model.clone())
-            .expect("the demo opens")
-            .set;
-    let mut rest = Recording::from_events(&healthy_events(), "at-rest.idbt", model)
-        .expect("the capture at rest opens")
-        .set;
+    let capture = |events: &[SourceEvent], name: &str| {
+        let start = events.first().map(SourceEvent::at).unwrap_or_default();
+        let header = innodebt::capture::Header::new(start, None, true);
+        innodebt::replay::temp_capture(name, &header, events, model.clone())
+    };
+    let mut demo = capture(&demo_events(), "mariadb-10.11-blocker.idbt").expect("the demo opens");
+    let mut rest = capture(&healthy_events(), "at-rest.idbt").expect("the capture at rest opens");
     let (dw, rw) = (
         Window {
             first: 0,

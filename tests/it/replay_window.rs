@@ -599,12 +599,14 @@ fn periodic_moments_fold_into_groups_that_n_steps_through() {
     assert!(big.count >= 100, "{big:?}");
 
     let last = rec.len() - 1;
-    let mut app = App::replaying(Replay::new(rec, 0, last), std::time::Duration::from_secs(1));
+    let mut app =
+        innodebt::tui::replay_now(Replay::new(rec, 0, last), std::time::Duration::from_secs(1));
     let press = |app: &mut App, c: char| {
-        app.update(Msg::Key(KeyEvent::new(
+        let cmds = app.update(Msg::Key(KeyEvent::new(
             KeyCode::Char(c),
             KeyModifiers::NONE,
         )));
+        innodebt::tui::settle(app, cmds);
         app.replay.as_ref().map(|r| r.pos).expect("replaying")
     };
     let starts: Vec<u64> = groups
@@ -648,13 +650,15 @@ fn periodic_moments_fold_into_groups_that_n_steps_through() {
             .map(|row| row.iter().map(|c| c.symbol()).collect::<String>() + "\n")
             .collect::<String>()
     };
-    app.seek(big.first.sample);
+    let cmds = app.seek(big.first.sample);
+    innodebt::tui::settle(&mut app, cmds);
     let text = screen(&app);
     assert!(
         text.contains(&format!("(1 of {} like it over", big.count)),
         "{text}"
     );
-    app.seek(if big.first.sample < last / 2 { last } else { 0 });
+    let cmds = app.seek(if big.first.sample < last / 2 { last } else { 0 });
+    innodebt::tui::settle(&mut app, cmds);
     let text = screen(&app);
     assert!(
         text.contains(&format!("{}{}", big.mark, big.count)),
