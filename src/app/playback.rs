@@ -22,13 +22,20 @@ impl App {
         self.load(Goto::Time(t))
     }
 
-    /// One sample forward (`→`), whatever its gap.
+    /// One sample forward (`→`), whatever its gap. Pressed again before the step arrived, it
+    /// steps once more from where the first began: every press counts.
     pub fn step_forward(&mut self) -> Vec<Command> {
-        let from = self.replay.as_ref().map_or(0, |r| r.pos);
+        let Some(r) = self.replay.as_ref() else {
+            return Vec::new();
+        };
+        let (from, max) = match r.pending_steps() {
+            Some((from, n)) => (from, n.saturating_add(1)),
+            None => (r.pos, 1),
+        };
         self.load(Goto::Step {
             from,
             budget_s: f64::INFINITY,
-            max: 1,
+            max,
         })
     }
 

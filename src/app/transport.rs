@@ -41,6 +41,9 @@ pub struct Replay {
     /// The load the app waits for (its ticket), and the last ticket handed out.
     pending: Option<u64>,
     tickets: u64,
+    /// The awaited load, when it is the `→` key's step: a second `→` before it arrives steps
+    /// once more from the same sample (the position it will reach is not known yet).
+    pending_steps: Option<(u64, u32)>,
     /// Whether any window was loaded yet.
     loaded: bool,
     /// Why the last seek could not be shown, if it could not.
@@ -71,6 +74,7 @@ impl Replay {
             next_gap_s: None,
             pending: None,
             tickets: 0,
+            pending_steps: None,
             loaded: false,
             error: None,
             what_if: None,
@@ -97,12 +101,25 @@ impl Replay {
         }
         self.tickets += 1;
         self.pending = Some(self.tickets);
+        self.pending_steps = match to {
+            Goto::Step {
+                from,
+                budget_s,
+                max,
+            } if budget_s.is_infinite() => Some((from, max)),
+            _ => None,
+        };
         WindowRequest {
             ticket: self.tickets,
             to,
             first: self.first,
             last: self.last,
         }
+    }
+
+    /// The `→` steps awaited: from which sample, and how many.
+    pub(super) fn pending_steps(&self) -> Option<(u64, u32)> {
+        self.pending_steps
     }
 
     /// The first window is still to be asked for.
@@ -116,6 +133,7 @@ impl Replay {
             return false;
         }
         self.pending = None;
+        self.pending_steps = None;
         true
     }
 

@@ -439,8 +439,10 @@ pub struct ServeArgs {
 #[command(next_help_heading = "Triggered capture")]
 pub struct TriggerArgs {
     /// Capture incidents: verdict kinds (blocked_by_read_view, purge_lag_trap,
-    /// purge_too_slow, history_held_by_open_writes, flush_pressure) or thresholds (checkpoint_age_pct>80,
-    /// history>1000000, blocker_age>300s), comma-separated.
+    /// purge_too_slow, history_held_by_open_writes, flush_pressure,
+    /// rollback_segment_contention) or thresholds (checkpoint_age_pct>80, history>1000000,
+    /// blocker_age>300s, or any number of the JSON by its path: purge.lag_s>=30s),
+    /// comma-separated.
     #[arg(long, value_name = "KIND[,KIND…]")]
     pub trigger: Option<String>,
     /// With --trigger: keep this much before the incident (in memory; default 5m, at most 1h).

@@ -28,9 +28,11 @@ Examples:
 (quote the expressions: > is the shell's redirection)")]
 pub struct CheckArgs {
     /// WARNING (exit 1) when any of these holds: verdict kinds (blocked_by_read_view,
-    /// purge_lag_trap, purge_too_slow, history_held_by_open_writes, flush_pressure) or
-    /// thresholds on figures (checkpoint_age_pct>75, checkpoint_age_pct_of_async>90,
-    /// history>100000, blocker_age>60s, dirty_pct>80, dml_delay_us>0), comma-separated, as
+    /// purge_lag_trap, purge_too_slow, history_held_by_open_writes, flush_pressure,
+    /// rollback_segment_contention) or thresholds on figures (checkpoint_age_pct>75,
+    /// checkpoint_age_pct_of_async>90, history>100000, blocker_age>60s, dirty_pct>80,
+    /// dml_delay_us>0, or any number of the JSON by its path: purge.lag_s>=30s),
+    /// comma-separated, as
     /// --trigger takes them. Without --warning and --critical the verdicts' own severities
     /// decide.
     #[arg(short = 'w', long, value_name = "KIND[,KIND…]")]

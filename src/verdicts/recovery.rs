@@ -177,6 +177,11 @@ impl RecoveryModel {
                  fits it ({}/s)",
                 mb(d.rate_bytes_per_s)
             ));
+        } else if c.coarse {
+            source.push_str(&format!(
+                " → {}/s at least: too short for the log's whole-second timestamps to time",
+                mb(rate)
+            ));
         } else {
             source.push_str(&format!(" → {}/s", mb(rate)));
         }

@@ -295,9 +295,26 @@ fn spawn_tied_to_process(mut cmd: Command) -> io::Result<Child> {
         .map_err(|_| io::Error::other("server spawner thread is gone"))?
 }
 
+/// A port for a private server, below Linux's ephemeral range (32768–60999), and never one
+/// handed out before in this process. A server killed and restarted keeps its port: with
+/// ports from `bind(:0)`, another test's listener (or a second private server) was handed
+/// the port in the window between the kill and the restart, and the restart failed with
+/// "Address already in use" when eight tests ran at once.
 fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.local_addr().expect("local_addr").port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    // Processes running at once (two clones' test runs) start far apart.
+    let offset = (std::process::id() * 97) % SPAN;
+    for _ in 0..SPAN {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = (FIRST + (offset + n) % SPAN) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in {FIRST}..{}", FIRST + SPAN);
 }
 
 // ---------------------------------------------------------------------------

@@ -356,6 +356,37 @@ fn a_seek_is_a_load_command_and_the_window_arrives_as_a_message() {
     assert!((58..=62).contains(&pos(&app)), "at {}", pos(&app));
 }
 
+/// `→` pressed twice before the first step arrived moves two samples, not one: the second
+/// press steps twice from where the first began (the end-to-end replay test caught one).
+#[test]
+fn two_steps_asked_before_the_first_arrives_both_count() {
+    use innodebt::replay::Goto;
+    let mut app = replay_app();
+    key(&mut app, KeyCode::Home);
+    let start = pos(&app);
+    let right = || Msg::Key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE));
+    let first = load_asked(app.update(right()));
+    assert!(
+        matches!(first.to, Goto::Step { from, max: 1, .. } if from == start),
+        "{first:?}"
+    );
+    let second = load_asked(app.update(right()));
+    assert!(
+        matches!(second.to, Goto::Step { from, max: 2, .. } if from == start),
+        "{second:?}"
+    );
+    let (old, new) = (answer(&app, first), answer(&app, second));
+    app.update(old);
+    app.update(new);
+    assert_eq!(pos(&app), start + 2);
+    // Once it arrived, the next press steps from there.
+    let third = load_asked(app.update(right()));
+    assert!(
+        matches!(third.to, Goto::Step { from, max: 1, .. } if from == start + 2),
+        "{third:?}"
+    );
+}
+
 /// A window that comes back after a newer load was asked for is dropped: the screen shows
 /// only the moment last asked for, whatever order the answers arrive in.
 #[test]

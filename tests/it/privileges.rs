@@ -50,6 +50,7 @@ const NEEDS_PROCESS: &[&str] = &[
     "purge.lag_transactions_basis",
     "purge.pace",
     "purge.pace_over_s",
+    "purge.moving",
     "purge.open_trx",
     "purge.open_rw_trx",
     "purge.oldest_rw",
@@ -185,7 +186,12 @@ fn check_figures(g: Grants, v: &Value, what: &str) {
         .into_iter()
         .filter(|p| !(idle && p == "blocker.query"))
         .filter(|p| !(trx_read && p == "purge.oldest_rw"))
-        .filter(|p| !(seis_read && (p == "purge.pace" || p == "purge.pace_over_s")))
+        // purge.moving is judged from the pace: unknown with it.
+        .filter(|p| {
+            !(seis_read
+                && v["purge"]["pace"].is_null()
+                && (p == "purge.pace" || p == "purge.pace_over_s" || p == "purge.moving"))
+        })
         .filter(|p| !(seis_read && lag_s_unknowable(p)))
         // Nothing holds history: no holder, by nature.
         .filter(|p| !(trx_read && p == "history.held_by"))
