@@ -157,3 +157,34 @@ fn the_package_holds_nothing_stray() {
         );
     }
 }
+
+/// CI runs the README's test command, word for word: the first command of the README's Test
+/// section is the one `.ci/run` runs (and a newcomer who copies it runs what CI ran).
+#[test]
+fn ci_runs_the_readme_test_command() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let section = readme
+        .split("\n## Test\n")
+        .nth(1)
+        .expect("README.md has a ## Test section");
+    let command = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|block| block.lines().next())
+        .expect("the Test section opens with a sh block")
+        .trim()
+        .to_string();
+    assert!(command.starts_with("cargo test"), "{command}");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).expect(".ci/run");
+    let runs: Vec<&str> = ci
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("cargo test"))
+        .collect();
+    assert_eq!(
+        runs,
+        vec![command.as_str()],
+        ".ci/run must run exactly the README's test command, once"
+    );
+}
