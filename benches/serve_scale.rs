@@ -115,23 +115,10 @@ struct Row {
 }
 
 fn serve(a: &Args, server: &PrivateServer, config: &std::path::Path, extra: &[String]) -> Serve {
-    let mut args = server.tcp_conn_args();
-    args.extend(
-        [
-            "--no-defaults",
-            "--interval",
-            "5s",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--config",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    args.push(config.display().to_string());
-    args.extend(extra.iter().cloned());
-    Serve::start_bin(&a.innodebt, &args)
+    Serve::start_bin(
+        &a.innodebt,
+        &common::scale::serve_args(server, config, extra),
+    )
 }
 
 fn wait_connected(serve: &Serve, n: usize) {

@@ -29,6 +29,7 @@ pub mod accounts;
 pub mod builders;
 pub mod certs;
 pub mod container;
+pub mod export;
 pub mod feed;
 pub mod gate;
 pub mod laps;

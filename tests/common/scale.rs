@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::serve::http_get;
+use super::server::PrivateServer;
 
 /// The names of a scale run's targets, by what their server does.
 #[derive(Debug, Clone, Default)]
@@ -217,4 +218,26 @@ pub fn disk_bytes(dir: &Path) -> u64 {
             Err(_) => 0,
         })
         .sum()
+}
+
+/// `innodebt serve`'s command line for a scale run: every target of `config` through
+/// `server`'s TCP connection flags, at a 5 s interval, on a port of its own, then `extra`.
+pub fn serve_args(server: &PrivateServer, config: &Path, extra: &[String]) -> Vec<String> {
+    let mut args = server.tcp_conn_args();
+    args.extend(
+        [
+            "--no-defaults",
+            "--interval",
+            "5s",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    args.push(config.display().to_string());
+    args.extend(extra.iter().cloned());
+    args
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use common::gate;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
@@ -152,29 +152,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// `export --format json`: (sample time, history length, checkpoint age) per sample.
-fn figures(file: &Path) -> Vec<(DateTime<Utc>, Option<f64>, Option<f64>)> {
-    let out = innodebt(&["export", &file.display().to_string(), "--format", "json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
-            let at = v["sampled_at"]
-                .as_str()
-                .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-                .unwrap_or_else(|| panic!("no sampled_at: {l}"))
-                .with_timezone(&Utc);
-            (
-                at,
-                v["history"]["length"].as_f64(),
-                v["redo"]["checkpoint_age_bytes"].as_f64(),
-            )
-        })
-        .collect()
-}
-
 /// A refused import: its message, exit status 2, and no output file.
 fn refused(file: &Path, out: &Path) -> String {
     let o = import(file, out);
@@ -285,7 +262,7 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
     assert!(changed, "no variables event with the new batch size");
 
     // Replayed: history rises while the read view is open, checkpoint age known throughout.
-    let figs = figures(&imported);
+    let figs = common::export::history_and_age(&imported);
     assert!(figs.len() >= 25, "{} imported samples", figs.len());
     assert!(
         figs.iter().all(|(_, h, a)| h.is_some() && a.is_some()),

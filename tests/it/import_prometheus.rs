@@ -128,38 +128,6 @@ fn import(url: &str, instance: &str, from: &str, to: &str, out: &Path, extra: &[
     innodebt(&args)
 }
 
-/// `export --format json`: (sample time, history length, checkpoint age) per sample.
-fn figures(file: &Path) -> Vec<(DateTime<Utc>, Option<f64>, Option<f64>)> {
-    let out = innodebt(&[
-        "export".into(),
-        file.display().to_string(),
-        "--format".into(),
-        "json".into(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
-            let at = v["sampled_at"]
-                .as_str()
-                .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-                .unwrap_or_else(|| panic!("no sampled_at: {l}"))
-                .with_timezone(&Utc);
-            (
-                at,
-                v["history"]["length"].as_f64(),
-                v["redo"]["checkpoint_age_bytes"].as_f64(),
-            )
-        })
-        .collect()
-}
-
 fn stamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
@@ -274,8 +242,8 @@ async fn an_exporter_history_replays_like_innodebts_own_recording() {
         stderr(&out)
     );
 
-    let own_figures = figures(&own);
-    let imp_figures = figures(&imported);
+    let own_figures = common::export::history_and_age(&own);
+    let imp_figures = common::export::history_and_age(&imported);
     assert!(
         imp_figures.len() >= 55,
         "{} imported samples",
@@ -646,7 +614,7 @@ async fn a_serve_history_replays_with_its_blocker() {
         stderr(&out),
         prom.log()
     );
-    let imported = figures(&file);
+    let imported = common::export::history_and_age(&file);
     assert!(imported.len() >= 17, "{} samples", imported.len());
     let history: Vec<f64> = imported.iter().filter_map(|(_, h, _)| *h).collect();
     assert!(

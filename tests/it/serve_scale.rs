@@ -39,23 +39,8 @@ const MAX_DISK: &str = "8MiB";
 const MAX_DISK_BYTES: u64 = 8 << 20;
 
 fn serve(server: &PrivateServer, config: &std::path::Path, extra: &[&str]) -> Serve {
-    let mut args = server.tcp_conn_args();
-    args.extend(
-        [
-            "--no-defaults",
-            "--interval",
-            "5s",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--config",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    args.push(config.display().to_string());
-    args.extend(extra.iter().map(|s| s.to_string()));
-    Serve::start(&args)
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    Serve::start(&scale::serve_args(server, config, &extra))
 }
 
 fn connected(serve: &Serve) -> usize {
