@@ -101,7 +101,7 @@ pub(super) async fn bind(listen: &str) -> Result<TcpListener, String> {
             "--listen {listen:?}: the name resolves to no address"
         ));
     };
-    TcpListener::bind(addr).await.map_err(|e| match e.kind() {
+    listen_on(*addr).map_err(|e| match e.kind() {
         std::io::ErrorKind::AddrInUse => format!(
             "cannot listen on {addr}: the port is already in use (another innodebt serve or an exporter?); \
              stop it or choose another port with --listen"
@@ -112,4 +112,22 @@ pub(super) async fn bind(listen: &str) -> Result<TcpListener, String> {
         ),
         _ => format!("cannot listen on {addr}: {e}"),
     })
+}
+
+/// Connections the kernel may hold for `accept` (it clamps this to `net.core.somaxconn`, as
+/// Go's listeners and so the other exporters get). tokio's default of 1,024 is less than a
+/// fleet's burst of scrapers plus a slowloris's reconnects; a full queue drops the SYN, and
+/// the scraper waits a second for its resend.
+const ACCEPT_QUEUE: u32 = 4096;
+
+fn listen_on(addr: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As std's and tokio's own `bind`: a restarted exporter gets its port back at once.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(ACCEPT_QUEUE)
 }

@@ -128,7 +128,11 @@ pub struct HttpResponse {
     pub status: u16,
     pub head: String,
     pub body: String,
+    /// From connect to the whole answer read.
     pub took: Duration,
+    /// Of `took`, waiting for the TCP connection: the kernel's part (a full accept queue
+    /// drops the SYN and the client resends it after a second), not the server's.
+    pub connecting: Duration,
 }
 
 impl HttpResponse {
@@ -146,6 +150,7 @@ impl HttpResponse {
 pub fn http_raw(addr: SocketAddr, request: &[u8]) -> HttpResponse {
     let started = Instant::now();
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
+    let connecting = started.elapsed();
     s.set_read_timeout(Some(Duration::from_secs(30)))
         .expect("set a read timeout");
     s.write_all(request).expect("send");
@@ -163,6 +168,7 @@ pub fn http_raw(addr: SocketAddr, request: &[u8]) -> HttpResponse {
         head: head.to_string(),
         body: body.to_string(),
         took: started.elapsed(),
+        connecting,
     }
 }
 
