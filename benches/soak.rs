@@ -4,7 +4,7 @@
 //!
 //! `cargo bench --bench soak` or `cargo bench --bench soak -- 5000000`
 
-#[path = "../tests/soak.rs"]
+#[path = "../tests/it/soak.rs"]
 mod soak;
 
 fn main() {

@@ -21,8 +21,8 @@
 //! - [`laps`]: the demo's real samples lap after lap (the replay and import benchmarks);
 //!   [`promdata`]: them as mysqld_exporter series in a Prometheus TSDB.
 //!
-//! The benches and `tests/soak.rs` include `builders.rs`, `feed.rs`, `tmux.rs` or this file by
-//! path.
+//! The benches, and `tests/it/soak.rs` (which the soak bench includes too), take
+//! `builders.rs`, `feed.rs`, `tmux.rs` or this file by path.
 #![allow(dead_code)]
 
 pub mod accounts;

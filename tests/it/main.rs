@@ -4,8 +4,8 @@
 //!
 //! Tests of different modules run on the same test threads of one process, so none may
 //! change the process (environment, current directory, signal dispositions) or measure the
-//! process's own CPU or memory: those go in a target of their own (`tests/soak.rs`, which
-//! installs a counting allocator and reads its own resident memory).
+//! process's own CPU or memory: a test that must (`soak`, which counts the heap and reads
+//! its own resident memory) starts this binary again for itself alone.
 //!
 //! Run one module with `cargo test --locked --test it MODULE::`.
 
@@ -71,6 +71,7 @@ mod secrets;
 mod serve;
 mod serve_scale;
 mod serve_security;
+mod soak;
 mod theme;
 mod tls;
 mod tls_client_cert;
