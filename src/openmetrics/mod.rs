@@ -154,32 +154,34 @@ impl Exposition {
 
     /// Adds the figures' samples (with `at` as their timestamp when exporting).
     pub fn add_figures(&mut self, f: &Figures, at: Option<DateTime<Utc>>) {
-        self.add(FIGURES, f, at);
+        self.add(FIGURES, f, at, |id| id.number(f));
     }
 
     pub fn add_own(&mut self, o: &Own) {
-        self.add(OWN, o, None);
+        self.add(OWN, o, None, |_| None);
     }
 
     /// The target's raw counters (`*_total`).
     pub fn add_counters(&mut self, c: &crate::metrics::counters::Counters) {
-        self.add(exporter::COUNTERS, c, None);
+        self.add(exporter::COUNTERS, c, None, |_| None);
     }
 
     /// innodebt's own build and process families.
     pub fn add_exporter(&mut self, e: &exporter::Exporter) {
-        self.add(exporter::EXPORTER, e, None);
+        self.add(exporter::EXPORTER, e, None, |_| None);
     }
 
-    fn add<T>(&mut self, table: &[Family<T>], input: &T, at: Option<DateTime<Utc>>) {
+    /// `figure` answers the registry's figures (the figures' table is the one that asks).
+    fn add<T>(
+        &mut self,
+        table: &[Family<T>],
+        input: &T,
+        at: Option<DateTime<Utc>>,
+        figure: impl Fn(crate::figures::FigureId) -> Option<f64> + Copy,
+    ) {
         let ts = at.map(|t| t.timestamp_millis() as f64 / 1000.0);
         for fam in table {
-            let samples = match fam.read {
-                Read::One(read) => read(input)
-                    .map(|v| vec![(Vec::new(), v)])
-                    .unwrap_or_default(),
-                Read::Many(read) => read(input),
-            };
+            let samples = fam.read.samples(input, figure);
             if samples.is_empty() {
                 continue;
             }
