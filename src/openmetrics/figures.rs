@@ -4,7 +4,7 @@
 //! so the exporter cannot silently fall behind the JSON.
 
 use super::families::FIGURES;
-pub use super::families::in_family_unit;
+pub use super::family::in_family_unit;
 use super::parse::Scrape;
 use crate::figures::{FigureId, Unit};
 

@@ -6,6 +6,7 @@
 
 pub mod exporter;
 pub mod families;
+pub mod family;
 pub mod figures;
 pub mod parse;
 
@@ -13,7 +14,8 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
-pub use families::{FIGURES, Family, Kind, Labels, Read};
+pub use families::FIGURES;
+pub use family::{Family, Kind, Labels, Read};
 
 use crate::figures::Figures;
 
@@ -79,25 +81,25 @@ fn last_error(o: &Own) -> Vec<(Labels, f64)> {
 
 /// innodebt's own families, read from [`Own`].
 pub const OWN: &[Family<Own>] = &[
-    families::gauge(
+    family::gauge(
         "innodebt_up",
         "",
         "1 when innodebt is connected to the server and its latest sample is fresh",
         |o| Some(f64::from(u8::from(o.up))),
     ),
-    families::gauge(
+    family::gauge(
         "innodebt_scrape_duration_seconds",
         "seconds",
         "How long this scrape took innodebt to answer",
         |o| Some(o.scrape_duration_s),
     ),
-    families::gauge(
+    family::gauge(
         "innodebt_sample_age_seconds",
         "seconds",
         "Age of the newest sample at scrape time (polling runs on its own cadence)",
         |o| o.sample_age_s,
     ),
-    families::gauge(
+    family::gauge(
         "innodebt_poll_duration_seconds",
         "seconds",
         "Round trip of innodebt's statements in its last poll: its own time on the server per tick",
