@@ -278,8 +278,9 @@ fn purge_lag(p: &Purge) -> String {
     let Some(words) = p.lag_words() else {
         return "n/a".into();
     };
-    let moving = match p.pace {
-        Some(pace) if pace < 0.1 && p.lag_trx != Some(0) => ", not moving",
+    // Derive's judgement (`purge.moving`), as the Purge panel reads it.
+    let moving = match p.moving {
+        Some(false) => ", not moving",
         _ => "",
     };
     match (p.lag_trx, p.lag_transactions_basis.as_deref()) {

@@ -20,7 +20,7 @@ use crossterm::event::KeyEvent;
 use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
 use crate::replay::{Window, WindowRequest};
 use crate::sample::SourceEvent;
-use crate::source::cadence::Cadenced;
+use crate::verdicts::fresh;
 pub use transport::{Recording, Replay};
 pub use view::{DataView, Link};
 
@@ -346,21 +346,16 @@ impl App {
         let Some(latest) = &self.live.latest else {
             return Freshness::Waiting;
         };
-        let age_s = secs_between(latest.sampled_at, self.now).max(0.0);
-        // When the latency guard stretched the tick, the next sample is due that much later.
-        let interval = latest
-            .self_cost
-            .as_ref()
-            .and_then(|c| c.slowed.iter().find(|s| s.source == Cadenced::Tick))
-            .map_or(self.interval.as_secs_f64(), |s| s.every_ms as f64 / 1000.0);
-        // A poll may legitimately take a while; call it stale once two more ticks are missing.
-        if age_s > (interval * 2.5).max(interval + 2.0) {
-            Freshness::Stale { age_s }
-        } else {
-            Freshness::Fresh {
+        let age = (self.now - latest.sampled_at).to_std().unwrap_or_default();
+        let age_s = age.as_secs_f64();
+        // Due at the interval, or later where the latency guard stretched the tick: the one
+        // rule serve's `innodebt_up` and the fleet row read too.
+        match fresh::age(age, fresh::due_every(self.interval, Some(latest))) {
+            fresh::Age::Stale => Freshness::Stale { age_s },
+            a => Freshness::Fresh {
                 age_s,
-                late: age_s > (interval * 1.5).max(interval + 1.0),
-            }
+                late: a == fresh::Age::Late,
+            },
         }
     }
 

@@ -170,7 +170,9 @@ figure_ids! {
     DirtyPct => "dirty.pct", Percent, |f| f.dirty.pct;
     DirtyBytes => "dirty.bytes", Bytes, |f| u(f.dirty.bytes);
     DirtyMaxPct => "dirty.max_pct", Percent, |f| f.dirty.max_pct;
-    DirtyLwmPct => "dirty.lwm_pct", Percent, |f| f.dirty.lwm_pct;
+    // A low-water mark that is off is the setting's 0 (`dirty.lwm_off`), not unknown.
+    DirtyLwmPct => "dirty.lwm_pct", Percent,
+        |f| f.dirty.lwm_pct.or(f.dirty.lwm_off.then_some(0.0));
     DirtySeverity => "dirty.severity", Text, none;
     UndoSize => "undo.size_bytes", Bytes, |f| u(f.undo.size_bytes);
     UndoReads => "undo.reads_per_s", PagesPerSecond, |f| f.undo.reads_per_s;

@@ -37,6 +37,7 @@ pub fn spawn_direct(
     tx: mpsc::Sender<Incoming>,
 ) -> JoinHandle<()> {
     cfg.label = opts.label();
+    let interval = cfg.interval;
     tokio::spawn(async move {
         let Target {
             mut feed,
@@ -56,10 +57,9 @@ pub fn spawn_direct(
                 (SourceEvent::Disconnected { error, .. }, _) => Some(RowUpdate::Down {
                     error: error.clone(),
                 }),
-                (SourceEvent::Sample(s), Some(f)) => Some(RowUpdate::Figures {
-                    figures: Box::new(RowFigures::from_figures(&f, Some(s.poll_ms))),
-                    at: f.sampled_at,
-                }),
+                (SourceEvent::Sample(s), Some(f)) => {
+                    Some(RowUpdate::figures(&f, interval, Some(s.poll_ms)))
+                }
                 _ => None,
             };
             if tx.send(Incoming::Event(index, ev)).await.is_err() {
@@ -96,6 +96,8 @@ pub fn spawn_agent(
                         RowUpdate::Figures {
                             figures: Box::new(RowFigures::from_scrape(&scrape)),
                             at: Utc::now(),
+                            // The agent judged its own sample's age; this row's is the scrape's.
+                            every: interval,
                         }
                     }
                     Some(_) => RowUpdate::Down {

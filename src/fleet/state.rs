@@ -2,11 +2,15 @@
 //! messages. Rows are kept in "nearest breach first" order (optionally within their group),
 //! `/` edits a filter over names, groups, tags and verdicts, Enter asks to open a server.
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::row::{RowFigures, RowLink, breach_order};
+use crate::figures::Figures;
 use crate::keymap::{self, KeyAction, Mode};
+use crate::verdicts::fresh;
 
 /// One server of the fleet.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +26,8 @@ pub struct Server {
     pub figures: Option<RowFigures>,
     /// Time of the latest figures.
     pub updated: Option<DateTime<Utc>>,
+    /// When the next figures are due, while they come; `None` once the source said it is down.
+    pub every: Option<Duration>,
 }
 
 impl Server {
@@ -35,7 +41,27 @@ impl Server {
             link: RowLink::Waiting,
             figures: None,
             updated: None,
+            every: None,
         }
+    }
+
+    /// A server whose figures stopped coming is down by the rule the dashboard's STALE and
+    /// serve's `innodebt_up` read, in serve's words (an agent row says the same). `true`
+    /// when it just went down.
+    fn judge_age(&mut self, now: DateTime<Utc>) -> bool {
+        let (Some(at), Some(every)) = (self.updated, self.every) else {
+            return false;
+        };
+        let age = (now - at).to_std().unwrap_or_default();
+        if fresh::age(age, every) != fresh::Age::Stale {
+            return false;
+        }
+        let was_up = self.link == RowLink::Up;
+        self.link = RowLink::Down {
+            error: fresh::stale_reason(age),
+        };
+        self.figures = None;
+        was_up
     }
 
     fn matches(&self, filter: &str) -> bool {
@@ -71,10 +97,23 @@ pub enum RowUpdate {
     Figures {
         figures: Box<RowFigures>,
         at: DateTime<Utc>,
+        /// When the next figures are due ([`fresh::due_every`]).
+        every: Duration,
     },
     Down {
         error: String,
     },
+}
+
+impl RowUpdate {
+    /// A direct server's new figures, due again when [`fresh::due_every`] says.
+    pub fn figures(f: &Figures, interval: Duration, poll_ms: Option<u32>) -> RowUpdate {
+        RowUpdate::Figures {
+            figures: Box::new(RowFigures::from_figures(f, poll_ms)),
+            at: f.sampled_at,
+            every: fresh::due_every(interval, Some(f)),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -165,15 +204,17 @@ impl Fleet {
             Msg::Row { index, update } => {
                 if let Some(s) = self.servers.get_mut(index) {
                     match update {
-                        RowUpdate::Figures { figures, at } => {
+                        RowUpdate::Figures { figures, at, every } => {
                             s.link = RowLink::Up;
                             s.figures = Some(*figures);
                             s.updated = Some(at);
+                            s.every = Some(every);
                         }
                         RowUpdate::Down { error } => {
                             s.link = RowLink::Down { error };
                             // Figures of a server that is gone are not its figures now.
                             s.figures = None;
+                            s.every = None;
                         }
                     }
                     self.reorder();
@@ -186,6 +227,14 @@ impl Fleet {
                     self.needs_draw = true;
                 }
                 self.now = now;
+                // Every row is judged (no short cut): each stale one's words say its age.
+                let mut gone = false;
+                for s in &mut self.servers {
+                    gone |= s.judge_age(now);
+                }
+                if gone {
+                    self.reorder();
+                }
                 Vec::new()
             }
             Msg::Resize => {
@@ -282,6 +331,7 @@ mod tests {
                 ..RowFigures::default()
             }),
             at: Utc::now(),
+            every: Duration::from_secs(1),
         }
     }
 

@@ -3,7 +3,7 @@
 //! client libraries name them, so the usual dashboards and alerts work), and the server's raw
 //! monotonic counters (`*_total`), which Prometheus can `rate()` over any window itself.
 
-use super::families::{Family, Kind, Labels, Read, gauge};
+use super::family::{Family, Kind, Labels, Read, gauge};
 use crate::metrics::counters::Counters;
 
 /// The binary: its version, the commit it was built from and the compiler (build.rs).

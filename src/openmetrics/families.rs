@@ -1,53 +1,29 @@
 //! The one place that maps the derived figures to metric families: name (with its unit),
-//! type, help and how to read it from [`Figures`]. Adding a figure to the metrics is one line
-//! here. Unknown figures give no sample (absent, never a made-up 0).
+//! type, help and how to read it. A family that carries a figure of the registry
+//! ([`FigureId`]) names it and reads it through the registry's accessor and unknown rule, so
+//! the value is the one the JSON, the CSV, the trigger and the fleet row read; the rest read
+//! [`Figures`] themselves. Adding a figure to the metrics is one line here. Unknown figures
+//! give no sample (absent, never a made-up 0).
 
-use crate::figures::Figures;
+use super::family::{Family, Kind, Labels, Read, gauge};
+use crate::figures::{FigureId, Figures};
 use crate::figures::{Severity, VerdictKind};
 use crate::source::flavor::FlushRegime;
 
-/// OpenMetrics types we expose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Gauge,
-    Counter,
-    StateSet,
-    Info,
-}
-
-/// Label pairs of one sample.
-pub type Labels = Vec<(&'static str, String)>;
-
-/// How a family reads its samples from `T` (the figures, or innodebt's own state).
-pub enum Read<T> {
-    /// One unlabelled value, when known.
-    One(fn(&T) -> Option<f64>),
-    /// Several labelled values (a StateSet's states, per-source rates, an info's labels).
-    Many(fn(&T) -> Vec<(Labels, f64)>),
-}
-
-pub struct Family<T: 'static> {
-    /// The family name; with a unit it ends in `_<unit>` (OpenMetrics).
-    pub name: &'static str,
-    /// `bytes`, `seconds`, `ratio`, or "" for none.
-    pub unit: &'static str,
-    pub kind: Kind,
-    pub help: &'static str,
-    pub read: Read<T>,
-}
-
-pub(super) const fn gauge<T>(
+/// A gauge of one figure of the registry (in the family's unit: a percentage as a 0–1 ratio,
+/// microseconds as seconds).
+const fn figure(
     name: &'static str,
     unit: &'static str,
     help: &'static str,
-    f: fn(&T) -> Option<f64>,
-) -> Family<T> {
+    id: FigureId,
+) -> Family<Figures> {
     Family {
         name,
         unit,
         kind: Kind::Gauge,
         help,
-        read: Read::One(f),
+        read: Read::Figure(id),
     }
 }
 
@@ -58,15 +34,6 @@ fn n(v: Option<u64>) -> Option<f64> {
 /// A percentage figure as a 0–1 ratio.
 fn ratio(pct: Option<f64>) -> Option<f64> {
     pct.map(|p| p / 100.0)
-}
-
-fn us(v: Option<u64>) -> Option<f64> {
-    v.map(|v| v as f64 / 1e6)
-}
-
-/// The blocker's age: 0 when INNODB_TRX was read and nothing blocks, absent when unknown.
-fn blocker_age(f: &Figures) -> Option<f64> {
-    n(f.blocker_age_s())
 }
 
 /// Every verdict kind a StateSet names.
@@ -120,20 +87,6 @@ fn flush_regime_states(f: &Figures) -> Vec<(Labels, f64)> {
             )
         })
         .collect()
-}
-
-fn flush_by_source(f: &Figures) -> Vec<(Labels, f64)> {
-    let b = &f.flush.by_source_pages_per_s;
-    [
-        ("adaptive", b.adaptive),
-        ("lru", b.lru),
-        ("sync", b.sync),
-        ("background", b.background),
-        ("neighbor", b.neighbor),
-    ]
-    .into_iter()
-    .filter_map(|(s, v)| Some((vec![("source", s.to_string())], v?)))
-    .collect()
 }
 
 fn server_info(f: &Figures) -> Vec<(Labels, f64)> {
@@ -198,9 +151,12 @@ pub const FIGURES: &[Family<Figures>] = &[
         help: "The server polled: flavour, version and what its stall point is called",
         read: Read::Many(server_info),
     },
-    gauge("innodebt_uptime_seconds", "seconds", "Server uptime", |f| {
-        n(f.server.uptime_s)
-    }),
+    figure(
+        "innodebt_uptime_seconds",
+        "seconds",
+        "Server uptime",
+        FigureId::ServerUptime,
+    ),
     Family {
         name: "innodebt_verdict",
         unit: "",
@@ -215,42 +171,42 @@ pub const FIGURES: &[Family<Figures>] = &[
         help: "The worst severity among the verdicts",
         read: Read::Many(severity_states),
     },
-    gauge(
+    figure(
         "innodebt_checkpoint_age_bytes",
         "bytes",
         "Checkpoint age: redo written since the last checkpoint (LSN - checkpoint LSN)",
-        |f| n(f.redo.checkpoint_age_bytes),
+        FigureId::CheckpointAge,
     ),
-    gauge(
+    figure(
         "innodebt_redo_capacity_bytes",
         "bytes",
         "Redo log capacity",
-        |f| n(f.redo.capacity_bytes),
+        FigureId::RedoCapacity,
     ),
-    gauge(
+    figure(
         "innodebt_adaptive_flushing_lwm_bytes",
         "bytes",
         "Checkpoint age at which redo-driven flushing starts with innodb_adaptive_flushing=ON: innodb_adaptive_flushing_lwm % of the capacity the flavour takes it of (buf0flu.cc)",
-        |f| n(f.redo.adaptive_lwm_bytes),
+        FigureId::AdaptiveLwm,
     ),
     Family {
         name: "innodebt_flush_regime",
         unit: "",
         kind: Kind::StateSet,
         help: "What the page cleaner does for redo at this checkpoint age, by the flavour's rules",
-        read: Read::Many(flush_regime_states),
+        read: Read::States(FigureId::FlushRegime, flush_regime_states),
     },
-    gauge(
+    figure(
         "innodebt_async_point_bytes",
         "bytes",
         "Checkpoint age at which InnoDB flushes hard: the async point (MySQL 8.0.20+: the async counter minus the free-check margin)",
-        |f| n(f.redo.async_point_bytes),
+        FigureId::AsyncPoint,
     ),
-    gauge(
+    figure(
         "innodebt_stall_point_bytes",
         "bytes",
         "Checkpoint age at which user threads stall (MySQL 5.7 sync point; MySQL 8.0+ free-check limit; MariaDB furious flush point M)",
-        |f| n(f.redo.sync_point_bytes),
+        FigureId::SyncPoint,
     ),
     gauge(
         "innodebt_sync_flush_point_bytes",
@@ -270,11 +226,11 @@ pub const FIGURES: &[Family<Figures>] = &[
         "MySQL 8.0+: what log_max_modified_age_sync reports",
         |f| n(f.redo.counter_sync_bytes),
     ),
-    gauge(
+    figure(
         "innodebt_checkpoint_age_ratio",
         "ratio",
         "Checkpoint age as a share of the redo capacity",
-        |f| ratio(f.redo.checkpoint_age_pct_of_capacity),
+        FigureId::CheckpointAgePct,
     ),
     gauge(
         "innodebt_checkpoint_age_async_ratio",
@@ -282,11 +238,11 @@ pub const FIGURES: &[Family<Figures>] = &[
         "Checkpoint age as a share of the async point (1 = flushing hard)",
         |f| ratio(f.redo.pct_of_async()),
     ),
-    gauge(
+    figure(
         "innodebt_redo_written_bytes_per_second",
         "",
         "Redo generated per second (the LSN's advance)",
-        |f| f.redo.written_bytes_per_s,
+        FigureId::RedoWritten,
     ),
     gauge(
         "innodebt_seconds_to_async_point",
@@ -328,18 +284,18 @@ pub const FIGURES: &[Family<Figures>] = &[
         "Redo capacity that would keep the peak checkpoint age below the async point with headroom",
         |f| f.sizing.as_ref().map(|s| s.advised_capacity_bytes as f64),
     ),
-    gauge(
+    figure(
         "innodebt_flush_total_pages_per_second",
         "",
         "Pages flushed per second, all sources",
-        |f| f.flush.total_pages_per_s,
+        FigureId::FlushTotal,
     ),
     Family {
         name: "innodebt_flush_pages_per_second",
         unit: "",
         kind: Kind::Gauge,
         help: "Pages flushed per second by source (a source whose INNODB_METRICS counter is off is absent)",
-        read: Read::Many(flush_by_source),
+        read: Read::Figures("source", &FigureId::FLUSH_BY_SOURCE),
     },
     Family {
         name: "innodebt_innodb_metrics_off",
@@ -355,17 +311,17 @@ pub const FIGURES: &[Family<Figures>] = &[
         help: "Sources the server refused, with the privilege that would unlock them",
         read: Read::Many(sources_refused),
     },
-    gauge(
+    figure(
         "innodebt_history_list_length",
         "",
         "History list length: undo logs waiting for purge",
-        |f| n(f.history.length),
+        FigureId::HistoryLength,
     ),
-    gauge(
+    figure(
         "innodebt_history_growth_per_second",
         "",
         "History list length change per second",
-        |f| f.history.growth_per_s,
+        FigureId::HistoryGrowth,
     ),
     gauge(
         "innodebt_history_seconds_to_max_purge_lag",
@@ -373,17 +329,17 @@ pub const FIGURES: &[Family<Figures>] = &[
         "Seconds until the history list reaches innodb_max_purge_lag at the current growth (0 once past it; absent when the lag is off or history does not grow)",
         |f| f.history.seconds_to_max_purge_lag,
     ),
-    gauge(
+    figure(
         "innodebt_history_held_back",
         "",
         "History the oldest read view holds back (history now - history when it started)",
-        |f| n(f.history.held_back),
+        FigureId::HistoryHeldBack,
     ),
-    gauge(
+    figure(
         "innodebt_purge_blocker_age_seconds",
         "seconds",
         "Age of the transaction whose read view blocks purge (0 when none)",
-        blocker_age,
+        FigureId::Blocker,
     ),
     gauge(
         "innodebt_purge_blocker_thread_id",
@@ -398,134 +354,137 @@ pub const FIGURES: &[Family<Figures>] = &[
         help: "The session whose read view blocks purge",
         read: Read::Many(blocker_info),
     },
-    gauge(
+    figure(
         "innodebt_purge_lag_seconds",
         "seconds",
         "How long ago purge's position was the newest commit: from SEIS's trx id counter readings (a lower bound when the counter stood still)",
-        |f| f.purge.lag_s,
+        FigureId::PurgeLagSeconds,
     ),
-    gauge(
+    figure(
         "innodebt_purge_lag_transactions",
         "",
         "Committed read-write transactions purge is behind, at most: SEIS transaction numbers over the 2 each one takes (id and commit number; internal transactions take more)",
-        |f| n(f.purge.lag_transactions),
+        FigureId::PurgeLagTransactions,
     ),
-    gauge(
+    figure(
         "innodebt_purge_lag_trx_numbers",
         "",
         "Transaction numbers purge is behind: SEIS Trx id counter minus Purge done for trx's n:o",
-        |f| n(f.purge.lag_trx),
+        FigureId::PurgeLagTrx,
     ),
-    gauge(
+    figure(
         "innodebt_purge_records_per_second",
         "",
         "Undo records purged per second",
-        |f| f.purge.records_per_s,
+        FigureId::PurgeRecords,
     ),
-    gauge(
+    figure(
         "innodebt_purge_undo_pages_per_second",
         "",
         "Undo log pages purged per second",
-        |f| f.purge.undo_pages_per_s,
+        FigureId::PurgeUndoPages,
     ),
-    gauge(
+    figure(
         "innodebt_purge_inflow_records_per_second",
         "",
         "Rows updated and deleted per second: the records purge will have to process",
-        |f| f.purge.inflow_records_per_s,
+        FigureId::PurgeInflow,
     ),
-    gauge(
+    figure(
         "innodebt_dml_delay_seconds",
         "seconds",
         "Delay InnoDB's purge-lag formula gives each DML row now (0 when innodb_max_purge_lag is off)",
-        |f| us(f.purge.dml_delay_us),
+        FigureId::DmlDelay,
     ),
-    gauge(
+    figure(
         "innodebt_dml_delay_applied_seconds",
         "seconds",
         "Delay writes actually pay now per row (MariaDB: 0 while a read view blocks purge)",
-        |f| us(f.purge.dml_delay_applied_us),
+        FigureId::DmlDelayApplied,
     ),
-    gauge(
+    figure(
         "innodebt_max_purge_lag",
         "",
         "innodb_max_purge_lag (0 = off)",
-        |f| n(f.purge.max_purge_lag),
+        FigureId::MaxPurgeLag,
     ),
-    gauge("innodebt_purge_threads", "", "innodb_purge_threads", |f| {
-        n(f.purge.threads)
-    }),
-    gauge(
+    figure(
+        "innodebt_purge_threads",
+        "",
+        "innodb_purge_threads",
+        FigureId::PurgeThreads,
+    ),
+    figure(
         "innodebt_dirty_pages",
         "",
         "Dirty pages in the buffer pool",
-        |f| n(f.dirty.pages),
+        FigureId::DirtyPages,
     ),
-    gauge(
+    figure(
         "innodebt_dirty_pages_ratio",
         "ratio",
         "Dirty pages / (data + free pages), InnoDB's own ratio",
-        |f| ratio(f.dirty.pct),
+        FigureId::DirtyPct,
     ),
-    gauge(
+    figure(
         "innodebt_dirty_pages_max_ratio",
         "ratio",
         "innodb_max_dirty_pages_pct as a ratio",
-        |f| ratio(f.dirty.max_pct),
+        FigureId::DirtyMaxPct,
     ),
-    gauge(
+    figure(
         "innodebt_dirty_pages_lwm_ratio",
         "ratio",
         "innodb_max_dirty_pages_pct_lwm as a ratio (0 = no low-water mark, off)",
-        |f| ratio(f.dirty.lwm_pct).or(f.dirty.lwm_off.then_some(0.0)),
+        FigureId::DirtyLwmPct,
     ),
-    gauge(
+    figure(
         "innodebt_dirty_bytes",
         "bytes",
         "Dirty bytes in the buffer pool",
-        |f| n(f.dirty.bytes),
+        FigureId::DirtyBytes,
     ),
-    gauge(
+    figure(
         "innodebt_undo_size_bytes",
         "bytes",
         "Undo tablespace size in use",
-        |f| n(f.undo.size_bytes),
+        FigureId::UndoSize,
     ),
-    gauge(
+    figure(
         "innodebt_undo_reads_pages_per_second",
         "",
         "Undo pages read from disk per second (undo no longer cached)",
-        |f| f.undo.reads_per_s,
+        FigureId::UndoReads,
     ),
-    gauge(
+    figure(
         "innodebt_rollback_segments",
         "",
         "Rollback segments write transactions are spread over (MariaDB >= 10.5: 128, fixed)",
-        |f| n(f.rollback.segments),
+        FigureId::RollbackSegments,
     ),
-    gauge(
+    figure(
         "innodebt_rollback_segment_latch_wait_seconds_per_second",
         "",
         "Seconds spent acquiring the rollback segments' latches per second (performance_schema)",
-        |f| f.rollback.rseg_wait_s_per_s,
+        FigureId::RsegWaitTime,
     ),
-    gauge(
+    figure(
         "innodebt_rollback_segment_latch_acquisitions_per_second",
         "",
         "Rollback segment latch acquisitions per second (performance_schema)",
-        |f| f.rollback.rseg_waits_per_s,
+        FigureId::RsegWaits,
     ),
-    gauge(
+    figure(
         "innodebt_trx_sys_mutex_wait_seconds_per_second",
         "",
         "Seconds spent acquiring the trx-sys mutex per second (performance_schema)",
-        |f| f.rollback.trx_sys_wait_s_per_s,
+        FigureId::TrxSysWaitTime,
     ),
-    gauge(
+    figure(
         "innodebt_undo_slots_used",
         "",
         "Undo log slots in use over every rollback segment (INNODB_METRICS trx_undo_slots_used)",
-        |f| n(f.rollback.undo_slots_used),
+        FigureId::UndoSlotsUsed,
     ),
     gauge(
         "innodebt_self_statements_per_tick",
@@ -554,10 +513,10 @@ pub const FIGURES: &[Family<Figures>] = &[
                 .map(|ms| ms / 1000.0)
         },
     ),
-    gauge(
+    figure(
         "innodebt_undo_resident_ratio",
         "ratio",
         "Share of undo pages in the buffer pool at the last residency scan",
-        |f| ratio(f.undo.resident_pct),
+        FigureId::UndoResidentPct,
     ),
 ];

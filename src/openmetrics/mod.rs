@@ -6,6 +6,7 @@
 
 pub mod exporter;
 pub mod families;
+pub mod family;
 pub mod figures;
 pub mod parse;
 
@@ -13,7 +14,8 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
-pub use families::{FIGURES, Family, Kind, Labels, Read};
+pub use families::FIGURES;
+pub use family::{Family, Kind, Labels, Read};
 
 use crate::figures::Figures;
 
@@ -79,25 +81,25 @@ fn last_error(o: &Own) -> Vec<(Labels, f64)> {
 
 /// innodebt's own families, read from [`Own`].
 pub const OWN: &[Family<Own>] = &[
-    families::gauge(
+    family::gauge(
         "innodebt_up",
         "",
         "1 when innodebt is connected to the server and its latest sample is fresh",
         |o| Some(f64::from(u8::from(o.up))),
     ),
-    families::gauge(
+    family::gauge(
         "innodebt_scrape_duration_seconds",
         "seconds",
         "How long this scrape took innodebt to answer",
         |o| Some(o.scrape_duration_s),
     ),
-    families::gauge(
+    family::gauge(
         "innodebt_sample_age_seconds",
         "seconds",
         "Age of the newest sample at scrape time (polling runs on its own cadence)",
         |o| o.sample_age_s,
     ),
-    families::gauge(
+    family::gauge(
         "innodebt_poll_duration_seconds",
         "seconds",
         "Round trip of innodebt's statements in its last poll: its own time on the server per tick",
@@ -154,32 +156,34 @@ impl Exposition {
 
     /// Adds the figures' samples (with `at` as their timestamp when exporting).
     pub fn add_figures(&mut self, f: &Figures, at: Option<DateTime<Utc>>) {
-        self.add(FIGURES, f, at);
+        self.add(FIGURES, f, at, |id| id.number(f));
     }
 
     pub fn add_own(&mut self, o: &Own) {
-        self.add(OWN, o, None);
+        self.add(OWN, o, None, |_| None);
     }
 
     /// The target's raw counters (`*_total`).
     pub fn add_counters(&mut self, c: &crate::metrics::counters::Counters) {
-        self.add(exporter::COUNTERS, c, None);
+        self.add(exporter::COUNTERS, c, None, |_| None);
     }
 
     /// innodebt's own build and process families.
     pub fn add_exporter(&mut self, e: &exporter::Exporter) {
-        self.add(exporter::EXPORTER, e, None);
+        self.add(exporter::EXPORTER, e, None, |_| None);
     }
 
-    fn add<T>(&mut self, table: &[Family<T>], input: &T, at: Option<DateTime<Utc>>) {
+    /// `figure` answers the registry's figures (the figures' table is the one that asks).
+    fn add<T>(
+        &mut self,
+        table: &[Family<T>],
+        input: &T,
+        at: Option<DateTime<Utc>>,
+        figure: impl Fn(crate::figures::FigureId) -> Option<f64> + Copy,
+    ) {
         let ts = at.map(|t| t.timestamp_millis() as f64 / 1000.0);
         for fam in table {
-            let samples = match fam.read {
-                Read::One(read) => read(input)
-                    .map(|v| vec![(Vec::new(), v)])
-                    .unwrap_or_default(),
-                Read::Many(read) => read(input),
-            };
+            let samples = fam.read.samples(input, figure);
             if samples.is_empty() {
                 continue;
             }

@@ -23,7 +23,7 @@ use crate::openmetrics::Own;
 use crate::sample::SourceEvent;
 use crate::source::live::{PollerCommand, PollerConfig};
 use crate::target::{Derived, DerivedEvents, TargetSpec, connector, spawn_target};
-use crate::verdicts::RecoveryModel;
+use crate::verdicts::{RecoveryModel, fresh};
 
 /// What a scrape reads.
 #[derive(Debug, Clone, Default)]
@@ -124,13 +124,26 @@ impl Recent {
     }
 }
 
+/// `innodebt_up`: connected, with a sample that is not stale by the rule the dashboard's
+/// STALE badge and the fleet row read ([`fresh`]).
+pub fn up(
+    connected: bool,
+    sample_age: Option<Duration>,
+    interval: Duration,
+    latest: Option<&Figures>,
+) -> bool {
+    let every = fresh::due_every(interval, latest);
+    connected && sample_age.is_some_and(|a| fresh::age(a, every) != fresh::Age::Stale)
+}
+
 pub struct Target {
     pub name: String,
     /// Where it connects (never credentials), for logs and the index page.
     pub label: String,
     state: watch::Receiver<TargetState>,
     last_scrape: Mutex<std::time::Instant>,
-    stale_after: Duration,
+    /// The refresh interval: with the latency guard's stretch, when samples are due.
+    interval: Duration,
     recent: Arc<Mutex<Recent>>,
     tasks: [JoinHandle<()>; 2],
     /// Kept so the poller keeps running (it stops when every command sender is gone).
@@ -154,8 +167,7 @@ impl Target {
     ) -> Arc<Target> {
         let label = opts.label();
         cfg.label = label.clone();
-        let stale_after =
-            (cfg.interval * 3).max(cfg.interval + cfg.query_timeout) + Duration::from_secs(1);
+        let interval = cfg.interval;
         let target = spawn_target(TargetSpec {
             first: None,
             connect: connector(opts),
@@ -184,7 +196,7 @@ impl Target {
             label,
             state,
             last_scrape: Mutex::new(std::time::Instant::now()),
-            stale_after,
+            interval,
             recent,
             tasks: [target.poller, consumer],
             _commands: target.commands,
@@ -221,16 +233,16 @@ impl Target {
             *t = std::time::Instant::now();
         }
         let mut rx = self.state.clone();
-        let fresh = |s: &TargetState| s.figures.is_none() && s.last_error.is_none();
+        let nothing_yet = |s: &TargetState| s.figures.is_none() && s.last_error.is_none();
         let mut timed_out = false;
-        if fresh(&rx.borrow()) {
-            timed_out = tokio::time::timeout(wait, rx.wait_for(|s| !fresh(s)))
+        if nothing_yet(&rx.borrow()) {
+            timed_out = tokio::time::timeout(wait, rx.wait_for(|s| !nothing_yet(s)))
                 .await
                 .is_err();
         }
         let s = rx.borrow().clone();
         let sample_age = s.last_sample.map(|t| t.elapsed());
-        let up = s.connected && sample_age.is_some_and(|a| a <= self.stale_after);
+        let up = up(s.connected, sample_age, self.interval, s.figures.as_deref());
         let last_error = match (&s.last_error, up) {
             (Some(e), _) => Some(e.clone()),
             (None, false) if timed_out => Some(format!(
@@ -238,12 +250,7 @@ impl Target {
                 self.label,
                 wait.as_secs_f64()
             )),
-            (None, false) => sample_age.map(|a| {
-                format!(
-                    "the last sample is {:.0}s old: the server or the network stopped answering",
-                    a.as_secs_f64()
-                )
-            }),
+            (None, false) => sample_age.map(fresh::stale_reason),
             (None, true) => None,
         };
         let own = Own {

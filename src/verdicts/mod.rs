@@ -20,6 +20,7 @@
 //! active keeps its `since`.
 
 mod flush;
+pub mod fresh;
 mod healthy;
 mod layout;
 mod open_writes;

@@ -58,10 +58,6 @@ pub struct Moment {
     pub label: String,
 }
 
-/// Purge counts as stopped after this many consecutive samples with no purge progress
-/// while history grows.
-const PURGE_STOP_SAMPLES: u32 = 3;
-
 /// What the scanner remembers of the previous figures.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Prev {
@@ -78,7 +74,7 @@ pub struct ScanState {
     /// Samples seen (the next sample's index).
     samples: u64,
     prev: Option<Prev>,
-    idle_run: u32,
+    /// Purge stood still while history grew, and has not moved since.
     purge_stopped: bool,
     down: bool,
     /// Highest history length so far: sample, time, length (the first sample reaching it).
@@ -272,26 +268,21 @@ impl Scanner {
             self.s.peak = Some((self.here(), at, h));
         }
 
-        let progress = f.purge.undo_pages_per_s.or(f.purge.records_per_s);
+        // Whether purge moves is derive's judgement (`purge.moving`, what the Purge panel's
+        // "not moving" and the verdicts read); a moment marks where it turns.
         let growing = f.history.growth_per_s.is_some_and(|g| g > 0.0);
-        match progress {
-            Some(p) if p <= 0.0 && growing => {
-                self.s.idle_run = self.s.idle_run.saturating_add(1);
-                if self.s.idle_run == PURGE_STOP_SAMPLES && !self.s.purge_stopped {
-                    self.s.purge_stopped = true;
-                    self.push(
-                        MomentKind::PurgeStopped,
-                        at,
-                        "purge stopped while history grows".into(),
-                    );
-                }
+        match f.purge.moving {
+            Some(false) if growing && !self.s.purge_stopped => {
+                self.s.purge_stopped = true;
+                self.push(
+                    MomentKind::PurgeStopped,
+                    at,
+                    "purge stopped while history grows".into(),
+                );
             }
-            Some(p) if p > 0.0 => {
-                self.s.idle_run = 0;
-                if self.s.purge_stopped {
-                    self.s.purge_stopped = false;
-                    self.push(MomentKind::PurgeResumed, at, "purge resumed".into());
-                }
+            Some(true) if self.s.purge_stopped => {
+                self.s.purge_stopped = false;
+                self.push(MomentKind::PurgeResumed, at, "purge resumed".into());
             }
             _ => {}
         }

@@ -150,3 +150,65 @@ fn blocker_age_is_zero_when_read_and_unknown_when_refused() {
         );
     }
 }
+
+/// Staleness judged once ([`fresh`]): at the limit the dashboard's header, serve's
+/// `innodebt_up` and the fleet row all still take the sample as now, and a millisecond past it
+/// all call it stale — at the refresh interval and at a tick the latency guard stretched. The
+/// dashboard once called a sample stale at 3 s that serve kept up until 7 s, and the fleet
+/// row never did.
+#[test]
+fn the_dashboard_serve_and_the_fleet_row_agree_on_staleness() {
+    use std::time::Duration;
+
+    use innodebt::app::{App, Freshness, Msg};
+    use innodebt::fleet::row::RowLink;
+    use innodebt::fleet::state::{self, Fleet, RowUpdate, Server};
+    use innodebt::sample::{Cadenced, PollCost, Sample, Slowed, SourceEvent};
+    use innodebt::verdicts::fresh;
+
+    let interval = Duration::from_secs(1);
+    let t0 = Utc.timestamp_opt(1_800_000_000, 0).unwrap();
+    for (stretched_ms, want_limit) in [(None, 3_000), (Some(8_000), 20_000)] {
+        let mut app = App::new(interval, t0);
+        let info = crate::common::builders::mariadb(&[]);
+        app.update(Msg::Source(SourceEvent::Connected { at: t0, info }));
+        let mut s = Sample::new(t0, 0.0);
+        s.status.insert("Innodb_history_list_length".into(), 10);
+        s.cost = Some(PollCost {
+            statements: Vec::new(),
+            slowed: stretched_ms
+                .map(|every_ms| Slowed {
+                    source: Cadenced::Tick,
+                    every_ms,
+                    last_ms: Some(900),
+                    timed_out: false,
+                    recovering: false,
+                })
+                .into_iter()
+                .collect(),
+        });
+        app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
+        let f = app.live.latest.clone().expect("figures of the sample");
+        let limit = fresh::stale_after(fresh::due_every(interval, Some(&f)));
+        assert_eq!(limit, Duration::from_millis(want_limit));
+        let ms = Duration::from_millis(1);
+        for (age, stale) in [(limit - ms, false), (limit, false), (limit + ms, true)] {
+            let at = t0 + chrono::Duration::from_std(age).unwrap();
+            app.update(Msg::Tick(at));
+            let dashboard = matches!(app.freshness(), Freshness::Stale { .. });
+            let serve = !innodebt::serve::target::up(true, Some(age), interval, Some(&f));
+            let mut fleet = Fleet::new(vec![Server::new("db", "db:3306", true)], t0);
+            fleet.update(state::Msg::Row {
+                index: 0,
+                update: RowUpdate::figures(&f, interval, None),
+            });
+            fleet.update(state::Msg::Tick(at));
+            let row = matches!(fleet.servers[0].link, RowLink::Down { .. });
+            assert_eq!(
+                (dashboard, serve, row),
+                (stale, stale, stale),
+                "dashboard, serve, fleet row at {age:?} (limit {limit:?})"
+            );
+        }
+    }
+}
