@@ -56,6 +56,35 @@ impl RecoveryLog {
     pub fn calibration(&self) -> Option<&Calibration> {
         self.found.as_ref().ok()
     }
+
+    /// The running server's process `pid` took `restart_s` from its start to its pid file:
+    /// kept when that process is the one whose recovery the log holds.
+    pub fn timed_by_process(mut self, pid: u32, restart_s: f64) -> Self {
+        if let Ok(c) = self.found.as_mut() {
+            c.timed_by_process(pid, restart_s);
+        }
+        self
+    }
+}
+
+impl Calibration {
+    /// Takes the host's timing of the running server's start (`pid`, `restart_s` from the
+    /// process start to its pid file) when that start is this recovery: the same process id
+    /// on the log's last start line, and a duration the log's own stamps allow (within one
+    /// tick of them either way). Anything else is another start, and is left out.
+    pub fn timed_by_process(&mut self, pid: u32, restart_s: f64) {
+        let fits_log = self
+            .restart_s
+            .is_none_or(|logged| (restart_s - logged).abs() <= self.timestamp_resolution_s + 0.05);
+        if self.last_start
+            && self.pid == Some(pid)
+            && restart_s.is_finite()
+            && restart_s > 0.0
+            && fits_log
+        {
+            self.process_restart_s = Some(restart_s);
+        }
+    }
 }
 
 /// `performance_schema.error_log` rows (`UNIX_TIMESTAMP(LOGGED)`, `PRIO`, `ERROR_CODE`,
@@ -107,8 +136,22 @@ pub struct Calibration {
     pub seconds: f64,
     /// 1 s for MariaDB's and MySQL 5.6's whole-second timestamps, 1 µs for MySQL 5.7+.
     pub timestamp_resolution_s: f64,
-    /// From the server's start line to `ready for connections`, when both are in the log.
-    pub startup_s: Option<f64>,
+    /// From the server's start line to `ready for connections` by the log's timestamps, when
+    /// both are in the log: the whole restart.
+    pub restart_s: Option<f64>,
+    /// The process id the start line gives ("… as process N").
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// This recovery's start is the last start in the log: if its process still runs, it is
+    /// the running server.
+    #[serde(default)]
+    pub last_start: bool,
+    /// The same restart timed by the host, to its clock tick: from the running process's
+    /// start (`/proc/<pid>/stat`) to its pid file (written just before "ready for
+    /// connections"). Set by the source ([`Calibration::timed_by_process`]) only when this
+    /// recovery's process is the server running now.
+    #[serde(default)]
+    pub process_restart_s: Option<f64>,
     /// `redo_bytes / (seconds + timestamp_resolution_s)`: whole-second timestamps put the
     /// true duration anywhere in `seconds ± 1`, so this is the slowest rate the log allows —
     /// estimates made with it err long, never short.
@@ -176,7 +219,7 @@ pub fn calibrate_from_error_log(text: &str) -> Result<Calibration, CalibrationEr
     let mut first_error = None;
     for (k, &start) in starts.iter().enumerate().rev() {
         let end = starts.get(k + 1).copied().unwrap_or(lines.len());
-        match segment(&lines[start..end]) {
+        match segment(&lines[start..end], k + 1 == starts.len()) {
             Ok(Some(c)) => return Ok(c),
             Ok(None) => {}
             Err(e) => {
@@ -195,7 +238,7 @@ fn is_start_line(l: &str) -> bool {
 }
 
 /// The crash recovery of one server start, if it had one.
-fn segment(lines: &[Line]) -> Result<Option<Calibration>, CalibrationError> {
+fn segment(lines: &[Line], last_start: bool) -> Result<Option<Calibration>, CalibrationError> {
     let mut server = "";
     let mut checkpoint: Option<u64> = None;
     let mut started_at = None;
@@ -307,12 +350,14 @@ fn segment(lines: &[Line]) -> Result<Option<Calibration>, CalibrationError> {
     };
     let resolution = if fraction { 1e-6 } else { 1.0 };
     let seconds = secs(finished_at - started_at).max(0.0);
-    let startup_s = match (lines.first(), ready) {
-        (Some(first), Some(ready)) if is_start_line(first.text) => {
-            first.at.map(|s| secs(ready - s).max(0.0))
-        }
+    let started_line = lines.first().filter(|l| is_start_line(l.text));
+    let restart_s = match (started_line, ready) {
+        (Some(first), Some(ready)) => first.at.map(|s| secs(ready - s).max(0.0)),
         _ => None,
     };
+    let pid = started_line
+        .and_then(|l| num_after(l.text, " as process "))
+        .and_then(|n| u32::try_from(n).ok());
     let redo_bytes = end_lsn - checkpoint_lsn;
     Ok(Some(Calibration {
         server: server.to_string(),
@@ -329,7 +374,10 @@ fn segment(lines: &[Line]) -> Result<Option<Calibration>, CalibrationError> {
         finished_at,
         seconds,
         timestamp_resolution_s: resolution,
-        startup_s,
+        restart_s,
+        pid,
+        last_start,
+        process_restart_s: None,
         rate_bytes_per_s: redo_bytes as f64 / (seconds + resolution),
         coarse: seconds < 5.0 * resolution,
     }))

@@ -93,7 +93,7 @@ fn mariadb_1011_crash_recovery() {
     assert_eq!(c.finished_at, date(2026, 11, 21, 20, 37, 21));
     assert_eq!(c.seconds, 1.0);
     assert_eq!(c.timestamp_resolution_s, 1.0);
-    assert_eq!(c.startup_s, Some(2.0));
+    assert_eq!(c.restart_s, Some(2.0));
     // 1 s by whole-second timestamps: up to 2 s really, the slowest rate the log allows.
     assert_eq!(c.rate_bytes_per_s, 26_820_297.0);
     assert!(c.coarse);
@@ -140,7 +140,7 @@ fn multi_batch_and_progress_lines() {
     assert_eq!(c.rate_bytes_per_s, 1e9 / 101.0);
     assert!(!c.coarse);
     // No start line: no start-up time.
-    assert_eq!(c.startup_s, None);
+    assert_eq!(c.restart_s, None);
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn mysql_80_crash_recovery() {
     assert!((c.seconds - 4.0).abs() < 1e-9, "{}", c.seconds);
     assert!((c.rate_bytes_per_s / 125_000_000.0 - 1.0).abs() < 1e-6);
     assert!(!c.coarse);
-    assert!(c.startup_s.is_some_and(|s| (s - 4.9).abs() < 1e-9));
+    assert!(c.restart_s.is_some_and(|s| (s - 4.9).abs() < 1e-9));
 }
 
 #[test]

@@ -189,6 +189,10 @@ pub struct Recovery {
     pub page_reads_per_s: f64,
     pub page_read_source: String,
     pub bound_by: Bound,
+    /// The lowest and highest estimate the calibrating recovery's timestamps allow (a log of
+    /// whole seconds leaves the split of a short restart open); `None` when not calibrated.
+    #[serde(default)]
+    pub estimate_range_s: Option<(f64, f64)>,
 }
 
 /// Redo sizing advice.

@@ -63,8 +63,9 @@ pub const MYSQL_80_RECOVERY: RecoveryDefault = RecoveryDefault {
     basis: "no published MySQL 8 figure; MySQL 5.7's (bug #81648)",
 };
 
-/// Where the server writes its error log, and what tells whether that is on this host.
-pub const ERROR_LOG_FILE_SQL: &str = "SELECT @@log_error, @@datadir, @@hostname";
+/// Where the server writes its error log, what tells whether that is on this host, and its pid
+/// file (whose time and process time its start).
+pub const ERROR_LOG_FILE_SQL: &str = "SELECT @@log_error, @@datadir, @@hostname, @@pid_file";
 
 /// MySQL 8.0.22+'s error log over SQL, oldest first, the time as Unix seconds (the session's
 /// time zone cannot shift it). The table keeps the newest entries the server's

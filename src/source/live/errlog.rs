@@ -7,6 +7,12 @@
 //! Unix socket, or the server's `@@hostname` is this machine's; and `@@datadir` exists here
 //! as a directory. A TCP port forwarded from elsewhere, or a container's server, fails one of
 //! these, and its log is not read (a file of the same name here would be another server's).
+//!
+//! On the host the running server's start is also timed, to the clock tick: its process start
+//! (`/proc/<pid>/stat`, the pid from `@@pid_file`) to the pid file's modification time (the
+//! server writes it after its storage engines are up, just before "ready for connections").
+//! That times the last recovery when it was this start ([`crate::error_log::Calibration::
+//! timed_by_process`] checks); the log's whole-second stamps cannot time a restart of a second.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,16 +48,20 @@ pub(super) async fn read(conn: &mut Conn, flavor: &Flavor, limit: Duration) -> R
     let vars = match rows(conn, ERROR_LOG_FILE_SQL, limit).await {
         Ok(rs) => rs.first().map(|r| {
             let cell = |i| r.as_ref(i).and_then(value_text).unwrap_or_default();
-            (cell(0), cell(1), cell(2))
+            (cell(0), cell(1), cell(2), cell(3))
         }),
         Err(_) => None,
     };
-    let Some((log_error, datadir, hostname)) = vars else {
+    let Some((log_error, datadir, hostname, pid_file)) = vars else {
         return RecoveryLog::unread("the server did not say where its error log is (@@log_error)");
     };
     let local = local_hostname();
     tokio::task::spawn_blocking(move || {
-        read_file(&log_error, &datadir, &hostname, socket, local.as_deref())
+        let log = read_file(&log_error, &datadir, &hostname, socket, local.as_deref());
+        match time_process_start(&pid_file, &datadir) {
+            Some((pid, restart_s)) if log.from.is_some() => log.timed_by_process(pid, restart_s),
+            _ => log,
+        }
     })
     .await
     .unwrap_or_else(|e| RecoveryLog::unread(format!("reading the error log failed: {e}")))
@@ -107,6 +117,46 @@ pub fn read_file(
     }
 }
 
+/// The running server's pid and the seconds from its process start to its pid file, when both
+/// are readable here (Linux `/proc`; only called once the server is known to be on this host).
+pub fn time_process_start(pid_file: &str, datadir: &str) -> Option<(u32, f64)> {
+    let name = pid_file.trim();
+    let path = if Path::new(name).is_absolute() {
+        PathBuf::from(name)
+    } else {
+        Path::new(datadir).join(name)
+    };
+    let pid: u32 = std::fs::read_to_string(&path).ok()?.trim().parse().ok()?;
+    let written = std::fs::metadata(&path).ok()?.modified().ok()?;
+    let started = process_started(pid)?;
+    let s = written.duration_since(started).ok()?.as_secs_f64();
+    Some((pid, s))
+}
+
+/// When process `pid` started, by the wall clock: its start in clock ticks after boot
+/// (`/proc/<pid>/stat` field 22) against the time since boot now (`/proc/uptime`).
+fn process_started(pid: u32) -> Option<std::time::SystemTime> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields count after the last ')'.
+    let after_comm = &stat[stat.rfind(')')? + 1..];
+    let ticks: u64 = after_comm.split_whitespace().nth(19)?.parse().ok()?;
+    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .filter(|h| *h > 0)?;
+    let now = std::time::SystemTime::now();
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let age = uptime - ticks as f64 / hz as f64;
+    (age.is_finite() && age >= 0.0)
+        .then(|| now.checked_sub(Duration::from_secs_f64(age)))
+        .flatten()
+}
+
 /// `db1.example.com` and `db1` are the same host.
 fn short(host: &str) -> &str {
     host.split('.').next().unwrap_or(host)
@@ -149,5 +199,24 @@ mod tests {
         ));
         assert!(e.contains("cannot read the error log"), "{e}");
         assert!(e.contains("no-such-innodebt.err"), "{e}");
+    }
+
+    #[test]
+    fn the_running_process_is_timed_from_its_start_to_its_pid_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path().to_string_lossy().into_owned();
+        // This test's own process, started before the file is written.
+        std::fs::write(
+            dir.path().join("me.pid"),
+            format!("{}\n", std::process::id()),
+        )
+        .expect("write pid file");
+        let (pid, s) = time_process_start("me.pid", &d).expect("timed");
+        assert_eq!(pid, std::process::id());
+        assert!(s > 0.0 && s < 3_600.0, "{s}");
+        // No pid file, or not a pid in it: not timed.
+        assert_eq!(time_process_start("none.pid", &d), None);
+        std::fs::write(dir.path().join("bad.pid"), "x").expect("write");
+        assert_eq!(time_process_start("bad.pid", &d), None);
     }
 }

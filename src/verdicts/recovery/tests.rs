@@ -5,7 +5,7 @@ use chrono::{TimeZone, Utc};
 use super::*;
 use crate::error_log::RecoveryLog;
 use crate::figures::{Dirty, Flush, History, Purge, Redo, ServerFigures, Undo};
-use crate::source::flavor::{MARIADB_105_RECOVERY, MYSQL_57_RECOVERY};
+use crate::source::flavor::MYSQL_57_RECOVERY;
 
 /// A MariaDB 10.11.19 recovery of 51.2 MiB logged as 1 s (this project's lab, shortened).
 const MARIADB_CRASH: &str = "\
@@ -113,25 +113,31 @@ fn mariadb_info(log: Option<RecoveryLog>) -> ServerInfo {
 
 #[test]
 fn the_server_log_calibrates_and_says_so() {
-    // 53.6 MB logged as 1 s: between 0 and 2 s really; the MariaDB default (80 MB/s, 0.67 s)
-    // fits that window, so the rate stays the default's and the source says why.
+    // 53.6 MB of redo logged as 1 s inside a restart logged as 2 s: whole seconds put the redo
+    // anywhere in 0–2 s and the restart in 1–3 s; the middles are 1 s of redo and 1 s around it.
     let log = RecoveryLog::parsed("/var/lib/mysql/host.err", MARIADB_CRASH);
     let m = RecoveryModel::default().for_server(&mariadb_info(Some(log)));
     assert_eq!(m.origin, RateOrigin::Calibrated);
-    assert_eq!(m.rate_bytes_per_s, MARIADB_105_RECOVERY.rate_bytes_per_s);
+    assert_eq!(m.rate_bytes_per_s, 53_640_594.0);
+    assert_eq!(m.startup_s, 1.0);
     assert_eq!(
         m.rate_source,
-        "calibrated from this server's recovery of 2026-11-21: 53.6 MB in 1 s, too short for the \
-         log's whole-second timestamps: the default for MariaDB 10.11 fits it (80.0 MB/s)"
+        "calibrated from this server's recovery of 2026-11-21: 53.6 MB in 1 s, restart 2 s → \
+         1.00 s start-up + 53.6 MB/s (the log's whole-second timestamps put redo application \
+         anywhere in 0.00–2.00 s: the middle is taken)"
     );
-    // 0.55 s of start-up and 140 MB at 80 MB/s; 5,000 dirty pages at 2,000 reads/s (2.5 s)
-    // are no floor: the calibrated rate holds this server's own page reads.
+    // 140 MB: 1 s + 2.61 s; 5,000 dirty pages at 2,000 reads/s (2.5 s) are no floor: the
+    // calibrated rate holds this server's own page reads. The ends of the ranges give 1 s (all
+    // of the restart start-up) to 6.2 s (3 s, 2 of them redo, scaled by 2.61).
     let r = m
         .estimate(&figures(140_000_000, 280_000_000, 5_000, None))
         .expect("estimate");
-    assert!((r.estimate_s - 2.30).abs() < 1e-9, "{}", r.estimate_s);
-    assert_eq!(r.startup_s, 0.55);
+    let k = 140e6 / 53_640_594.0;
+    assert!((r.estimate_s - (1.0 + k)).abs() < 1e-9, "{}", r.estimate_s);
+    assert_eq!(r.startup_s, 1.0);
     assert_eq!(r.bound_by, Bound::Redo);
+    let (lo, hi) = r.estimate_range_s.expect("a calibrated range");
+    assert!((lo - 1.0).abs() < 1e-9 && (hi - (3.0 + 2.0 * (k - 1.0))).abs() < 1e-9);
     assert!(
         r.page_read_source.starts_with("not a floor"),
         "{}",
@@ -143,10 +149,10 @@ fn the_server_log_calibrates_and_says_so() {
         .with_page_reads(1_000.0)
         .estimate(&figures(140_000_000, 280_000_000, 5_000, None))
         .expect("estimate");
-    assert!((r.estimate_s - 5.55).abs() < 1e-9, "{}", r.estimate_s);
+    assert!((r.estimate_s - 6.0).abs() < 1e-9, "{}", r.estimate_s);
+    assert_eq!(r.estimate_range_s, None);
 
-    // A 21 s recovery sets the rate by itself: 782.2 MB in (20, 22) s, the default's 9.8 s
-    // is outside, so the window's nearest edge: 20 s.
+    // A 21 s recovery sets the rate by itself: 782.2 MB in 20–22 s, within a 21–23 s restart.
     let long = MARIADB_CRASH
         .replace("572420596", "100000000")
         .replace("626061190", "882200000")
@@ -154,11 +160,50 @@ fn the_server_log_calibrates_and_says_so() {
         .replace("20:37:22", "20:37:42");
     let m = RecoveryModel::default()
         .for_server(&mariadb_info(Some(RecoveryLog::parsed("host.err", &long))));
-    assert_eq!(m.rate_bytes_per_s, 782_200_000.0 / 20.0);
+    assert_eq!(m.rate_bytes_per_s, 782_200_000.0 / 21.0);
+    assert_eq!(m.startup_s, 1.0);
     assert_eq!(
         m.rate_source,
-        "calibrated from this server's recovery of 2026-11-21: 782.2 MB in 21 s → 39.1 MB/s"
+        "calibrated from this server's recovery of 2026-11-21: 782.2 MB in 21 s, restart 22 s → \
+         1.00 s start-up + 37.2 MB/s (the log's whole-second timestamps put redo application \
+         anywhere in 20.00–22.00 s: the middle is taken)"
     );
+}
+
+#[test]
+fn the_host_times_the_restart_when_the_running_server_is_the_recovery() {
+    // The running process 10342 took 1.5 s from its start to its pid file: the restart is
+    // 1.49–1.51 s, and the redo in it 0–1.51 s (it cannot outlast the restart).
+    let timed = |pid, s| {
+        RecoveryModel::default().for_server(&mariadb_info(Some(
+            RecoveryLog::parsed("host.err", MARIADB_CRASH).timed_by_process(pid, s),
+        )))
+    };
+    let m = timed(10342, 1.5);
+    let split = m.split.clone().expect("calibrated");
+    assert_eq!(split.restart_s, Some((1.49, 1.51)));
+    assert_eq!(split.redo_s, (0.0, 1.51));
+    assert!((m.startup_s - 0.745).abs() < 1e-9, "{}", m.startup_s);
+    assert!((m.rate_bytes_per_s - 53_640_594.0 / 0.755).abs() < 1e-6);
+    assert!(
+        m.rate_source.starts_with(
+            "calibrated from this server's recovery of 2026-11-21: 53.6 MB in 1 s, restart \
+             1.50 s (process start to pid file) → 0.74 s start-up + 71.0 MB/s"
+        ),
+        "{}",
+        m.rate_source
+    );
+    // Another process, or a time the log's stamps rule out, is another start: the log alone.
+    for other in [timed(999, 1.5), timed(10342, 3.5)] {
+        assert_eq!(other.split.and_then(|s| s.restart_s), Some((1.0, 3.0)));
+    }
+    // A clean start after the recovery: the running process is not the one that recovered.
+    let later = format!(
+        "{MARIADB_CRASH}{}",
+        "2026-11-21 21:00:00 0 [Note] Starting MariaDB 10.11.19-MariaDB as process 10342\n"
+    );
+    let log = RecoveryLog::parsed("host.err", &later).timed_by_process(10342, 1.5);
+    assert_eq!(log.calibration().and_then(|c| c.process_restart_s), None);
 }
 
 #[test]
