@@ -4,6 +4,8 @@
 //!
 //! `cargo bench --bench soak` or `cargo bench --bench soak -- 5000000`
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 #[path = "../tests/it/soak.rs"]
 mod soak;
 

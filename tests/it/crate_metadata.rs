@@ -181,6 +181,8 @@ fn ci_runs_the_readme_test_command() {
         .lines()
         .map(str::trim)
         .filter(|l| l.starts_with("cargo test"))
+        // Building (and linting) every target first is not running the tests.
+        .filter(|l| !l.contains("--no-run"))
         .collect();
     assert_eq!(
         runs,

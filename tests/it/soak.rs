@@ -37,11 +37,9 @@ pub const EVENT_CHANNEL: usize = 256;
 /// The app → capture-writer channel, as `run::record` makes it.
 pub const RECORDER_CHANNEL: usize = 1024;
 
-/// The simulated server: a MariaDB 10.11 from the demo capture under load waves, a reporting
-/// job's read view, crashes and `FLUSH STATUS` now and then ([`feed::Plan::soak`]).
-#[path = "../common/feed.rs"]
-mod feed;
-
+// The simulated server: a MariaDB 10.11 from the demo capture under load waves, a reporting
+// job's read view, crashes and `FLUSH STATUS` now and then (`feed::Plan::soak`).
+use crate::common::feed;
 use feed::{DML_PER_S, FLUSH_PER_S, PURGE_PER_S, REDO_PER_S};
 
 #[derive(Debug, Clone)]
