@@ -93,6 +93,20 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The runs' columns: wall median / max, CPU median, peak RSS median / max, the target met.
+fn cells(walls: &[f64], cpus: &[f64], rss: &[f64]) -> String {
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    format!(
+        "{:.1} / {:.1} s | {:.1} s | {:.1} / {:.1} MiB | {}",
+        median(walls.to_vec()),
+        max(walls),
+        median(cpus.to_vec()),
+        median(rss.to_vec()),
+        max(rss),
+        if max(walls) <= TARGET_S { "✓" } else { "✗" }
+    )
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .unwrap_or_default()
@@ -184,20 +198,10 @@ fn prometheus(runs: usize) {
             cpus.push(cost.cpu_s);
             rss.push(cost.peak_rss_kib as f64 / 1024.0);
         }
-        let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
         let points = series as u64 * (seconds / step);
         println!(
-            "| {label} | {step} s | {series} | {points} | {samples} | {:.1} / {:.1} s | {:.1} s | {:.1} / {:.1} MiB | {} |",
-            median(walls.clone()),
-            max(&walls),
-            median(cpus.clone()),
-            median(rss.clone()),
-            max(&rss),
-            if max(&walls) <= TARGET_S {
-                "✓"
-            } else {
-                "✗"
-            }
+            "| {label} | {step} s | {series} | {points} | {samples} | {} |",
+            cells(&walls, &cpus, &rss)
         );
     }
 }
@@ -283,20 +287,10 @@ fn dolphie(runs: usize, fresh: bool) {
             rss.push(cost.peak_rss_kib as f64 / 1024.0);
             std::fs::remove_file(&out).ok();
         }
-        let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
         println!(
-            "| {label} | {rows} | {:.1} MB | {:.1} / {:.1} s | {:.1} s | {:.1} / {:.1} MiB | {} |",
+            "| {label} | {rows} | {:.1} MB | {} |",
             size as f64 / 1e6,
-            median(walls.clone()),
-            max(&walls),
-            median(cpus.clone()),
-            median(rss.clone()),
-            max(&rss),
-            if max(&walls) <= TARGET_S {
-                "✓"
-            } else {
-                "✗"
-            }
+            cells(&walls, &cpus, &rss)
         );
     }
 }

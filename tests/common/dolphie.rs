@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDateTime;
 use serde_json::Value;
 
-use super::gate;
 use super::server::PrivateServer;
+use super::{gate, laps};
 
 /// Dolphie's own compression level (ReplayManager.COMPRESSION_LEVEL in 6.18).
 pub const DOLPHIE_LEVEL: i32 = 9;
@@ -155,18 +155,9 @@ pub async fn record(bin: &Path, server: &PrivateServer, dir: &Path, seconds: u64
     file
 }
 
-/// Status values that are levels, not counts: a lap takes the recording's own.
+/// Levels Dolphie records besides those of [`laps`] (a lap takes the recording's own).
 const STATUS_GAUGES: &[&str] = &[
     "Innodb_buffer_pool_bytes_data",
-    "Innodb_buffer_pool_bytes_dirty",
-    "Innodb_buffer_pool_pages_data",
-    "Innodb_buffer_pool_pages_dirty",
-    "Innodb_buffer_pool_pages_free",
-    "Innodb_buffer_pool_pages_misc",
-    "Innodb_buffer_pool_pages_total",
-    "Innodb_checkpoint_age",
-    "Innodb_checkpoint_max_age",
-    "Innodb_history_list_length",
     "Max_used_connections",
     "Open_tables",
     "Threads_cached",
@@ -174,14 +165,15 @@ const STATUS_GAUGES: &[&str] = &[
     "Threads_running",
     "wsrep_cluster_size",
 ];
-/// INNODB_METRICS values that are levels.
-const METRIC_GAUGES: &[&str] = &[
-    "ibuf_size",
-    "log_lsn_checkpoint_age",
-    "purge_dml_delay_usec",
-    "trx_rseg_current_size",
-    "trx_rseg_history_len",
-];
+const METRIC_GAUGES: &[&str] = &["ibuf_size"];
+
+fn is_gauge(section: &str, name: &str) -> bool {
+    let (ours, theirs) = match section {
+        "global_status" => (STATUS_GAUGES, laps::STATUS_GAUGES),
+        _ => (METRIC_GAUGES, laps::METRIC_GAUGES),
+    };
+    ours.contains(&name) || theirs.contains(&name)
+}
 
 /// What [`lengthen`] wrote.
 pub struct Lengthened {
@@ -199,7 +191,7 @@ fn whole(v: &Value) -> Option<u64> {
 }
 
 /// Every integer counter of `section` (a JSON object) in `first` and `last`: its growth.
-fn growth(first: &Value, last: &Value, section: &str, gauges: &[&str]) -> BTreeMap<String, u64> {
+fn growth(first: &Value, last: &Value, section: &str) -> BTreeMap<String, u64> {
     let (Some(a), Some(b)) = (
         first.get(section).and_then(Value::as_object),
         last.get(section).and_then(Value::as_object),
@@ -214,7 +206,7 @@ fn growth(first: &Value, last: &Value, section: &str, gauges: &[&str]) -> BTreeM
         _ => 0,
     };
     a.iter()
-        .filter(|(k, _)| !gauges.contains(&k.as_str()) && k.as_str() != "Uptime")
+        .filter(|(k, _)| !is_gauge(section, k) && k.as_str() != "Uptime")
         .filter_map(|(k, x)| {
             let (x, y) = (whole(x)?, b.get(k).and_then(whole)?);
             let g = if k.to_ascii_lowercase().contains("lsn") {
@@ -281,8 +273,8 @@ pub fn lengthen(src: &Path, dst: &Path, seconds: i64, level: i32) -> Lengthened 
     );
     let (first, last) = (&rows[0], &rows[rows.len() - 1]);
     let lap_seconds = (last.0 - first.0).num_seconds() + 1;
-    let status = growth(&first.1, &last.1, "global_status", STATUS_GAUGES);
-    let metrics = growth(&first.1, &last.1, "innodb_metrics", METRIC_GAUGES);
+    let status = growth(&first.1, &last.1, "global_status");
+    let metrics = growth(&first.1, &last.1, "innodb_metrics");
 
     // The recording's own schema (its CREATE statements) and metadata row.
     let _ = std::fs::remove_file(dst);
