@@ -97,7 +97,7 @@ impl Spill {
 /// Events set aside until what must precede them is known: a Dolphie import's header says
 /// what the whole file held, so its events wait here while the rows are read, then go to the
 /// capture in order. Length-prefixed JSON, zstd-compressed (level 1), in an unnamed temporary
-/// file: a day at 1 s costs a few MB of disk and a constant few hundred KB of memory.
+/// file: a long file costs disk, not memory.
 pub struct EventSpill {
     enc: zstd::stream::Encoder<'static, io::BufWriter<File>>,
     buf: Vec<u8>,
