@@ -1,12 +1,15 @@
 //! Scratch storage for what a replay derives itself (the states of a format 1 capture, a
 //! pt-stalk import): in memory while small, then in an unnamed temporary file, so a long old
-//! capture costs disk, not memory. Nothing is left behind: the file is unlinked at creation.
+//! capture costs disk, not memory; and an import's events held back until its header is known
+//! ([`EventSpill`]). Nothing is left behind: the files are unlinked at creation.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::sample::SourceEvent;
 
 /// Kept in memory up to this many bytes.
 const IN_MEMORY: usize = 4 << 20;
@@ -88,5 +91,92 @@ impl Spill {
                     .ok_or_else(|| io::Error::other("outside the replay's scratch data"))
             }
         }
+    }
+}
+
+/// Events set aside until what must precede them is known: a Dolphie import's header says
+/// what the whole file held, so its events wait here while the rows are read, then go to the
+/// capture in order. Length-prefixed JSON, zstd-compressed (level 1), in an unnamed temporary
+/// file: a long file costs disk, not memory.
+pub struct EventSpill {
+    enc: zstd::stream::Encoder<'static, io::BufWriter<File>>,
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl EventSpill {
+    pub fn new() -> io::Result<EventSpill> {
+        let file = temp_file("import")?;
+        Ok(EventSpill {
+            enc: zstd::stream::Encoder::new(io::BufWriter::new(file), 1)?,
+            buf: Vec::new(),
+            len: 0,
+        })
+    }
+
+    pub fn push(&mut self, event: &SourceEvent) -> io::Result<()> {
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, event)?;
+        let n = u32::try_from(self.buf.len()).map_err(io::Error::other)?;
+        self.enc.write_all(&n.to_le_bytes())?;
+        self.enc.write_all(&self.buf)?;
+        self.len += 1;
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The events in the order they were pushed.
+    pub fn into_events(self) -> io::Result<SpilledEvents> {
+        let mut file = self
+            .enc
+            .finish()?
+            .into_inner()
+            .map_err(|e| e.into_error())?;
+        file.seek(SeekFrom::Start(0))?;
+        Ok(SpilledEvents {
+            dec: zstd::stream::Decoder::new(file)?,
+            buf: Vec::new(),
+            left: self.len,
+        })
+    }
+}
+
+/// What an [`EventSpill`] held, read back one event at a time.
+pub struct SpilledEvents {
+    dec: zstd::stream::Decoder<'static, io::BufReader<File>>,
+    buf: Vec<u8>,
+    left: usize,
+}
+
+impl SpilledEvents {
+    fn read_one(&mut self) -> io::Result<SourceEvent> {
+        let mut n = [0u8; 4];
+        self.dec.read_exact(&mut n)?;
+        self.buf.resize(u32::from_le_bytes(n) as usize, 0);
+        self.dec.read_exact(&mut self.buf)?;
+        Ok(serde_json::from_slice(&self.buf)?)
+    }
+}
+
+impl Iterator for SpilledEvents {
+    type Item = io::Result<SourceEvent>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(self.read_one())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
     }
 }

@@ -1,6 +1,7 @@
 //! `innodebt import prometheus` and `import dolphie`. Prometheus's window is read a chunk at a
 //! time and each chunk written as it arrives (memory follows one chunk, not the window); a
-//! Dolphie file is read whole. Either capture is written to a temporary file beside the output
+//! Dolphie file is read a row at a time, its events waiting in a temporary file until the
+//! header is known (memory follows one row, not the file). Either capture is written to a temporary file beside the output
 //! and renamed into place once finished, so a failed import leaves nothing behind.
 
 use std::path::Path;
@@ -10,8 +11,8 @@ use chrono::{DateTime, Utc};
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::capture::prometheus::{self, Auth, Request};
+use crate::capture::spill::SpilledEvents;
 use crate::cli::{ImportSource, TimeSpec};
-use crate::sample::SourceEvent;
 
 /// `--from`/`--to` as instants: RFC 3339 as given, HH:MM:SS today in UTC, `+DUR` after --from.
 fn resolve(
@@ -116,22 +117,25 @@ pub(super) fn dolphie(file: &Path, output: &Path) -> ExitCode {
     }
     let imported = match crate::capture::dolphie::import(file) {
         Ok(x) => x,
+        Err(e @ crate::capture::dolphie::DolphieError::Scratch(_)) => {
+            return fail(EXIT_FAILURE, e);
+        }
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    match write(output, &imported.header, &imported.events, &imported.notes) {
+    let (samples, changes) = (imported.samples, imported.notes.len());
+    let summary = imported.header.notes.first().cloned().unwrap_or_default();
+    match write(
+        output,
+        &imported.header,
+        imported.events,
+        imported.first_sample,
+        &imported.notes,
+    ) {
         Ok(()) => {
             eprintln!(
-                "innodebt: imported {} samples and {} runtime change(s) from {} into {} ({})",
-                imported.samples,
-                imported.notes.len(),
+                "innodebt: imported {samples} samples and {changes} runtime change(s) from {} into {} ({summary})",
                 file.display(),
                 output.display(),
-                imported
-                    .header
-                    .notes
-                    .first()
-                    .map(String::as_str)
-                    .unwrap_or_default()
             );
             ExitCode::SUCCESS
         }
@@ -146,12 +150,13 @@ pub(super) fn dolphie(file: &Path, output: &Path) -> ExitCode {
 fn write(
     output: &Path,
     header: &crate::capture::Header,
-    events: &[SourceEvent],
+    events: SpilledEvents,
+    first_sample: DateTime<Utc>,
     notes: &[crate::capture::Note],
 ) -> Result<(), String> {
     let tmp = temp_beside(output)?;
     let partial = tmp.path().join("capture.idbt");
-    write_capture(&partial, header, events, notes).map_err(|e| e.to_string())?;
+    write_capture(&partial, header, events, first_sample, notes)?;
     move_into_place(&partial, output)
     // `tmp` goes with whatever is left in it.
 }
@@ -192,32 +197,36 @@ fn move_into_place(partial: &Path, output: &Path) -> Result<(), String> {
 fn write_capture(
     output: &Path,
     header: &crate::capture::Header,
-    events: &[SourceEvent],
+    events: SpilledEvents,
+    first_sample: DateTime<Utc>,
     notes: &[crate::capture::Note],
-) -> Result<(), crate::capture::CaptureError> {
-    let mut writer = crate::replay::create_writer(output, header, Default::default())?;
+) -> Result<(), String> {
+    let io = |e: crate::capture::CaptureError| e.to_string();
+    let mut writer =
+        crate::replay::create_writer(output, header, Default::default()).map_err(io)?;
     let mut pending = notes.iter().peekable();
     for ev in events {
+        let ev = ev.map_err(|e| {
+            format!("cannot read back the imported events from their temporary file: {e} (check that $TMPDIR has room)")
+        })?;
         while let Some(n) = pending.next_if(|n| n.at <= ev.at()) {
-            writer.add_note(n)?;
+            writer.add_note(n).map_err(io)?;
         }
-        writer.append(ev)?;
+        writer.append(&ev).map_err(io)?;
     }
     for n in pending {
-        writer.add_note(n)?;
+        writer.add_note(n).map_err(io)?;
     }
-    writer.finish()?;
+    writer.finish().map_err(io)?;
     // The same note as a bookmark at the first sample: on the timeline, and in the JSON of
     // `export` and `--once` there, where a reader of figures looks for what is unknown.
-    match (
-        header.notes.first(),
-        events.iter().find_map(SourceEvent::as_sample),
-    ) {
-        (Some(note), Some(first)) => crate::capture::notes::append_note(
+    match header.notes.first() {
+        Some(note) => crate::capture::notes::append_note(
             output,
-            &crate::capture::Note::new(first.taken_at, note),
-        ),
-        _ => Ok(()),
+            &crate::capture::Note::new(first_sample, note),
+        )
+        .map_err(io),
+        None => Ok(()),
     }
 }
 

@@ -20,6 +20,8 @@
 //! - [`feed`]: synthetic source events of a recorded server (replay and soak).
 //! - [`laps`]: the demo's real samples lap after lap (the replay and import benchmarks);
 //!   [`promdata`]: them as mysqld_exporter series in a Prometheus TSDB.
+//! - [`dolphie`]: the real Dolphie recording a private server, and a short recording made as
+//!   long as a test or benchmark needs.
 //!
 //! The benches, and `tests/it/soak.rs` (which the soak bench includes too), take
 //! `builders.rs`, `feed.rs`, `tmux.rs` or this file by path.
@@ -29,6 +31,7 @@ pub mod accounts;
 pub mod builders;
 pub mod certs;
 pub mod container;
+pub mod dolphie;
 pub mod export;
 pub mod feed;
 pub mod gate;

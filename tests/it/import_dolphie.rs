@@ -7,128 +7,14 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use chrono::Utc;
-use common::gate;
+use common::dolphie::{Daemon, dolphie_bin};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
-
-/// Where Dolphie is: `INNODEBT_DOLPHIE` (which `.ci/run` exports), or the virtualenv `.ci/run`
-/// makes under the repository's `target/`, by the same rule.
-fn dolphie_bin() -> Option<PathBuf> {
-    let bin = std::env::var_os("INNODEBT_DOLPHIE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("target/dolphie-venv/bin/dolphie")
-        });
-    if bin.is_file() {
-        return Some(bin);
-    }
-    gate::missing(
-        &format!("Dolphie not found at {}", bin.display()),
-        "run .ci/run once (it makes the virtualenv and pip-installs the pinned dolphie), or set INNODEBT_DOLPHIE to a dolphie executable",
-        "the Dolphie import test",
-    )
-}
-
-/// The real Dolphie in daemon mode against `server`, every file of its own in `dir`: its
-/// config, the client credentials, its log and the replay directory (HOME too, so nothing
-/// of the machine's is read or written).
-struct Daemon {
-    child: Child,
-    dir: PathBuf,
-    file: PathBuf,
-}
-
-impl Daemon {
-    async fn start(bin: &Path, server: &PrivateServer, dir: &Path) -> Daemon {
-        server
-            .sql("CREATE USER IF NOT EXISTS dolphie@'127.0.0.1' IDENTIFIED BY 'dolphie-pw'")
-            .await;
-        server
-            .sql("GRANT ALL PRIVILEGES ON *.* TO dolphie@'127.0.0.1'")
-            .await;
-        let cnf = dir.join("client.cnf");
-        std::fs::write(
-            &cnf,
-            format!(
-                "[client]\nuser=dolphie\npassword=dolphie-pw\nhost=127.0.0.1\nport={}\n",
-                server.port()
-            ),
-        )
-        .expect("write client.cnf");
-        let config = dir.join("dolphie.cnf");
-        std::fs::write(&config, "[dolphie]\n").expect("write dolphie.cnf");
-        let replay = dir.join("replay");
-        let log = std::fs::File::create(dir.join("dolphie.out")).expect("log");
-        let child = Command::new(bin)
-            .env("HOME", dir)
-            .env_remove("DOLPHIE_CONFIG")
-            .arg("--daemon")
-            .arg("--replay-dir")
-            .arg(&replay)
-            .arg("--daemon-log-file")
-            .arg(dir.join("daemon.log"))
-            .arg("--config-file")
-            .arg(&config)
-            .arg("--mycnf-file")
-            .arg(&cnf)
-            .args(["--host", "127.0.0.1", "--port", &server.port().to_string()])
-            .args(["--refresh-interval", "1"])
-            // Never asks the web for a newer version: loopback, nothing listens there.
-            .args(["--pypi-repo", "http://127.0.0.1:9/"])
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().expect("log"))
-            .stderr(log)
-            .spawn()
-            .expect("start dolphie");
-        let file = replay
-            .join(format!("127.0.0.1_{}", server.port()))
-            .join("daemon.db");
-        Daemon {
-            child,
-            dir: dir.to_path_buf(),
-            file,
-        }
-    }
-
-    fn log(&self) -> String {
-        format!(
-            "{}\n{}",
-            std::fs::read_to_string(self.dir.join("dolphie.out")).unwrap_or_default(),
-            std::fs::read_to_string(self.dir.join("daemon.log")).unwrap_or_default()
-        )
-    }
-
-    /// SIGTERM, as a service manager stops it: Dolphie closes the file (rollback journal).
-    fn stop(&mut self) {
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
-        }
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("dolphie ignored SIGTERM for 30 s: {}", self.log());
-            }
-            common::wait::hold(Duration::from_millis(100), "dolphie shutting down");
-        }
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn innodebt(args: &[&str]) -> Output {
     Command::new(common::innodebt_bin())
@@ -172,7 +58,7 @@ fn refused(file: &Path, out: &Path) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
-    let Some(bin) = dolphie_bin() else {
+    let Some(bin) = dolphie_bin("the Dolphie import test") else {
         return;
     };
     let server = PrivateServer::start(ServerConfig::default());

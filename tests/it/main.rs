@@ -40,6 +40,7 @@ mod headless_text;
 mod hostile;
 mod hostile_http;
 mod import_dolphie;
+mod import_dolphie_cost;
 mod import_prometheus;
 mod import_prometheus_cost;
 mod incident;

@@ -371,7 +371,13 @@ impl Mapper {
         status
     }
 
-    /// The samples, and what the rows never held.
+    /// The events the rows made since the last call, oldest first: a long file's events are
+    /// handed on as they come, not held.
+    pub fn take_events(&mut self) -> Vec<SourceEvent> {
+        std::mem::take(&mut self.out.events)
+    }
+
+    /// The samples (those not yet taken), and what the rows never held.
     pub fn finish(mut self) -> Mapped {
         self.out.unknown = NEEDS
             .iter()

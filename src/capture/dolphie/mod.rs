@@ -8,19 +8,25 @@
 //! poll, JSON, zstd-compressed against `compression_dict` once Dolphie has built it, plainly
 //! before), `variable_changes` (`timestamp`, `variable_name`, `old_value`, `new_value`).
 //! `map` turns rows into samples (pure); here: opening, checking, decompressing, the times.
+//!
+//! Rows are read one at a time and their events set aside in a [`EventSpill`] (a temporary
+//! file) until the whole file has been read: the header says what the file held, which only
+//! its last row settles. Memory stays flat however long the recording.
 
 pub mod map;
+mod row;
 
-use std::io::Read as _;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use map::{Change, Mapped, Mapper};
+use row::Unpacker;
 
 use super::format::{Header, Note};
-use crate::sample::SourceEvent;
+use super::spill::{EventSpill, SpilledEvents};
 
 /// The replay schema this importer reads (Dolphie 6.x writes 2 up to 6.18.0 at least).
 pub const SCHEMA_VERSION: i64 = 2;
@@ -61,15 +67,21 @@ pub enum DolphieError {
         "{path} holds no recorded rows{why}: let Dolphie record for a while, then import again"
     )]
     Empty { path: String, why: String },
+    #[error(
+        "cannot hold the imported events in a temporary file: {0} (check that $TMPDIR is writable and has room)"
+    )]
+    Scratch(std::io::Error),
 }
 
 type Result<T> = std::result::Result<T, DolphieError>;
 
 /// What the file held, ready to write.
-#[derive(Debug)]
 pub struct Imported {
     pub header: Header,
-    pub events: Vec<SourceEvent>,
+    /// In order, read back from the temporary file they waited in.
+    pub events: SpilledEvents,
+    /// When the first sample was taken.
+    pub first_sample: DateTime<Utc>,
     /// Dolphie's `variable_changes`, as notes at their moment.
     pub notes: Vec<Note>,
     pub samples: usize,
@@ -129,29 +141,6 @@ fn version_at_least(version: &str, (major, minor): (u32, u32)) -> bool {
         .map(|p| p.parse::<u32>().unwrap_or(0));
     let (a, b) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     (a, b) >= (major, minor)
-}
-
-/// One row's data: zstd with the dictionary (raw content or trained: zstd tells them apart
-/// by their first bytes), or without one for the rows before Dolphie had built it.
-fn decode(
-    blob: &[u8],
-    dict: Option<&zstd::dict::DecoderDictionary<'static>>,
-) -> Option<serde_json::Value> {
-    let with = |d: Option<&zstd::dict::DecoderDictionary<'static>>| -> Option<serde_json::Value> {
-        let mut out = Vec::new();
-        match d {
-            Some(d) => zstd::stream::Decoder::with_prepared_dictionary(blob, d)
-                .ok()?
-                .read_to_end(&mut out)
-                .ok()?,
-            None => zstd::stream::Decoder::new(blob)
-                .ok()?
-                .read_to_end(&mut out)
-                .ok()?,
-        };
-        serde_json::from_slice(&out).ok()
-    };
-    dict.and_then(|d| with(Some(d))).or_else(|| with(None))
 }
 
 struct Meta {
@@ -285,15 +274,19 @@ pub fn import(path: &Path) -> Result<Imported> {
     }
 
     let utc = version_at_least(&meta.dolphie_version, UTC_FROM);
-    let dict = meta
-        .dict
-        .as_deref()
-        .filter(|d| !d.is_empty())
-        .map(zstd::dict::DecoderDictionary::copy);
+    let dict = meta.dict.as_deref().filter(|d| !d.is_empty());
+    let mut unpack = Unpacker::new(dict).ok_or_else(|| DolphieError::Corrupt {
+        path: shown(path),
+        why: "its compression dictionary is unusable".into(),
+    })?;
     let label = format!("dolphie {}:{}", meta.host, meta.port);
     let mut mapper = Mapper::new(&label);
     let (mut unreadable, mut rows, mut badtime) = (0usize, 0usize, 0usize);
-    let mut stamps: Vec<i64> = Vec::new();
+    // The spacing of consecutive readable rows, counted: its median is the resolution.
+    let mut gaps: BTreeMap<i64, usize> = BTreeMap::new();
+    let mut last_stamp: Option<i64> = None;
+    let mut spill = EventSpill::new().map_err(DolphieError::Scratch)?;
+    let (mut first_event, mut first_sample) = (None, None);
     {
         let mut st = db
             .prepare("SELECT timestamp, data FROM replay_data ORDER BY id")
@@ -306,17 +299,31 @@ pub fn import(path: &Path) -> Result<Imported> {
                 badtime += 1;
                 continue;
             };
-            let blob: Vec<u8> = r.get(1).unwrap_or_default();
-            let Some(data) = decode(&blob, dict.as_ref()) else {
+            let blob = match r.get_ref(1) {
+                Ok(rusqlite::types::ValueRef::Blob(b)) => b,
+                _ => &[],
+            };
+            let Some(data) = unpack.decode(blob) else {
                 unreadable += 1;
                 continue;
             };
             mapper.push(at, &data);
-            stamps.push(at.timestamp());
+            for ev in mapper.take_events() {
+                first_event.get_or_insert(ev.at());
+                if let Some(s) = ev.as_sample() {
+                    first_sample.get_or_insert(s.taken_at);
+                }
+                spill.push(&ev).map_err(DolphieError::Scratch)?;
+            }
+            let t = at.timestamp();
+            if let Some(g) = last_stamp.map(|l| t - l).filter(|g| *g > 0) {
+                *gaps.entry(g).or_default() += 1;
+            }
+            last_stamp = Some(t);
         }
     }
     let mapped = mapper.finish();
-    if mapped.samples == 0 {
+    let Some(first_sample) = first_sample.filter(|_| mapped.samples > 0) else {
         let why = match (rows, unreadable + badtime) {
             (0, _) => String::new(),
             (n, bad) if bad == n => format!(" it can read ({n} rows, none decodable)"),
@@ -326,20 +333,23 @@ pub fn import(path: &Path) -> Result<Imported> {
             path: shown(path),
             why,
         });
-    }
+    };
 
     let changes = variable_changes(path, &db, utc)?;
     let notes: Vec<Note> = changes.iter().map(Change::note).collect();
 
     // The resolution: the median spacing of the rows, in whole seconds (Dolphie's
     // --refresh-interval; rows are stamped to the second).
-    let mut gaps: Vec<i64> = stamps
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|g| *g > 0)
-        .collect();
-    gaps.sort_unstable();
-    let interval_s = gaps.get(gaps.len() / 2).copied().unwrap_or(1).max(1) as u64;
+    let middle = gaps.values().sum::<usize>() / 2;
+    let interval_s = gaps
+        .iter()
+        .scan(0, |seen, (gap, n)| {
+            *seen += n;
+            Some((*seen, *gap))
+        })
+        .find(|(seen, _)| *seen > middle)
+        .map_or(1, |(_, gap)| gap)
+        .max(1) as u64;
 
     let mut summary = format!(
         "imported from Dolphie at {interval_s} s: {} (Dolphie {}, {}{})",
@@ -382,11 +392,7 @@ pub fn import(path: &Path) -> Result<Imported> {
             unreadable + badtime
         ));
     }
-    let started_at = mapped
-        .events
-        .first()
-        .map(SourceEvent::at)
-        .unwrap_or_else(Utc::now);
+    let started_at = first_event.unwrap_or(first_sample);
     let header = Header {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         started_at,
@@ -399,7 +405,8 @@ pub fn import(path: &Path) -> Result<Imported> {
     Ok(Imported {
         header,
         samples: mapped.samples,
-        events: mapped.events,
+        events: spill.into_events().map_err(DolphieError::Scratch)?,
+        first_sample,
         notes,
         interval_s,
     })
