@@ -23,11 +23,13 @@ fn main() -> ExitCode {
         argv::hide_password(password.expose());
     }
     keep_driver_buffers_small();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    // Two workers unless tokio's own TOKIO_WORKER_THREADS says otherwise (measuring `serve`
+    // on one worker: no wake-ups between them).
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        builder.worker_threads(2);
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("innodebt: cannot start the async runtime: {e}");

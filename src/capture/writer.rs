@@ -241,6 +241,16 @@ impl CaptureWriter {
         }
     }
 
+    /// A second descriptor of the file, for syncing it from another thread (`None` once
+    /// finished).
+    pub fn file_handle(&self) -> Option<File> {
+        match &self.sink {
+            Sink::Idle(c) => c.file.try_clone().ok(),
+            Sink::Frame(e) => e.get_ref().file.try_clone().ok(),
+            Sink::Gone => None,
+        }
+    }
+
     /// Counts events the caller could not hand over (they go into the trailer).
     pub fn note_dropped(&mut self, n: u64) {
         self.dropped += n;

@@ -104,7 +104,7 @@ impl Deriver {
         let mut figures = self.measurer.push_sample(sample)?;
         // Before any judgement: an impossible figure is flagged and unknown from here on.
         suspect::mark(&mut figures);
-        let info = self.measurer.info()?.clone();
+        let info = self.measurer.info_shared()?;
         self.note_redo_resize(&mut figures, &info);
         self.assess(&mut figures, &info, sample.mono_s);
         Some(figures)

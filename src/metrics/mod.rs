@@ -35,7 +35,8 @@ pub const BLOCKER_MIN_AGE_S: u64 = crate::source::sessions::NAMED_FROM_AGE_S;
 /// slow-cadence facts (last SEIS, last residency scan) that later samples keep showing.
 #[derive(Debug, Clone, Default)]
 pub struct Measurer {
-    info: Option<ServerInfo>,
+    /// Shared, not copied, with each sample's derivation (its variables change rarely).
+    info: Option<std::sync::Arc<ServerInfo>>,
     prev: Option<Sample>,
     last_status: Option<(DateTime<Utc>, InnodbStatus)>,
     last_undo_scan: Option<(DateTime<Utc>, UndoScan)>,
@@ -55,7 +56,12 @@ impl Measurer {
     }
 
     pub fn info(&self) -> Option<&ServerInfo> {
-        self.info.as_ref()
+        self.info.as_deref()
+    }
+
+    /// The server as described, shared.
+    pub fn info_shared(&self) -> Option<std::sync::Arc<ServerInfo>> {
+        self.info.clone()
     }
 
     /// Feed one source event; a sample yields its measured figures.
@@ -64,7 +70,7 @@ impl Measurer {
             SourceEvent::Connected { info, .. } => {
                 // A (re)connection may hide a restart too short for Uptime to show:
                 // rates start again from the next sample.
-                self.info = Some(info.clone());
+                self.info = Some(std::sync::Arc::new(info.clone()));
                 self.prev = None;
                 self.slow = SlowCounters::default();
                 // A new session asks the slow sources again on its first poll.
@@ -73,7 +79,9 @@ impl Measurer {
             }
             SourceEvent::Variables { variables, .. } => {
                 if let Some(info) = self.info.as_mut() {
-                    info.variables.extend(variables.clone());
+                    std::sync::Arc::make_mut(info)
+                        .variables
+                        .extend(variables.clone());
                 }
                 None
             }

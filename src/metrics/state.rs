@@ -24,7 +24,7 @@ pub struct MeasurerState {
 impl Measurer {
     pub fn state(&self) -> MeasurerState {
         MeasurerState {
-            info: self.info.clone(),
+            info: self.info.as_deref().cloned(),
             prev: self.prev.clone(),
             last_status: self.last_status.clone(),
             last_undo_scan: self.last_undo_scan,
@@ -36,7 +36,7 @@ impl Measurer {
 
     pub fn restore(state: MeasurerState) -> Self {
         Measurer {
-            info: state.info,
+            info: state.info.map(std::sync::Arc::new),
             prev: state.prev,
             last_status: state.last_status,
             last_undo_scan: state.last_undo_scan,

@@ -147,6 +147,8 @@ struct FamilyData {
 #[derive(Default)]
 pub struct Exposition {
     families: Vec<FamilyData>,
+    /// Where each family's name is in `families`.
+    index: std::collections::HashMap<&'static str, usize>,
 }
 
 impl Exposition {
@@ -183,26 +185,27 @@ impl Exposition {
     ) {
         let ts = at.map(|t| t.timestamp_millis() as f64 / 1000.0);
         for fam in table {
-            let samples = fam.read.samples(input, figure);
-            if samples.is_empty() {
-                continue;
-            }
-            let data = self.family(fam);
-            for (labels, value) in samples {
-                match data.series.iter_mut().find(|s| s.labels == labels) {
-                    Some(s) => s.points.push((ts, value)),
-                    None => data.series.push(Series {
-                        labels,
-                        points: vec![(ts, value)],
-                    }),
-                }
+            for (labels, value) in fam.read.samples(input, figure) {
+                self.push(fam, labels, (ts, value));
             }
         }
     }
 
+    fn push<T>(&mut self, fam: &Family<T>, labels: Labels, point: (Option<f64>, f64)) {
+        let data = self.family(fam);
+        match data.series.iter_mut().find(|s| s.labels == labels) {
+            Some(s) => s.points.push(point),
+            None => data.series.push(Series {
+                labels,
+                points: vec![point],
+            }),
+        }
+    }
+
     fn family<T>(&mut self, fam: &Family<T>) -> &mut FamilyData {
-        let at = match self.families.iter().position(|d| d.name == fam.name) {
-            Some(i) => i,
+        // By name: several figures share a family (by label), and its samples stay together.
+        let at = match self.index.get(fam.name) {
+            Some(&i) => i,
             None => {
                 self.families.push(FamilyData {
                     name: fam.name,
@@ -211,20 +214,22 @@ impl Exposition {
                     help: fam.help,
                     series: Vec::new(),
                 });
+                self.index.insert(fam.name, self.families.len() - 1);
                 self.families.len() - 1
             }
         };
         &mut self.families[at]
     }
 
-    /// The text. OpenMetrics ends with `# EOF`.
+    /// The text. OpenMetrics ends with `# EOF`. Written straight into one string (a scrape
+    /// renders a hundred families; a string per name, label set and number was most of it).
     pub fn render(&self, format: Format) -> String {
-        let mut out = String::with_capacity(8 * 1024);
+        let mut out = String::with_capacity(16 * 1024);
         for fam in &self.families {
-            let sample_name = match fam.kind {
-                Kind::Info => format!("{}_info", fam.name),
-                Kind::Counter => format!("{}_total", fam.name),
-                Kind::Gauge | Kind::StateSet => fam.name.to_string(),
+            let suffix = match fam.kind {
+                Kind::Info => "_info",
+                Kind::Counter => "_total",
+                Kind::Gauge | Kind::StateSet => "",
             };
             match format {
                 Format::OpenMetrics => {
@@ -238,7 +243,8 @@ impl Exposition {
                     if !fam.unit.is_empty() {
                         let _ = writeln!(out, "# UNIT {} {}", fam.name, fam.unit);
                     }
-                    let _ = writeln!(out, "# HELP {} {}", fam.name, escape_help(fam.help));
+                    let _ = write!(out, "# HELP {} ", fam.name);
+                    push_help(&mut out, fam.help);
                 }
                 Format::Prometheus => {
                     let kind = if fam.kind == Kind::Counter {
@@ -246,18 +252,23 @@ impl Exposition {
                     } else {
                         "gauge"
                     };
-                    let _ = writeln!(out, "# HELP {sample_name} {}", escape_help(fam.help));
-                    let _ = writeln!(out, "# TYPE {sample_name} {kind}");
+                    let _ = write!(out, "# HELP {}{suffix} ", fam.name);
+                    push_help(&mut out, fam.help);
+                    let _ = writeln!(out, "# TYPE {}{suffix} {kind}", fam.name);
                 }
             }
             for s in &fam.series {
-                let labels = labels_text(&s.labels);
                 for (ts, v) in &s.points {
-                    let _ = write!(out, "{sample_name}{labels} {}", number(*v));
+                    out.push_str(fam.name);
+                    out.push_str(suffix);
+                    push_labels(&mut out, &s.labels);
+                    out.push(' ');
+                    push_number(&mut out, *v);
                     if let Some(ts) = ts {
                         match format {
                             Format::OpenMetrics => {
-                                let _ = write!(out, " {}", number(*ts));
+                                out.push(' ');
+                                push_number(&mut out, *ts);
                             }
                             Format::Prometheus => {
                                 let _ = write!(out, " {}", (ts * 1000.0).round() as i64);
@@ -374,20 +385,32 @@ where
     Ok(samples)
 }
 
-fn labels_text(labels: &Labels) -> String {
+/// `{k="v",…}` (nothing without labels), the values escaped.
+fn push_labels(out: &mut String, labels: &Labels) {
     if labels.is_empty() {
-        return String::new();
+        return;
     }
-    let inner: Vec<String> = labels
-        .iter()
-        .map(|(k, v)| format!("{k}=\"{}\"", escape_label(v)))
-        .collect();
-    format!("{{{}}}", inner.join(","))
+    out.push('{');
+    for (i, (k, v)) in labels.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(k);
+        out.push_str("=\"");
+        push_label_value(out, v);
+        out.push('"');
+    }
+    out.push('}');
 }
 
 /// Label values: backslash, double quote and line feed escaped (both formats).
 pub fn escape_label(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
+    push_label_value(&mut out, v);
+    out
+}
+
+fn push_label_value(out: &mut String, v: &str) {
     for c in v.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -397,11 +420,18 @@ pub fn escape_label(v: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
-fn escape_help(h: &str) -> String {
-    h.replace('\\', "\\\\").replace('\n', "\\n")
+/// A help text, backslash and line feed escaped, and the line's end.
+fn push_help(out: &mut String, h: &str) {
+    for c in h.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('\n');
 }
 
 /// At most `max` characters (an error text in a label).
@@ -416,18 +446,20 @@ fn shorten(s: &str, max: usize) -> String {
 
 /// A sample value: integers without a fraction, `+Inf`/`-Inf`/`NaN` as the formats spell them.
 pub fn number(v: f64) -> String {
+    let mut s = String::new();
+    push_number(&mut s, v);
+    s
+}
+
+fn push_number(out: &mut String, v: f64) {
     if v.is_nan() {
-        "NaN".into()
+        out.push_str("NaN");
     } else if v.is_infinite() {
-        if v > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        }
+        out.push_str(if v > 0.0 { "+Inf" } else { "-Inf" });
     } else if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        format!("{}", v as i64)
+        let _ = write!(out, "{}", v as i64);
     } else {
-        format!("{v}")
+        let _ = write!(out, "{v}");
     }
 }
 

@@ -33,7 +33,7 @@ use crate::source::live::PollerConfig;
 use allow::ProbeAllow;
 use config::{ConfigFile, check_name, parse_host_port};
 use http::{Request, Response};
-use recorder::{Budget, Recorder};
+use recorder::{Budget, Recorders};
 use setup::{IncidentPlan, bind, incident_plan, record_budget};
 use target::Target;
 
@@ -74,7 +74,8 @@ struct Server {
     recovery: crate::verdicts::RecoveryModel,
     scrape_timeout: Duration,
     budget: Option<Arc<Budget>>,
-    recorders: Mutex<Vec<Recorder>>,
+    /// The flight recorder's writer, with `--record-dir`.
+    recorders: Option<Recorders>,
     /// `--trigger` with `--incident-dir`: what every target watches for.
     incidents: Option<IncidentPlan>,
     watching: Mutex<Vec<target::SharedIncidents>>,
@@ -128,6 +129,10 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
+    let recorders = match budget.as_ref().map(Recorders::start).transpose() {
+        Ok(r) => r,
+        Err(e) => return fail(EXIT_FAILURE, e),
+    };
     let listener = match bind(&listen).await {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
@@ -149,7 +154,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         recovery: crate::mode::recovery_model(cli),
         scrape_timeout: args.scrape_timeout,
         budget,
-        recorders: Mutex::new(Vec::new()),
+        recorders,
         incidents,
         watching: Mutex::new(Vec::new()),
         allow,
@@ -283,15 +288,10 @@ impl Server {
         dir: &str,
         phase: Duration,
     ) -> Arc<Target> {
-        let recording = self.budget.as_ref().and_then(|b| {
+        let recording = self.recorders.as_ref().and_then(|r| {
             let dir = if dir.is_empty() { "local" } else { dir };
-            match recorder::start(b, &dir.replace([':', '[', ']'], "_")) {
-                Ok((feed, rec)) => {
-                    if let Ok(mut r) = self.recorders.lock() {
-                        r.push(rec);
-                    }
-                    Some(feed)
-                }
+            match r.add(&dir.replace([':', '[', ']'], "_")) {
+                Ok(feed) => Some(feed),
                 Err(e) => {
                     eprintln!("innodebt serve: {e}; {name} is not recorded");
                     None
@@ -523,26 +523,16 @@ impl Server {
             }
         })
         .await;
-        let recorders = self
-            .recorders
-            .lock()
-            .map(|mut r| std::mem::take(&mut *r))
-            .unwrap_or_default();
-        if recorders.is_empty() {
+        let Some(recorders) = self.recorders.as_ref().filter(|r| r.targets() > 0) else {
             return ExitCode::SUCCESS;
-        }
-        eprintln!("innodebt serve: finishing {} recording(s)", recorders.len());
-        let finished = tokio::task::spawn_blocking(move || {
-            recorders
-                .into_iter()
-                .map(|r| r.finish())
-                .filter_map(Result::err)
-                .collect::<Vec<String>>()
-        })
-        .await;
+        };
+        eprintln!(
+            "innodebt serve: finishing {} recording(s)",
+            recorders.targets()
+        );
+        let finished = tokio::task::block_in_place(|| recorders.finish());
         match finished {
-            Ok(errors) if errors.is_empty() => ExitCode::SUCCESS,
-            Ok(errors) => fail(EXIT_FAILURE, errors.join("; ")),
+            Ok(_) => ExitCode::SUCCESS,
             Err(e) => fail(
                 EXIT_FAILURE,
                 format!("finishing the recordings failed: {e}"),

@@ -5,14 +5,21 @@
 //! DIR/NAME` plays them in sequence. A file rotated on the hour carries the derivation over
 //! (verdicts, peaks and trends go on across the hour as in one long file) and holds the
 //! server's description in that carried state; the first file, and one started after a
-//! write error, begin with the server's description — so each one replays on its own. Files wholly older than `--retain` go first; then, while the
-//! directory holds more than `--max-disk`, the oldest closed file goes, whatever its target.
+//! write error, begin with the server's description — so each one replays on its own. Files
+//! wholly older than `--retain` go first; then, while the directory holds more than
+//! `--max-disk`, the oldest closed file goes, whatever its target.
+//!
+//! [`Recorders`] writes every target's recording on one thread (and syncs on another): the
+//! thread count and the queue stay fixed at a thousand targets.
 
+use std::collections::HashMap;
+use std::fs::File;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use chrono::{DateTime, Timelike, Utc};
 
@@ -23,69 +30,261 @@ use crate::sample::{ServerInfo, SourceEvent};
 // The directory budget is the incident files' too: one implementation, in `capture`.
 pub use crate::capture::budget::{Budget, EXTENSION, Segment, segments, started_of};
 
-/// Events queued for the writer thread before the poller's copies are dropped (counted).
-/// The queue's slots are allocated whole, per target: 64 is minutes of samples at any
-/// interval, and a writer that far behind is stuck, not slow.
-const QUEUE: usize = 64;
+/// Events queued for the writer thread, all targets together, before the pollers' copies are
+/// dropped (counted, into the file's trailer). A thousand targets at 5 s make 200 a second:
+/// 4,096 is 20 s of a writer that stopped, and a writer that far behind is stuck, not slow.
+const QUEUE: usize = 4096;
 /// A 16 KiB zstd window (~0.1 MB with its tables and buffers) per open file, not a
 /// capture's 2 MiB (~8 MB): serve keeps one file open per target, a thousand of them at fleet
 /// scale. A sample is a few KiB and most like the one before it, so the window still reaches
 /// the samples that compress it.
 const WINDOW_LOG: u32 = 14;
+/// How often the sync thread makes the files written since its last round durable. The
+/// writer never waits on the disk: one `fdatasync` per file and second from the writer thread
+/// is 200 a second at 1,000 targets, more than one thread's worth on a slow disk.
+const SYNC_EVERY: Duration = Duration::from_secs(1);
+/// Threads that close the files at shutdown (each close syncs).
+const CLOSERS: usize = 8;
 
-/// The poller's end: hands copies of events to the writer thread without ever blocking.
-#[derive(Debug, Clone)]
+/// What a target's feed shares with the writer thread.
+#[derive(Debug, Default)]
+struct Slot {
+    /// Events the queue had no room for since the writer last looked.
+    dropped: AtomicU64,
+    /// The target stopped: its file is closed.
+    gone: AtomicBool,
+}
+
+/// Targets added and not yet picked up by the writer thread, with their feed ids.
+type Added = Arc<Mutex<Vec<(usize, Rolling, Arc<Slot>)>>>;
+
+enum Msg {
+    Event(usize, SourceEvent),
+    /// A feed was dropped: close the files of gone targets.
+    Gone,
+    Finish,
+}
+
+/// The poller's end: hands events to the writer thread without ever blocking.
+#[derive(Debug)]
 pub struct Feed {
-    tx: SyncSender<SourceEvent>,
-    dropped: Arc<AtomicU64>,
+    id: usize,
+    tx: SyncSender<Msg>,
+    slot: Arc<Slot>,
 }
 
 impl Feed {
-    pub fn send(&self, ev: &SourceEvent) {
-        match self.tx.try_send(ev.clone()) {
+    /// Queues `ev` for the target's recording (moved: the poller's copy is not needed after).
+    pub fn send(&self, ev: SourceEvent) {
+        match self.tx.try_send(Msg::Event(self.id, ev)) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
+                self.slot.dropped.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
 }
 
-/// The writer thread of one target; join it after dropping every [`Feed`].
-pub struct Recorder {
-    pub dir: PathBuf,
-    join: JoinHandle<Result<u64, CaptureError>>,
+impl Drop for Feed {
+    fn drop(&mut self) {
+        self.slot.gone.store(true, Ordering::Relaxed);
+        // When the queue is full the writer finds the flag on its next idle look.
+        let _ = self.tx.try_send(Msg::Gone);
+    }
 }
 
-impl Recorder {
-    /// Waits for the thread to write out what is queued; returns the events written.
-    pub fn finish(self) -> Result<u64, String> {
-        match self.join.join() {
-            Ok(r) => r.map_err(|e| e.to_string()),
-            Err(_) => Err(format!(
-                "{}: the recorder thread failed",
-                self.dir.display()
-            )),
+/// Every target's recording: one writer thread (encoding, the section states, compression)
+/// and one thread that syncs, whatever the number of targets.
+pub struct Recorders {
+    budget: Arc<Budget>,
+    tx: SyncSender<Msg>,
+    new: Added,
+    next_id: std::sync::atomic::AtomicUsize,
+    join: Mutex<Option<JoinHandle<u64>>>,
+}
+
+impl Recorders {
+    pub fn start(budget: &Arc<Budget>) -> Result<Recorders, String> {
+        let (tx, rx) = sync_channel(QUEUE);
+        let new = Arc::new(Mutex::new(Vec::new()));
+        let syncs = Arc::new(Syncs::default());
+        let mut writer = Writer {
+            new: Arc::clone(&new),
+            targets: HashMap::new(),
+            syncs: Arc::clone(&syncs),
+        };
+        let join = std::thread::Builder::new()
+            .name("recorder".into())
+            .spawn(move || writer.run(rx))
+            .map_err(|e| format!("cannot start the recorder thread: {e}"))?;
+        std::thread::Builder::new()
+            .name("recorder-sync".into())
+            .spawn(move || syncs.run())
+            .map_err(|e| format!("cannot start the recorder's sync thread: {e}"))?;
+        Ok(Recorders {
+            budget: Arc::clone(budget),
+            tx,
+            new,
+            next_id: Default::default(),
+            join: Mutex::new(Some(join)),
+        })
+    }
+
+    /// Starts recording `target` under the budget's root (creating `ROOT/target`, mode 0700).
+    pub fn add(&self, target: &str) -> Result<Feed, String> {
+        let dir = self.budget.root.join(target);
+        create_private(
+            &dir,
+            "recording directory",
+            "check --record-dir and its permissions",
+        )?;
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let slot = Arc::new(Slot::default());
+        let rolling = Rolling::new(dir, Arc::clone(&self.budget));
+        self.new
+            .lock()
+            .map_err(|_| "the recorder failed".to_string())?
+            .push((id, rolling, Arc::clone(&slot)));
+        Ok(Feed {
+            id,
+            tx: self.tx.clone(),
+            slot,
+        })
+    }
+
+    /// Targets recorded since the start.
+    pub fn targets(&self) -> usize {
+        self.next_id.load(Ordering::Relaxed)
+    }
+
+    /// Writes out what is queued and finishes every file; returns the events written.
+    pub fn finish(&self) -> Result<u64, String> {
+        let Some(join) = self.join.lock().ok().and_then(|mut j| j.take()) else {
+            return Ok(0);
+        };
+        let _ = self.tx.send(Msg::Finish);
+        join.join()
+            .map_err(|_| "the recorder thread failed".to_string())
+    }
+}
+
+/// The writer thread's targets.
+struct Writer {
+    new: Added,
+    targets: HashMap<usize, (Rolling, Arc<Slot>)>,
+    syncs: Arc<Syncs>,
+}
+
+impl Writer {
+    fn run(&mut self, rx: Receiver<Msg>) -> u64 {
+        loop {
+            match rx.recv_timeout(Duration::from_secs(10)) {
+                Ok(Msg::Event(id, ev)) => self.append(id, &ev),
+                Ok(Msg::Gone) | Err(RecvTimeoutError::Timeout) => self.close_gone(),
+                Ok(Msg::Finish) | Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        self.syncs.stop();
+        let mut all: Vec<Rolling> = self.targets.drain().map(|(_, (r, _))| r).collect();
+        if let Ok(mut new) = self.new.lock() {
+            all.extend(new.drain(..).map(|(_, r, _)| r));
+        }
+        let written = all.iter().map(|r| r.written).sum();
+        // Each close syncs its file: a few at a time, not a thousand one after another.
+        let chunk = all.len().div_ceil(CLOSERS).max(1);
+        std::thread::scope(|s| {
+            for part in all.chunks_mut(chunk) {
+                s.spawn(move || part.iter_mut().for_each(Rolling::close));
+            }
+        });
+        written
+    }
+
+    fn append(&mut self, id: usize, ev: &SourceEvent) {
+        if !self.targets.contains_key(&id)
+            && let Ok(mut new) = self.new.lock()
+        {
+            for (i, r, slot) in new.drain(..) {
+                self.targets.insert(i, (r, slot));
+            }
+        }
+        let Some((rolling, slot)) = self.targets.get_mut(&id) else {
+            return;
+        };
+        rolling.dropped += slot.dropped.swap(0, Ordering::Relaxed);
+        if let Err(e) = rolling.append(ev) {
+            eprintln!("innodebt serve: recorder {}: {e}", rolling.dir.display());
+            // Start a new file with the next event rather than stop recording.
+            rolling.close();
+        }
+        if let Some((w, _)) = &rolling.current {
+            self.syncs.dirty(id, w);
+        }
+    }
+
+    fn close_gone(&mut self) {
+        let gone: Vec<usize> = self
+            .targets
+            .iter()
+            .filter(|(_, (_, slot))| slot.gone.load(Ordering::Relaxed))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in gone {
+            if let Some((mut r, _)) = self.targets.remove(&id) {
+                r.close();
+            }
         }
     }
 }
 
-/// Starts recording `target` under the budget's root (creating `ROOT/target`, mode 0700).
-pub fn start(budget: &Arc<Budget>, target: &str) -> Result<(Feed, Recorder), String> {
-    let dir = budget.root.join(target);
-    create_private(
-        &dir,
-        "recording directory",
-        "check --record-dir and its permissions",
-    )?;
-    let (tx, rx) = sync_channel(QUEUE);
-    let dropped = Arc::new(AtomicU64::new(0));
-    let mut rolling = Rolling::new(dir.clone(), Arc::clone(budget));
-    let join = std::thread::Builder::new()
-        .name(format!("recorder-{target}"))
-        .spawn(move || rolling.run(rx))
-        .map_err(|e| format!("cannot start the recorder thread: {e}"))?;
-    Ok((Feed { tx, dropped }, Recorder { dir, join }))
+/// Files written since the sync thread's last round, by feed id (a duplicate of the file's
+/// descriptor: the writer may rotate or close its own meanwhile).
+#[derive(Default)]
+struct Syncs {
+    dirty: Mutex<(HashMap<usize, File>, bool)>,
+    wake: Condvar,
+}
+
+impl Syncs {
+    fn dirty(&self, id: usize, w: &CaptureWriter) {
+        let Ok(mut d) = self.dirty.lock() else {
+            return;
+        };
+        if let std::collections::hash_map::Entry::Vacant(v) = d.0.entry(id)
+            && let Some(f) = w.file_handle()
+        {
+            v.insert(f);
+        }
+    }
+
+    fn stop(&self) {
+        if let Ok(mut d) = self.dirty.lock() {
+            d.1 = true;
+        }
+        self.wake.notify_all();
+    }
+
+    /// A round a second: every file written since the last one is synced (on a disk slower
+    /// than the writes the rounds lengthen, each file still synced once a round).
+    fn run(&self) {
+        loop {
+            let files = {
+                let Ok(d) = self.dirty.lock() else {
+                    return;
+                };
+                let Ok((mut d, _)) = self.wake.wait_timeout_while(d, SYNC_EVERY, |d| !d.1) else {
+                    return;
+                };
+                if d.1 {
+                    return;
+                }
+                std::mem::take(&mut d.0)
+            };
+            for f in files.into_values() {
+                let _ = f.sync_data();
+            }
+        }
+    }
 }
 
 /// The rolling capture of one target.
@@ -97,6 +296,8 @@ pub struct Rolling {
     /// each new file.
     server: Option<ServerInfo>,
     written: u64,
+    /// Events the queue dropped, not yet counted in a file's trailer.
+    dropped: u64,
 }
 
 impl Rolling {
@@ -109,19 +310,8 @@ impl Rolling {
             current: None,
             server: None,
             written: 0,
+            dropped: 0,
         }
-    }
-
-    fn run(&mut self, rx: Receiver<SourceEvent>) -> Result<u64, CaptureError> {
-        while let Ok(ev) = rx.recv() {
-            if let Err(e) = self.append(&ev) {
-                eprintln!("innodebt serve: recorder {}: {e}", self.dir.display());
-                // Start a new file with the next event rather than stop recording.
-                self.close();
-            }
-        }
-        self.close();
-        Ok(self.written)
     }
 
     /// Appends one event, rotating first when the hour changed or the file is full.
@@ -139,6 +329,7 @@ impl Rolling {
             self.open(at, ev)?;
         }
         if let Some((w, _)) = self.current.as_mut() {
+            w.note_dropped(std::mem::take(&mut self.dropped));
             w.append(ev)?;
             self.written += 1;
         }
@@ -161,6 +352,9 @@ impl Rolling {
                     &header,
                     WriterOptions {
                         window_log: WINDOW_LOG,
+                        // The recorders' sync thread syncs (see `SYNC_EVERY`); the writer never
+                        // waits on the disk but to close a file.
+                        sync_every: Duration::MAX,
                         ..WriterOptions::default()
                     },
                 )?,

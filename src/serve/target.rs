@@ -275,9 +275,6 @@ async fn consume(
     who: String,
 ) {
     while let Some(Derived { event: ev, figures }) = feed.next().await {
-        if let Some(r) = &recorder {
-            r.send(&ev);
-        }
         if let Ok(mut r) = recent.lock() {
             r.push(&ev, Instant::now());
         }
@@ -322,5 +319,9 @@ async fn consume(
             }
             SourceEvent::Variables { .. } | SourceEvent::Audit(_) => {}
         });
+        // Last, so the event is handed over rather than copied.
+        if let Some(r) = &recorder {
+            r.send(ev);
+        }
     }
 }

@@ -61,7 +61,10 @@ async fn three_hours_of_dolphie_import_in_the_memory_of_one() {
     let (hour, hour_out, hour_rows) = import(1);
     let (three, three_out, three_rows) = import(3);
     // At 1 s, less where the loaded machine stretched Dolphie's polls.
-    assert!(three_rows >= 3 * 3_600 / 3, "{three_rows} rows in three hours");
+    assert!(
+        three_rows >= 3 * 3_600 / 3,
+        "{three_rows} rows in three hours"
+    );
     assert!(
         hour.cpu_s <= CPU_BOUND_S,
         "the hour took {:.1} s of CPU (bound {CPU_BOUND_S} s)",

@@ -398,6 +398,8 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         // The view's state as 9: the moment scanner reads `purge.moving` now, so the moments
         // and scanner state stored beside it are made another way.
         (10, 0x5295_f136),
+        // The recovery estimate split into start-up and redo application, with its range.
+        (11, 0x38ae_8590),
     ];
     let want = pinned
         .iter()

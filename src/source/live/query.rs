@@ -128,6 +128,14 @@ pub(super) fn refused(
 /// statement returns every `Innodb_%` counter; the server may change their case).
 pub(super) fn read_status(rs: &[Row], sample: &mut Sample) {
     for r in rs {
+        // Most of MariaDB's ~110 rows are not ours: skip them on the bytes, unconverted.
+        if let Some(Value::Bytes(name)) = r.as_ref(0)
+            && !STATUS
+                .iter()
+                .any(|s| s.as_bytes().eq_ignore_ascii_case(name))
+        {
+            continue;
+        }
         if let (Some(name), Some(v)) = (text(r, 0), number(r, 1))
             && STATUS.iter().any(|s| s.eq_ignore_ascii_case(&name))
         {

@@ -2,6 +2,7 @@
 //! reads it into a sample, each source on its own cadence.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -19,6 +20,25 @@ use crate::source::sessions::{SessionInfo, Sessions};
 use super::query::*;
 use super::*;
 
+/// Statement texts of one connection.
+struct Texts {
+    status: Arc<str>,
+    metrics: Arc<str>,
+    session_sums: Option<Arc<str>>,
+    variables: Arc<str>,
+}
+
+impl Texts {
+    fn new(flavor: &Flavor) -> Self {
+        Texts {
+            status: flavor.status_sql().into(),
+            metrics: flavor.metrics_sql().into(),
+            session_sums: flavor.session_sums_sql().map(Into::into),
+            variables: flavor.variables_sql().into(),
+        }
+    }
+}
+
 /// One open connection with what we learnt about the server.
 pub struct Session {
     conn: Conn,
@@ -35,6 +55,9 @@ pub struct Session {
     threads_refused: bool,
     /// Statements sent since the last sample, with their round trips.
     spent: Vec<StatementCost>,
+    /// The per-tick and cadenced statements' texts, built once per connection (the flavour
+    /// does not change on it): not a format of dozens of quoted names per poll.
+    sql: Texts,
     /// Readings of the session sums on this connection: the first two come on the first two
     /// ticks (uptime at once, the rows/s adding history after one interval), then their cadence.
     sums_read: u8,
@@ -96,6 +119,7 @@ impl Session {
             oldest: Oldest::default(),
             threads_refused: false,
             spent: Vec::new(),
+            sql: Texts::new(&flavor),
             sums_read: 0,
         })
     }
@@ -194,7 +218,7 @@ impl Session {
 
         let now = Instant::now();
         let early = self.sums_read < 2;
-        if let Some(sql) = flavor.session_sums_sql()
+        if let Some(sql) = self.sql.session_sums.clone()
             && (force_slow
                 || early
                 || self
@@ -308,14 +332,14 @@ impl Session {
     ) -> Result<(), QueryError> {
         let every_tick = Instant::now();
         match self
-            .ask(Statement::GlobalStatus, &flavor.status_sql(), t)
+            .ask(Statement::GlobalStatus, &Arc::clone(&self.sql.status), t)
             .await
         {
             Ok(rs) => read_status(&rs, sample),
             Err(e) => refused(sample, SourceKind::GlobalStatus, e)?,
         }
         match self
-            .ask(Statement::InnodbMetrics, &flavor.metrics_sql(), t)
+            .ask(Statement::InnodbMetrics, &Arc::clone(&self.sql.metrics), t)
             .await
         {
             Ok(rs) => {
@@ -417,7 +441,7 @@ impl Session {
         {
             return Ok(None);
         }
-        let sql = self.info.flavor.variables_sql();
+        let sql = Arc::clone(&self.sql.variables);
         let read = self
             .ask_guarded(
                 Cadenced::Variables,
