@@ -81,14 +81,21 @@ pub enum Input {
 /// Terminal input, as a stream the screen's loop awaits. Keys come from crossterm's
 /// `EventStream`: idle, its thread waits for the terminal with no timeout (no wake-ups while
 /// nobody types), and dropping it wakes that thread, which stops before the shell gets the
-/// terminal back: keys typed next are the shell's. crossterm's reader spins on a terminal that
-/// hung up — `read` returns 0 bytes and it reads again, forever (`event/source/unix/mio.rs`,
-/// its TTY loop) — so a thread of ours watches the terminal itself without reading
-/// (`poll(2)`: `POLLHUP`, no timeout either) and says when it is gone; the loop then ends
-/// whatever crossterm's thread does.
+/// terminal back: keys typed next are the shell's. crossterm spins on a terminal that hung up
+/// — `read` returns 0 bytes and it reads again, forever (`event/source/unix/mio.rs`, its TTY
+/// loop) — and it does so inside `poll_next` too, on whichever thread polls the stream. So
+/// the stream is polled on a thread of its own (which forwards what it reads), never on the
+/// screen's: a hang-up that lands while crossterm reads can spin that thread, never the
+/// screen's loop, which still hears SIGHUP, SIGTERM and the watcher below and ends (an
+/// orphaned `fleet` once spun a core for hours, deaf to SIGTERM, that way). A second thread
+/// watches the terminal itself without reading (`poll(2)`: `POLLHUP`, no timeout either) and
+/// says when it is gone.
 pub struct InputThread {
-    events: crossterm::event::EventStream,
+    events: tokio::sync::mpsc::Receiver<Input>,
     gone: tokio::sync::mpsc::Receiver<Input>,
+    /// Dropped on drop: the forwarder drops crossterm's stream and says so on `stopped`.
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    stopped: Option<std::sync::mpsc::Receiver<()>>,
     /// Closed on drop: the watcher's wait ends and it stops.
     _wake: Option<std::os::fd::OwnedFd>,
 }
@@ -96,17 +103,56 @@ pub struct InputThread {
 impl InputThread {
     /// The next key, resize or hang-up. Cancel-safe: an event not yet taken stays queued.
     pub async fn recv(&mut self) -> Option<Input> {
-        use futures_util::StreamExt as _;
         tokio::select! {
             biased;
             gone = self.gone.recv() => gone,
-            ev = self.events.next() => match ev {
-                Some(Ok(e)) => Some(Input::Event(e)),
-                Some(Err(e)) => Some(Input::Failed(e)),
-                None => None,
-            },
+            ev = self.events.recv() => ev,
         }
     }
+}
+
+impl Drop for InputThread {
+    fn drop(&mut self) {
+        self.stop.take();
+        // Until crossterm's stream is gone (the shell's keys are then the shell's), but not
+        // for ever: a forwarder spinning on a hung-up terminal never answers.
+        if let Some(stopped) = self.stopped.take() {
+            let _ = stopped.recv_timeout(std::time::Duration::from_millis(250));
+        }
+    }
+}
+
+/// Polls crossterm's stream on this thread until `stop` or the screen's end, forwarding
+/// what it reads; says on `stopped` once the stream is dropped.
+fn forward_events(
+    tx: tokio::sync::mpsc::Sender<Input>,
+    mut stop: tokio::sync::oneshot::Receiver<()>,
+    stopped: std::sync::mpsc::Sender<()>,
+) {
+    use futures_util::StreamExt as _;
+    // crossterm's stream wakes this runtime from its own thread: no I/O or timer driver.
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() else {
+        let _ = stopped.send(());
+        return;
+    };
+    runtime.block_on(async {
+        let mut events = crossterm::event::EventStream::new();
+        loop {
+            let input = tokio::select! {
+                biased;
+                _ = &mut stop => break,
+                ev = events.next() => match ev {
+                    Some(Ok(e)) => Input::Event(e),
+                    Some(Err(e)) => Input::Failed(e),
+                    None => break,
+                },
+            };
+            if tx.send(input).await.is_err() {
+                break;
+            }
+        }
+    });
+    let _ = stopped.send(());
 }
 
 pub fn spawn_input() -> InputThread {
@@ -133,9 +179,15 @@ pub fn spawn_input() -> InputThread {
         // Without the watcher a hang-up still ends the screen by SIGHUP, as it mostly does.
         Err(_) => None,
     };
+    let (events_tx, events) = tokio::sync::mpsc::channel(64);
+    let (stop, stop_rx) = tokio::sync::oneshot::channel();
+    let (stopped_tx, stopped) = std::sync::mpsc::channel();
+    std::thread::spawn(move || forward_events(events_tx, stop_rx, stopped_tx));
     InputThread {
-        events: crossterm::event::EventStream::new(),
+        events,
         gone,
+        stop: Some(stop),
+        stopped: Some(stopped),
         _wake: wake,
     }
 }
