@@ -805,12 +805,7 @@ fn main() {
         dolphie,
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         a.rate,
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        common::machine::load_average()
     );
     print!("{head}{}", report(&runs, &a, &tps));
     drop(server);

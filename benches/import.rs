@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use common::dolphie;
+use common::machine::load_average;
 use common::promdata;
 
 const BIN: &str = env!("CARGO_BIN_EXE_innodebt");
@@ -105,15 +106,6 @@ fn cells(walls: &[f64], cpus: &[f64], rss: &[f64]) -> String {
         max(rss),
         if max(walls) <= TARGET_S { "✓" } else { "✗" }
     )
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn main() {

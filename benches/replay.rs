@@ -22,6 +22,8 @@
 
 #[path = "../tests/common/laps.rs"]
 mod laps;
+#[path = "../tests/common/machine.rs"]
+mod machine;
 #[path = "../tests/common/tmux.rs"]
 mod tmux;
 
@@ -43,6 +45,7 @@ const TARGET_SEEK_MS: f64 = 50.0;
 const TARGET_CPU_PCT: f64 = 1.0;
 
 use laps::{events, write_file};
+use machine::load_average as load;
 
 /// The same samples as a flight recorder's directory: one file per UTC hour, by the recorder.
 fn write_dir(dir: &Path, seconds: u64) {
@@ -452,15 +455,6 @@ fn measure(label: &str, seconds: u64, runs: usize, scratch: &Path) -> Row {
         headless,
         tui,
     }
-}
-
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn mib(kib: u64) -> f64 {

@@ -37,6 +37,7 @@ pub mod feed;
 pub mod gate;
 pub mod laps;
 pub mod load;
+pub mod machine;
 pub mod promdata;
 pub mod proxy;
 pub mod scale;
