@@ -252,18 +252,9 @@ fn run_case(
 
 /// mysqld_exporter × n, each on `server`, with the InnoDB collectors, each scraped once a second.
 fn exporters(a: &Args, server: &PrivateServer, n: usize) -> Row {
-    let bin = common::find_binary(&["prometheus-mysqld-exporter", "mysqld_exporter"])
-        .unwrap_or_else(|e| panic!("{e}"));
+    let bin = common::mysqld_exporter::bin();
     let dir = tempfile::tempdir().expect("tempdir");
-    let cnf = dir.path().join("exporter.cnf");
-    std::fs::write(
-        &cnf,
-        format!(
-            "[client]\nuser=exporter\npassword=exp-secret\nhost=127.0.0.1\nport={}\n",
-            server.port()
-        ),
-    )
-    .expect("write exporter.cnf");
+    let cnf = common::mysqld_exporter::write_cnf(dir.path(), server);
     let mut children: Vec<(Child, u16)> = (0..n)
         .map(|_| {
             let port = free_port();
@@ -397,14 +388,7 @@ fn main() {
         ..ServerConfig::default()
     });
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
-        main_server
-            .sql("CREATE USER IF NOT EXISTS exporter@'127.0.0.1' IDENTIFIED BY 'exp-secret'")
-            .await;
-        main_server
-            .sql("GRANT PROCESS, REPLICATION CLIENT, SELECT ON *.* TO exporter@'127.0.0.1'")
-            .await;
-    });
+    rt.block_on(common::mysqld_exporter::create_account(&main_server));
     let mut rows = Vec::new();
     let has = |c: &str| a.cases.iter().any(|x| x == c);
     if has("plain") {

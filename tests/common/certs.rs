@@ -146,6 +146,12 @@ impl Certs {
         self.file("wrong-ca.pem")
     }
 
+    /// The certificate and key of the server named `localhost` (what `server_args` gives
+    /// `mariadbd` for [`ServerCert::Localhost`]), for `innodebt serve`'s web config.
+    pub fn localhost_cert_and_key(&self) -> (PathBuf, PathBuf) {
+        (self.file("server.pem"), self.file("server-key.pem"))
+    }
+
     /// `--ssl-ca/--ssl-cert/--ssl-key` for `mariadbd`.
     pub fn server_args(&self, which: ServerCert) -> Vec<String> {
         let name = match which {

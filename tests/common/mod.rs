@@ -38,6 +38,7 @@ pub mod gate;
 pub mod laps;
 pub mod load;
 pub mod machine;
+pub mod mysqld_exporter;
 pub mod promdata;
 pub mod proxy;
 pub mod scale;

@@ -9,7 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::certs::{Certs, ServerCert};
+use common::certs::Certs;
 use common::serve::{Serve, serve_args};
 use common::tmux::Tmux;
 use common::{PrivateServer, ServerConfig};
@@ -24,17 +24,6 @@ fn row<'a>(screen: &'a str, name: &str) -> Option<Vec<&'a str>> {
         .map(|l| l.split_whitespace().collect())
 }
 
-fn cert_and_key(certs: &Certs) -> (PathBuf, PathBuf) {
-    let args = certs.server_args(ServerCert::Localhost);
-    let find = |flag: &str| {
-        args.iter()
-            .find_map(|a| a.strip_prefix(flag))
-            .map(PathBuf::from)
-            .expect(flag)
-    };
-    (find("--ssl-cert="), find("--ssl-key="))
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write a test file");
@@ -45,7 +34,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn fleet_reads_an_agent_over_https_with_basic_auth() {
     let server = PrivateServer::start(ServerConfig::default());
     let certs = Certs::generate();
-    let (cert, key) = cert_and_key(&certs);
+    let (cert, key) = certs.localhost_cert_and_key();
     let dir = tempfile::tempdir().unwrap();
     let hash = bcrypt::hash(PASSWORD, 10).unwrap();
     let web = write(

@@ -27,27 +27,10 @@ struct Exporter {
 
 impl Exporter {
     async fn start(server: &PrivateServer) -> Exporter {
-        let bin = common::find_binary(&["prometheus-mysqld-exporter", "mysqld_exporter"])
-            .unwrap_or_else(|_| {
-                panic!("mysqld_exporter not found: apt-get install prometheus-mysqld-exporter (.ci/run installs it)")
-            });
-        // The exporter wants a password in its my.cnf: an account of its own, as a DBA sets it up.
-        server
-            .sql("CREATE USER IF NOT EXISTS exporter@'127.0.0.1' IDENTIFIED BY 'exp-secret'")
-            .await;
-        server
-            .sql("GRANT PROCESS, REPLICATION CLIENT, SELECT ON *.* TO exporter@'127.0.0.1'")
-            .await;
+        let bin = common::mysqld_exporter::bin();
+        common::mysqld_exporter::create_account(server).await;
         let dir = tempfile::tempdir().expect("tempdir");
-        let cnf = dir.path().join("exporter.cnf");
-        std::fs::write(
-            &cnf,
-            format!(
-                "[client]\nuser=exporter\npassword=exp-secret\nhost=127.0.0.1\nport={}\n",
-                server.port()
-            ),
-        )
-        .expect("write exporter.cnf");
+        let cnf = common::mysqld_exporter::write_cnf(dir.path(), server);
         let port = free_port();
         let log = std::fs::File::create(dir.path().join("exporter.log")).expect("log");
         let child = Command::new(bin)

@@ -6,11 +6,11 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::certs::{Certs, ServerCert, openssl, sign_client_cert};
+use common::certs::{Certs, openssl, sign_client_cert};
 use common::serve::{Prometheus, Serve, metric, serve_args};
 use common::{PrivateServer, ServerConfig};
 
@@ -56,18 +56,6 @@ impl Curl {
     }
 }
 
-/// The paths in `--ssl-cert=…`/`--ssl-key=…` of the certificates' mariadbd flags.
-fn server_cert(certs: &Certs) -> (PathBuf, PathBuf) {
-    let args = certs.server_args(ServerCert::Localhost);
-    let find = |flag: &str| {
-        args.iter()
-            .find_map(|a| a.strip_prefix(flag))
-            .map(PathBuf::from)
-            .expect(flag)
-    };
-    (find("--ssl-cert="), find("--ssl-key="))
-}
-
 fn web_config(dir: &Path, yaml: &str) -> String {
     let p = dir.join("web-config.yml");
     std::fs::write(&p, yaml).expect("write the web config");
@@ -90,7 +78,7 @@ fn wait_for(what: &str, limit: Duration, mut ok: impl FnMut() -> bool, log: impl
 fn tls_and_basic_auth_for_curl_and_prometheus() {
     let server = PrivateServer::start(ServerConfig::default());
     let certs = Certs::generate();
-    let (cert, key) = server_cert(&certs);
+    let (cert, key) = certs.localhost_cert_and_key();
     let dir = tempfile::tempdir().unwrap();
     let hash = bcrypt::hash(PASSWORD, 10).unwrap();
     let web = web_config(
@@ -237,7 +225,7 @@ fn client_cert(dir: &Path) -> (String, String, String) {
 #[test]
 fn client_certificates_as_the_toolkit_defines_them() {
     let certs = Certs::generate();
-    let (cert, key) = server_cert(&certs);
+    let (cert, key) = certs.localhost_cert_and_key();
     let dir = tempfile::tempdir().unwrap();
     let (client_ca, client, client_key) = client_cert(dir.path());
     let ca = certs.ca().display().to_string();
@@ -444,7 +432,7 @@ fn probe_reaches_only_configured_or_allowed_targets() {
 fn a_silent_tls_client_is_dropped_at_the_handshake_deadline() {
     use std::io::{Read, Write};
     let certs = Certs::generate();
-    let (cert, key) = server_cert(&certs);
+    let (cert, key) = certs.localhost_cert_and_key();
     let dir = tempfile::tempdir().unwrap();
     let web = web_config(
         dir.path(),
