@@ -225,11 +225,10 @@ fn key(app: &mut App, c: char) -> Vec<Command> {
     )))
 }
 
-/// `R` on that server asks to `SET GLOBAL innodb_rollback_segments = 128`; No runs nothing,
-/// Yes runs exactly what was shown.
-#[test]
-fn r_asks_before_set_global_innodb_rollback_segments_and_no_runs_nothing() {
-    let mut app = App::new(Duration::from_secs(1), at(0.0));
+/// The app after four samples of MySQL 8 with two rollback segments (one per undo
+/// tablespace) and writers queueing on them, its clock at `now_s`.
+fn writers_queueing_on_mysql8(now_s: f64) -> App {
+    let mut app = App::new(Duration::from_secs(1), at(now_s));
     app.update(Msg::Source(SourceEvent::Connected {
         at: at(0.0),
         info: mysql8(1),
@@ -240,6 +239,14 @@ fn r_asks_before_set_global_innodb_rollback_segments_and_no_runs_nothing() {
             6.0,
         )))));
     }
+    app
+}
+
+/// `R` on that server asks to `SET GLOBAL innodb_rollback_segments = 128`; No runs nothing,
+/// Yes runs exactly what was shown.
+#[test]
+fn r_asks_before_set_global_innodb_rollback_segments_and_no_runs_nothing() {
+    let mut app = writers_queueing_on_mysql8(0.0);
     assert!(key(&mut app, 'R').is_empty(), "only a confirmation");
     let Some(Overlay::Confirm(c)) = &app.overlay else {
         panic!("a confirmation: {:?}", app.overlay);
@@ -349,17 +356,7 @@ fn mysql_57_seis_wait_array_on_trx0rseg_queues_and_needs_a_restart() {
 /// `R`; the Undo panel's rseg line carries the segments and the latch waits.
 #[test]
 fn render_writers_queueing_on_two_segments() {
-    let mut app = App::new(Duration::from_secs(1), at(3.0));
-    app.update(Msg::Source(SourceEvent::Connected {
-        at: at(0.0),
-        info: mysql8(1),
-    }));
-    for t in 0..4 {
-        app.update(Msg::Source(SourceEvent::Sample(Box::new(writers(
-            f64::from(t),
-            6.0,
-        )))));
-    }
+    let app = writers_queueing_on_mysql8(3.0);
     let theme = innodebt::theme::Theme::builtin("dark").expect("dark theme");
     for (w, h) in [(80u16, 24u16), (200, 60)] {
         let text = common::snapshot::plain(&crate::render::screen(&app, &theme, w, h));
