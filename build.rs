@@ -13,16 +13,16 @@ fn output(cmd: &str, args: &[&str]) -> Option<String> {
 
 fn main() {
     println!("cargo:rerun-if-env-changed=INNODEBT_REVISION");
-    // A new commit (or checkout) changes the revision: watch HEAD and what it points at.
-    for path in ["HEAD", "packed-refs"] {
-        if let Some(p) = output("git", &["rev-parse", "--git-path", path]) {
+    // A new commit (or checkout) changes the revision: watch HEAD and the branch refs (the
+    // directory: a commit on a packed branch writes a new file there). Only paths that
+    // exist: cargo takes a missing one as changed on every build, and a checkout without
+    // packed-refs then rebuilt innodebt for each cargo command.
+    for path in ["HEAD", "packed-refs", "refs/heads"] {
+        if let Some(p) = output("git", &["rev-parse", "--git-path", path])
+            && std::path::Path::new(&p).exists()
+        {
             println!("cargo:rerun-if-changed={p}");
         }
-    }
-    if let Some(branch) = output("git", &["symbolic-ref", "-q", "HEAD"])
-        && let Some(p) = output("git", &["rev-parse", "--git-path", &branch])
-    {
-        println!("cargo:rerun-if-changed={p}");
     }
     let revision = std::env::var("INNODEBT_REVISION")
         .ok()

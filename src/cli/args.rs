@@ -15,6 +15,15 @@ use super::values::{
     parse_timeout, parse_what_if,
 };
 use crate::source::connect::{Secret, SslMode};
+use crate::source::live::MIN_INTERVAL;
+
+/// `--interval`'s help, with the floor `parse_interval` and the poller hold it to.
+fn interval_help() -> String {
+    format!(
+        "How often to poll the server (at least {}ms).",
+        MIN_INTERVAL.as_millis()
+    )
+}
 
 // `innodebt [connection flags] [options] [SUBCOMMAND]`, the flags before or after the
 // subcommand (global, as `git -C`). `-h` is the host, as in the mysql client, so help is `-?`
@@ -168,9 +177,9 @@ pub struct Options {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT")]
     pub format: OutputFormat,
 
-    /// How often to poll the server (at least 100ms).
+    /// How often to poll the server (at least MIN_INTERVAL).
     #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_interval,
-          global = true)]
+          global = true, help = interval_help())]
     pub interval: Duration,
 
     /// How often to run SHOW ENGINE INNODB STATUS.

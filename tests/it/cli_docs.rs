@@ -292,3 +292,32 @@ fn the_serve_man_page_documents_its_servers_file() {
         }
     }
 }
+
+/// The interval's floor is one constant: `--help`, the man page and docs/cli.md state it, and
+/// `--interval` just under it is refused while the floor itself is taken.
+#[test]
+fn the_interval_floor_is_the_one_the_poller_holds() {
+    use innodebt::source::live::MIN_INTERVAL;
+    let floor = format!("at least {}ms", MIN_INTERVAL.as_millis());
+    let help = innodebt::cli::command()
+        .render_help()
+        .to_string()
+        .replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains(&floor), "--help says {floor:?}: {help}");
+    let doc = doc();
+    let row = doc
+        .lines()
+        .find(|l| l.starts_with("| `--interval"))
+        .expect("docs/cli.md has an --interval row");
+    assert!(row.contains(&floor), "docs/cli.md says {floor:?}: {row}");
+    let page = manual::pages().into_iter().next().expect("innodebt(1)");
+    let man = man(&page).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(man.contains(&floor), "innodebt(1) says {floor:?}");
+    let just_under = format!("{}ms", MIN_INTERVAL.as_millis() - 1);
+    assert!(innodebt::cli::parse_interval(&just_under).is_err());
+    assert_eq!(
+        innodebt::cli::parse_interval(&format!("{}ms", MIN_INTERVAL.as_millis())),
+        Ok(MIN_INTERVAL)
+    );
+}
