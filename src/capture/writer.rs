@@ -38,7 +38,7 @@ pub struct WriterOptions {
     pub sync_every: Duration,
     /// log2 of the zstd window at levels ≥ 7 (its match tables get a half and a quarter as
     /// many entries): 21 (~8 MB per open file) for one capture; a recorder of a thousand
-    /// targets keeps a thousand open (it takes 14, ~0.1 MB, see `serve::recorder`).
+    /// targets keeps a thousand open (it takes 12, ~66 KB, see `serve::recorder`).
     pub window_log: u32,
 }
 

@@ -144,7 +144,8 @@ pub async fn run(
             }
         }
 
-        let mut ticker = tokio::time::interval(cfg.interval);
+        let mut ticker =
+            tokio::time::interval_at(on_the_grid(tokio::time::Instant::now()), cfg.interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
         let current_interval = cfg.interval;
         let lost = loop {
@@ -206,6 +207,22 @@ pub async fn run(
     }
 }
 
+/// Ticks fall on a process-wide grid of this step. `serve` spreads a thousand targets over
+/// the interval; on the grid the few whose ticks share a step are woken together (one timer
+/// wake, and their replies often in one epoll return) instead of one wake each.
+const TICK_GRID: Duration = Duration::from_millis(20);
+
+/// The first grid point at or after `now`.
+fn on_the_grid(now: tokio::time::Instant) -> tokio::time::Instant {
+    static EPOCH: std::sync::OnceLock<tokio::time::Instant> = std::sync::OnceLock::new();
+    let epoch = *EPOCH.get_or_init(|| now);
+    let step = TICK_GRID.as_nanos();
+    let since = now.saturating_duration_since(epoch).as_nanos();
+    let steps = since.div_ceil(step);
+    let at = u64::try_from(steps.saturating_mul(step)).unwrap_or(u64::MAX);
+    epoch + Duration::from_nanos(at)
+}
+
 fn apply(c: PollerCommand, cfg: &mut PollerConfig, undo_now: &mut bool, refresh: &mut bool) {
     match c {
         PollerCommand::SetInterval(d) => cfg.interval = d.max(MIN_INTERVAL),
@@ -234,6 +251,20 @@ async fn report_down(
 mod tests {
     use super::query::*;
     use super::*;
+
+    #[test]
+    fn ticks_start_on_the_shared_grid() {
+        let t0 = tokio::time::Instant::now();
+        let first = on_the_grid(t0);
+        assert!(first >= t0 && first - t0 < TICK_GRID);
+        // Two pollers starting within one step tick together; a step later, a step apart.
+        let a = on_the_grid(first + Duration::from_millis(3));
+        let b = on_the_grid(first + Duration::from_millis(17));
+        assert_eq!(a, b);
+        assert_eq!(a - first, TICK_GRID);
+        assert_eq!(on_the_grid(a), a, "a grid point is its own");
+        assert_eq!(on_the_grid(a + Duration::from_nanos(1)) - a, TICK_GRID);
+    }
 
     #[test]
     fn backoff_is_capped_not_floored() {
