@@ -5,12 +5,6 @@ use std::process::ExitCode;
 /// Hides `-pSECRET` from `ps` (the binary's own argv; see the module).
 mod argv;
 
-/// mimalloc, not glibc's malloc: a poll allocates and frees a few hundred small values (rows,
-/// names, figures), and at a thousand targets glibc's bins (`_int_malloc`, `malloc_consolidate`,
-/// `unlink_chunk`) were about a quarter of `serve`'s CPU.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     innodebt::timings::mark_start();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

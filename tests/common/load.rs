@@ -88,8 +88,25 @@ impl WriteLoad {
         Self::start_for(opts, threads, Self::DEFAULT_MAX_DURATION)
     }
 
+    /// A load of `threads` sessions each running at most `per_thread` statements a second:
+    /// for tests that need history to pile up behind a read view, not a server at its limit
+    /// (an unpaced load takes all the CPU it gets, from every other test beside it).
+    pub fn paced(opts: Opts, threads: usize, per_thread: u32) -> WriteLoad {
+        let every = Duration::from_secs(1) / per_thread.max(1);
+        Self::spawn(opts, threads, Self::DEFAULT_MAX_DURATION, Some(every))
+    }
+
     /// Like [`start`](Self::start) with an explicit maximum duration.
     pub fn start_for(opts: Opts, threads: usize, max_duration: Duration) -> WriteLoad {
+        Self::spawn(opts, threads, max_duration, None)
+    }
+
+    fn spawn(
+        opts: Opts,
+        threads: usize,
+        max_duration: Duration,
+        pace: Option<Duration>,
+    ) -> WriteLoad {
         let stop = Arc::new(AtomicBool::new(false));
         let counters = Arc::new(LoadCounters::default());
         let started = Instant::now();
@@ -100,7 +117,7 @@ impl WriteLoad {
                     opts.clone(),
                     i as u64,
                     stop.clone(),
-                    deadline,
+                    (deadline, pace),
                     counters.clone(),
                 ))
             })
@@ -204,12 +221,20 @@ async fn load_worker(
     opts: Opts,
     index: u64,
     stop: Arc<AtomicBool>,
-    deadline: Instant,
+    (deadline, pace): (Instant, Option<Duration>),
     c: Arc<LoadCounters>,
 ) {
     let mut rng = Rng::new(index + 1);
     let mut conn: Option<Conn> = None;
+    let mut pacer = pace.map(|every| {
+        let mut t = tokio::time::interval(every);
+        t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        t
+    });
     while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
+        if let Some(t) = pacer.as_mut() {
+            t.tick().await;
+        }
         if conn.is_none() {
             let connect = async {
                 let mut cn = Conn::new(opts.clone()).await?;

@@ -114,7 +114,7 @@ fn assert_intact(screen: &str, w: usize, h: usize) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_names_and_queries_do_not_corrupt_the_screen_or_the_outputs() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let account = Account::create(&server, USER, "pw", "ALL PRIVILEGES").await;
 
     // The blocker: a REPEATABLE READ view, then the hostile statement left running.

@@ -34,7 +34,7 @@ async fn three_hours_of_dolphie_import_in_the_memory_of_one() {
     };
     let server = PrivateServer::start(ServerConfig::default());
     let dir = tempfile::tempdir().expect("tempdir");
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let recording = record(&bin, &server, dir.path(), 20).await;
     load.stop().await;
 

@@ -179,7 +179,7 @@ async fn an_exporter_history_replays_like_innodebts_own_recording() {
 
     let dir = tempfile::tempdir().expect("tempdir");
     let own = dir.path().join("own.idbt");
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let from = Utc::now();
     let record = Command::new(common::innodebt_bin())
         .args(server.conn_args())
@@ -573,7 +573,7 @@ async fn a_serve_history_replays_with_its_blocker() {
         )
         .await;
     }
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let from = Utc::now();
     let blocker = BlockingSnapshot::open(server.opts()).await;
     let thread_id = blocker.thread_id();

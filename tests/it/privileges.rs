@@ -278,7 +278,7 @@ fn assert_no_password(account: &Account, what: &str, text: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn once_json_and_text_name_the_privilege_each_account_lacks() {
     let (server, accounts) = server_with_accounts().await;
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     hold_async(
         Duration::from_secs(3),
@@ -358,7 +358,7 @@ async fn once_json_and_text_name_the_privilege_each_account_lacks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn record_then_replay_keeps_the_missing_privilege() {
     let (server, accounts) = server_with_accounts().await;
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     hold_async(
         Duration::from_secs(3),

@@ -37,7 +37,7 @@ fn prometheus_scrapes_the_same_figures_as_once_json() {
     let server = PrivateServer::start(ServerConfig::default());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let _in_rt = rt.enter();
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     rt.block_on(load.wait_ops(100));
     let snapshot = rt.block_on(BlockingSnapshot::open(server.opts()));
     let record = tempfile::tempdir().unwrap();
