@@ -199,10 +199,11 @@ async fn what_if_on_a_capture_past_async() {
     let load = WriteLoad::start_for(server.opts(), 4, Duration::from_secs(240));
     load.wait_ops(100).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    // How soon the load takes the age past async is the machine's speed: a capture of 30 s
-    // that shows no crossing is taken again, up to four times, before the test gives up.
+    // How soon the load takes the age past async, and for how long, is the machine's speed:
+    // a capture of 30 s that shows no time past async is taken again, up to four times,
+    // before the test gives up.
     let mut attempt = 0;
-    let (file, set, shown) = loop {
+    let (file, set, shown, at_recorded) = loop {
         attempt += 1;
         let file = dir.path().join(format!("busy{attempt}.idbt"));
         record(&server, &file, "30s").await;
@@ -213,27 +214,30 @@ async fn what_if_on_a_capture_past_async() {
             .iter()
             .filter(|m| m.kind == MomentKind::AsyncCrossed)
             .count() as u64;
-        if shown > 0 {
-            break (file, set, shown);
+        let at_recorded = json_of(&innodebt(&[
+            "replay",
+            &file.to_string_lossy(),
+            "--what-if",
+            "innodb_log_file_size=8M",
+            "--format",
+            "json",
+        ]));
+        let past = at_recorded["redo"]["recorded"]["seconds_past_async"]
+            .as_f64()
+            .unwrap_or(0.0);
+        if shown > 0 && past > 0.0 {
+            break (file, set, shown, at_recorded);
         }
         assert!(
             attempt < 4,
-            "in four captures of 30 s the load never took checkpoint age past async: the test \
-             proves nothing"
+            "in four captures of 30 s the load never kept checkpoint age past async (last: \
+             {shown} crossings, {past} s past): the test proves nothing"
         );
     };
     load.stop().await;
     assert!(set.len() >= 25);
 
     let path = file.to_string_lossy();
-    let at_recorded = json_of(&innodebt(&[
-        "replay",
-        &path,
-        "--what-if",
-        "innodb_log_file_size=8M",
-        "--format",
-        "json",
-    ]));
     let redo = &at_recorded["redo"];
     assert_eq!(redo["what_if"]["async_crossings"].as_u64(), Some(shown));
     assert_eq!(redo["recorded"]["async_crossings"].as_u64(), Some(shown));

@@ -398,11 +398,7 @@ fn probe_reaches_only_configured_or_allowed_targets() {
             r.body
         );
     }
-    let log = serve.log();
-    assert!(
-        log.contains(&format!("refused /probe?target={direct} from 127.0.0.1:")),
-        "{log}"
-    );
+    let log = serve.wait_log(&format!("refused /probe?target={direct} from 127.0.0.1:"));
     assert!(
         log.contains("no other host (--probe-allow opens it)"),
         "{log}"
