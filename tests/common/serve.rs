@@ -94,29 +94,6 @@ impl Serve {
         self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// The log once it holds `line`: serve writes a line before it answers, but the reader
-    /// thread that collects its stderr may take it a moment later than the answer arrives.
-    #[track_caller]
-    pub fn wait_log(&self, line: &str) -> String {
-        struct Waited<'a>(&'a Serve, &'a str);
-        impl std::fmt::Display for Waited<'_> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(
-                    f,
-                    "serve's log to hold {:?}; it holds:\n{}",
-                    self.1,
-                    self.0.log()
-                )
-            }
-        }
-        super::wait::wait_until(
-            std::time::Duration::from_secs(5),
-            Waited(self, line),
-            || self.log().contains(line),
-        );
-        self.log()
-    }
-
     /// SIGTERM, then the exit status (killed after 20 s).
     pub fn terminate(&mut self) -> std::process::ExitStatus {
         // SAFETY: kill(2) on our own child's pid.

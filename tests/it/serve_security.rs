@@ -398,7 +398,16 @@ fn probe_reaches_only_configured_or_allowed_targets() {
             r.body
         );
     }
-    let log = serve.wait_log(&format!("refused /probe?target={direct} from 127.0.0.1:"));
+    // serve logs the refusal before it answers; its stderr reaches this test through a
+    // reader thread, a moment later.
+    let refused = format!("refused /probe?target={direct} from 127.0.0.1:");
+    wait_for(
+        "the refusal in serve's log",
+        Duration::from_secs(5),
+        || serve.log().contains(&refused),
+        || serve.log(),
+    );
+    let log = serve.log();
     assert!(
         log.contains("no other host (--probe-allow opens it)"),
         "{log}"
