@@ -53,6 +53,13 @@ impl Serve {
         let sink = Arc::clone(&log);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                // Into the log before the address goes out: a test that has the address may
+                // read the "listening on" line at once.
+                {
+                    let mut l = sink.lock().unwrap_or_else(|p| p.into_inner());
+                    l.push_str(&line);
+                    l.push('\n');
+                }
                 if let Some(rest) = line.split("listening on http").nth(1)
                     && let Some(rest) = rest.split("://").nth(1)
                 {
@@ -63,9 +70,6 @@ impl Serve {
                         .to_string();
                     let _ = tx.send(addr);
                 }
-                let mut l = sink.lock().unwrap_or_else(|p| p.into_inner());
-                l.push_str(&line);
-                l.push('\n');
             }
         });
         let addr = match rx.recv_timeout(Duration::from_secs(20)) {

@@ -91,11 +91,11 @@ fn tls_and_basic_auth_for_curl_and_prometheus() {
         ),
     );
     let serve = Serve::start(&serve_args(&server, &["--web-config", &web]));
-    wait_for(
-        "the https line",
-        Duration::from_secs(5),
-        || serve.log().contains("listening on https://") && serve.log().contains("(basic auth)"),
-        || serve.log(),
+    // Serve::start returns once the "listening on" line is in the log.
+    let log = serve.log();
+    assert!(
+        log.contains("listening on https://") && log.contains("(basic auth)"),
+        "{log}"
     );
     let url = format!("https://127.0.0.1:{}/metrics", serve.addr.port());
     let ca = certs.ca().display().to_string();
