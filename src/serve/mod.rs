@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::cli::Endpoint;
 use crate::cli::{Cli, ConnectOptions, ServeArgs};
@@ -191,6 +191,12 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             crate::units::bytes(p.opts.budget.max_disk)
         );
     }
+    // Before the "listening on" line: a SIGTERM that follows it (systemd's stop, a test)
+    // must find the handler, not the default action that ends the process mid-recording.
+    let signals = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    );
     let unnamed = if server.allow.is_empty() {
         "no other host (--probe-allow opens it)".to_string()
     } else {
@@ -239,16 +245,20 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             .unwrap_or_default()
     );
     let server = Arc::new(server);
-    run(listener, Arc::new(web), Arc::clone(&server)).await;
+    run(listener, Arc::new(web), Arc::clone(&server), signals).await;
     server.shutdown().await
 }
 
-async fn run(listener: TcpListener, web: Arc<web_config::Web>, server: Arc<Server>) {
+type Signals = (std::io::Result<Signal>, std::io::Result<Signal>);
+
+async fn run(
+    listener: TcpListener,
+    web: Arc<web_config::Web>,
+    server: Arc<Server>,
+    signals: Signals,
+) {
     let stop = async {
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
+        match signals {
             (Ok(mut term), Ok(mut int)) => {
                 tokio::select! {
                     _ = term.recv() => {}

@@ -44,10 +44,14 @@ pub struct TargetState {
 pub const RECENT_EVENTS: usize = 120;
 pub const RECENT_SPAN: Duration = Duration::from_secs(120);
 
-// One zstd context per runtime thread, not one made and freed per event.
+// One zstd context each way per runtime thread, not one made and freed per event: making one
+// asks the CPU its features (`cpuid`), which in a virtual machine traps to the hypervisor —
+// a fleet view's first `/events` of a thousand targets made 24,000 of them.
 thread_local! {
     static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
         std::cell::RefCell::new(zstd::bulk::Compressor::new(1).ok());
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
 }
 
 /// The latest raw events, numbered, query texts reduced to digests as in captures. Kept as
@@ -105,7 +109,14 @@ impl Recent {
         let mut out = format!("{{\"next\":{},\"events\":[", self.next);
         let mut first = true;
         for k in self.events.iter().filter(|k| k.number > after) {
-            let Ok(json) = zstd::bulk::decompress(&k.zstd, k.json_len) else {
+            let json = DECOMPRESSOR.with(|d| {
+                d.borrow_mut()
+                    .as_mut()
+                    .map(|d: &mut zstd::bulk::Decompressor<'static>| {
+                        d.decompress(&k.zstd, k.json_len)
+                    })
+            });
+            let Some(Ok(json)) = json else {
                 continue;
             };
             if !first {

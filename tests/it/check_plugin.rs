@@ -199,7 +199,7 @@ async fn check_says_ok_then_names_the_blocker_then_unknown_when_the_server_is_go
     assert_eq!(denied.value("blocker_age"), Some("U"), "{}", denied.stdout);
 
     // A read view blocks purge under write load: at least WARNING, the blocker named.
-    let load = WriteLoad::start(server.opts(), 3);
+    let load = WriteLoad::paced(server.opts(), 3, 200);
     load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker = snapshot.thread_id();

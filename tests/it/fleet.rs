@@ -45,7 +45,7 @@ async fn fleet_sorts_by_breach_survives_a_dead_server_and_opens_a_dashboard() {
     let alpha = PrivateServer::start(ServerConfig::default());
     let bravo = PrivateServer::start(ServerConfig::default());
     let mut charlie = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(bravo.opts(), 2);
+    let load = WriteLoad::paced(bravo.opts(), 2, 200);
     let snapshot = BlockingSnapshot::open(bravo.opts()).await;
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("fleet.toml");

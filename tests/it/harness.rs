@@ -98,7 +98,7 @@ async fn checkpoint_age_climbs_under_write_load() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn history_grows_behind_snapshot_and_falls_after_commit() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 4);
+    let load = WriteLoad::paced(server.opts(), 4, 200);
     load.wait_ops(100).await;
 
     let snapshot = BlockingSnapshot::open(server.opts()).await;

@@ -63,7 +63,7 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
     };
     let server = PrivateServer::start(ServerConfig::default());
     let dir = tempfile::tempdir().expect("tempdir");
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let mut daemon = Daemon::start(&bin, &server, dir.path()).await;
     let file = daemon.file.clone();
     common::wait::wait_until(

@@ -21,7 +21,7 @@ use innodebt::verdicts::VerdictKind;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 4);
+    let load = WriteLoad::paced(server.opts(), 4, 200);
     let mut watch = Watch::open(&server).await;
     assert!(watch.flavor.is_mariadb());
     let tick = Duration::from_millis(500);

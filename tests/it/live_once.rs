@@ -21,7 +21,7 @@ fn u(v: &Value, path: &[&str]) -> Option<u64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn history_grows_behind_a_blocker_and_clears_after_commit() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 4);
+    let load = WriteLoad::paced(server.opts(), 4, 200);
     load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker_id = snapshot.thread_id();
@@ -142,7 +142,7 @@ async fn enabled_metrics_give_purge_and_flush_rates() {
             .sql(&format!("SET GLOBAL innodb_monitor_enable = '{group}'"))
             .await;
     }
-    let load = WriteLoad::start(server.opts(), 4);
+    let load = WriteLoad::paced(server.opts(), 4, 200);
     load.wait_ops(100).await;
     let v = once(&server, &[]);
     load.stop().await;
@@ -237,7 +237,7 @@ fn bad_credentials_fail_clearly_without_the_password() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn once_during_an_incident_names_the_blocker_not_healthy() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 3);
+    let load = WriteLoad::paced(server.opts(), 3, 200);
     load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker_id = snapshot.thread_id();
@@ -317,7 +317,7 @@ async fn once_on_an_idle_server_is_healthy_because_purge_has_caught_up() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn once_names_an_open_writer_holding_history_while_purge_keeps_pace() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 3);
+    let load = WriteLoad::paced(server.opts(), 3, 400);
     load.wait_ops(100).await;
     let writer = BlockingSnapshot::open_writer(server.opts()).await;
     let writer_id = writer.thread_id();

@@ -145,7 +145,7 @@ async fn each_autocommit_insert_takes_two_transaction_numbers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let mut poll = Poll::open(&server).await;
     // Counter readings from before the view: the lag is found between two of them.
     for _ in 0..4 {
@@ -215,7 +215,7 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
 async fn held_by_names_the_open_writer_the_verdict_names() {
     const WRITERS: u64 = 8;
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 3);
+    let load = WriteLoad::paced(server.opts(), 3, 400);
     load.wait_ops(100).await;
     let mut writers = Vec::new();
     for _ in 0..WRITERS {

@@ -200,5 +200,6 @@ fn the_debian_package_installs_binary_man_completions_and_service() {
         "{}",
         serve.log()
     );
-    assert!(serve.terminate().success());
+    let status = serve.terminate();
+    assert!(status.success(), "{status:?}: {}", serve.log());
 }

@@ -51,7 +51,7 @@ async fn survives_kill_9_and_restarts_rates() {
         tx,
         cmd_rx,
     ));
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
 
     let mut deriver = Deriver::new();
     let mut samples = 0;

@@ -37,7 +37,7 @@ fn replay_once_at(file: &std::path::Path, at: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replayed_moment_equals_the_live_figures() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 3);
+    let load = WriteLoad::paced(server.opts(), 3, 200);
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let opts = ConnectOptions::new(Endpoint::Socket(server.socket()));
     let cfg = PollerConfig {
@@ -297,7 +297,7 @@ async fn real_pt_stalk_capture_imports_and_replays() {
         return;
     };
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 2);
+    let load = WriteLoad::paced(server.opts(), 2, 200);
     let dir = tempfile::tempdir().expect("tempdir");
     let dest = dir.path().join("stalk");
     let out = Command::new(pt_stalk)

@@ -418,7 +418,8 @@ fn bad_input_gets_a_clear_answer() {
         "still open after 15 s"
     );
     assert!(buf.is_empty(), "{buf}");
-    assert!(serve.terminate().success());
+    let status = serve.terminate();
+    assert!(status.success(), "{status:?}: {}", serve.log());
 
     // A port in use: a clear message and exit code 2.
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -139,7 +139,7 @@ fn blocked_by(f: &Figures, thread: u64) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 3);
+    let load = WriteLoad::paced(server.opts(), 3, 200);
     let dir = tempfile::tempdir().expect("tempdir");
     let incidents = dir.path().join("incidents");
     let env_out = dir.path().join("exec.env");

@@ -20,7 +20,7 @@ fn kinds(a: &Assessment) -> Vec<&'static str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_snapshot_is_named_and_the_purge_lag_setting_is_armed_on_mariadb() {
     let server = PrivateServer::start(ServerConfig::default());
-    let load = WriteLoad::start(server.opts(), 4);
+    let load = WriteLoad::paced(server.opts(), 4, 200);
     let mut watch = Watch::open(&server).await;
     assert!(watch.flavor.is_mariadb());
     let tick = Duration::from_millis(500);
