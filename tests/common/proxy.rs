@@ -30,6 +30,9 @@ struct Shared {
     from_server: AtomicU64,
     /// Bytes forwarded client → server.
     to_server: AtomicU64,
+    /// Client commands forwarded: MySQL packets with sequence number 0 (each command a
+    /// client sends starts a new sequence; a multi-statement query is one).
+    commands: AtomicU64,
 }
 
 impl Shared {
@@ -125,6 +128,46 @@ impl StallProxy {
     pub fn bytes_to_server(&self) -> u64 {
         self.shared.to_server.load(Ordering::SeqCst)
     }
+
+    /// Commands (round trips) clients sent through the proxy so far. Plain TCP only: a TLS
+    /// session's packets are not readable here.
+    pub fn commands_to_server(&self) -> u64 {
+        self.shared.commands.load(Ordering::SeqCst)
+    }
+}
+
+/// Reads MySQL packet headers (3-byte length, sequence number) off a byte stream cut
+/// anywhere, counting the packets whose sequence number is 0.
+#[derive(Default)]
+struct PacketCounter {
+    header: Vec<u8>,
+    /// Payload bytes of the current packet still to come.
+    payload_left: usize,
+}
+
+impl PacketCounter {
+    fn feed(&mut self, mut bytes: &[u8], commands: &AtomicU64) {
+        while !bytes.is_empty() {
+            if self.payload_left > 0 {
+                let n = self.payload_left.min(bytes.len());
+                self.payload_left -= n;
+                bytes = &bytes[n..];
+                continue;
+            }
+            let need = 4 - self.header.len();
+            let n = need.min(bytes.len());
+            self.header.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            if self.header.len() == 4 {
+                let h = std::mem::take(&mut self.header);
+                self.payload_left =
+                    usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
+                if h[3] == 0 {
+                    commands.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        }
+    }
 }
 
 impl Drop for StallProxy {
@@ -178,6 +221,7 @@ fn spawn_pump(mut from: TcpStream, mut to: TcpStream, shared: Arc<Shared>, to_se
         .name("stall-proxy-pump".into())
         .spawn(move || {
             let mut buf = vec![0u8; 16 * 1024];
+            let mut packets = PacketCounter::default();
             loop {
                 let n = match from.read(&mut buf) {
                     Ok(0) | Err(_) => break,
@@ -192,6 +236,9 @@ fn spawn_pump(mut from: TcpStream, mut to: TcpStream, shared: Arc<Shared>, to_se
                     &shared.from_server
                 };
                 counter.fetch_add(n as u64, Ordering::SeqCst);
+                if to_server {
+                    packets.feed(&buf[..n], &shared.commands);
+                }
             }
             // Pass the close on, as a real network path would.
             let _ = to.shutdown(Shutdown::Write);

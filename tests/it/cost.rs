@@ -8,7 +8,8 @@
 //!   tick with 151 (`source::oldest`) — and never with the statement text
 //!   (performance_schema's digests say what the server ran); between reads the blocker's age
 //!   counts on;
-//! - every sample records each statement it sent and its round trip;
+//! - every sample records each statement it sent and its round trip; the status counters and
+//!   INNODB_METRICS go in one round trip, INNODB_TRX alone;
 //! - the latency guard: a stalled server (our proxy stops forwarding) times a query out; on
 //!   the new connection the tick is not retried at once, the samples say which source is
 //!   slowed, and the cadence comes back step by step once the server answers fast.
@@ -451,4 +452,66 @@ async fn a_stalled_server_is_polled_less_often_not_retried_at_once() {
     );
     poller.abort();
     drop(proxy);
+}
+
+/// The status counters and INNODB_METRICS go in one round trip (one command on the wire,
+/// counted by our proxy), INNODB_TRX in its own; the sample still records each statement.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tick_sends_status_and_metrics_in_one_round_trip() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let proxy = StallProxy::start(server.port());
+    let o = ConnectOptions::new(Endpoint::Tcp {
+        host: "127.0.0.1".into(),
+        port: proxy.port(),
+    });
+    // Nothing on a slower cadence falls inside the counted ticks.
+    let cfg = PollerConfig {
+        interval: Duration::from_millis(200),
+        innodb_status_every: Duration::from_secs(3600),
+        variables_every: Duration::from_secs(3600),
+        label: "proxy".into(),
+        ..PollerConfig::default()
+    };
+    let (tx, mut rx) = mpsc::channel(256);
+    let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
+    let poller = tokio::spawn(live::run(None, connector(o), cfg, tx, cmd_rx));
+    let mut samples = Vec::new();
+    let mut counted_from = None;
+    while samples.len() < 12 {
+        if let SourceEvent::Sample(s) = next(&mut rx).await {
+            // The first ticks read the session sums too: count the ticks after the third.
+            if samples.len() == 2 {
+                counted_from = Some(proxy.commands_to_server());
+            }
+            samples.push(s);
+        }
+    }
+    let commands = proxy.commands_to_server() - counted_from.expect("counted");
+    poller.abort();
+    let statements: Vec<Vec<Statement>> = samples[3..]
+        .iter()
+        .map(|s| {
+            let cost = s.cost.as_ref().expect("cost");
+            cost.statements.iter().map(|c| c.what).collect()
+        })
+        .collect();
+    let ticks = statements.len() as u64;
+    let trx_reads = statements
+        .iter()
+        .filter(|s| s.contains(&Statement::InnodbTrx))
+        .count() as u64;
+    assert!(
+        statements
+            .iter()
+            .all(|s| s.starts_with(&[Statement::GlobalStatus, Statement::InnodbMetrics])),
+        "{statements:?}"
+    );
+    assert!(trx_reads > 0, "{statements:?}");
+    // One command a tick for the two, one more where INNODB_TRX was read (three a tick
+    // before); give or take one at either end, as the poller may be a tick ahead.
+    let expected = ticks + trx_reads;
+    assert!(
+        (expected - 1..=expected + 2).contains(&commands),
+        "{commands} commands in {ticks} ticks ({trx_reads} INNODB_TRX reads): {statements:?}"
+    );
 }

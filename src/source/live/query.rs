@@ -65,12 +65,47 @@ pub(super) async fn rows(
 ) -> Result<Vec<Row>, QueryError> {
     match timeout(limit, conn.query::<Row, _>(sql)).await {
         Ok(r) => r.map_err(classify),
-        Err(_) => Err(QueryError::TimedOut(format!(
-            "query timed out after {:.1}s (--query-timeout): the server or the network stopped \
-             answering; it will be asked again only after a pause, then at a slower pace",
-            limit.as_secs_f64()
-        ))),
+        Err(_) => Err(timed_out(limit)),
     }
+}
+
+/// Statements joined by `;` in one round trip: the server runs them in turn and sends each
+/// result as it ends. Each one's rows with its share of the round trip (from the end of the
+/// result before to the end of its own). `Err(QueryError::Server)` when any of them was
+/// refused: mysql_async reports a refusal of statement k+1 while it reads the end of k's
+/// rows, so the caller cannot tell which, and asks them one at a time instead.
+pub(super) async fn batch(
+    conn: &mut Conn,
+    joined: &str,
+    statements: usize,
+    limit: Duration,
+) -> Result<Vec<(Vec<Row>, Duration)>, QueryError> {
+    let work = async {
+        let mut mark = std::time::Instant::now();
+        let mut result = conn.query_iter(joined).await.map_err(classify)?;
+        let mut out = Vec::with_capacity(statements);
+        while out.len() < statements {
+            let rows = result.collect::<Row>().await.map_err(classify)?;
+            let now = std::time::Instant::now();
+            out.push((rows, now - mark));
+            mark = now;
+        }
+        // Nothing follows unless a statement returned more than one result: read it off.
+        result.drop_result().await.map_err(classify)?;
+        Ok(out)
+    };
+    match timeout(limit, work).await {
+        Ok(r) => r,
+        Err(_) => Err(timed_out(limit)),
+    }
+}
+
+fn timed_out(limit: Duration) -> QueryError {
+    QueryError::TimedOut(format!(
+        "query timed out after {:.1}s (--query-timeout): the server or the network stopped \
+         answering; it will be asked again only after a pause, then at a slower pace",
+        limit.as_secs_f64()
+    ))
 }
 
 /// A result value as text (numbers and strings alike; `NULL` is `None`).
@@ -121,6 +156,20 @@ pub(super) fn refused(
             Ok(())
         }
         lost => Err(lost),
+    }
+}
+
+/// INNODB_METRICS rows (name, count, enabled) into the sample.
+pub(super) fn read_metrics(rs: &[Row], sample: &mut Sample) {
+    for r in rs {
+        let name = text(r, 0);
+        let count = text(r, 1).and_then(|c| c.trim().parse::<i64>().ok());
+        let enabled = number(r, 2).is_some_and(|e| e != 0);
+        if let (Some(name), Some(count)) = (name, count) {
+            sample
+                .metrics
+                .insert(name, crate::sample::MetricValue { count, enabled });
+        }
     }
 }
 
