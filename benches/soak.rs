@@ -6,7 +6,7 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-#[path = "../tests/it/soak.rs"]
+#[path = "../tests/it/bounded_memory/soak.rs"]
 mod soak;
 
 fn main() {

@@ -23,7 +23,7 @@
 //! - [`dolphie`]: the real Dolphie recording a private server, and a short recording made as
 //!   long as a test or benchmark needs.
 //!
-//! The benches, and `tests/it/soak.rs` (which the soak bench includes too), take
+//! The benches, and `tests/it/bounded_memory/soak.rs` (which the soak bench includes too), take
 //! `builders.rs`, `feed.rs`, `tmux.rs` or this file by path.
 #![allow(dead_code)]
 

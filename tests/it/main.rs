@@ -4,8 +4,8 @@
 //!
 //! Tests of different modules run on the same test threads of one process, so none may
 //! change the process (environment, current directory, signal dispositions) or measure the
-//! process's own CPU or memory: a test that must (`soak`, which counts the heap and reads
-//! its own resident memory) starts this binary again for itself alone.
+//! process's own CPU or memory: a test that must (`bounded_memory::soak`, which counts the heap
+//! and reads its own resident memory) starts this binary again for itself alone.
 //!
 //! Run one module with `cargo test --locked --test it MODULE::`.
 
@@ -14,6 +14,7 @@ mod common;
 
 mod app_update;
 mod bookmarks;
+mod bounded_memory;
 mod capture;
 mod check_plugin;
 mod cli;
@@ -40,9 +41,7 @@ mod headless_text;
 mod hostile;
 mod hostile_http;
 mod import_dolphie;
-mod import_dolphie_cost;
 mod import_prometheus;
-mod import_prometheus_cost;
 mod incident;
 mod judgements;
 mod layers;
@@ -72,7 +71,6 @@ mod secrets;
 mod serve;
 mod serve_scale;
 mod serve_security;
-mod soak;
 mod theme;
 mod tls;
 mod tls_client_cert;

@@ -22,8 +22,9 @@ use super::*;
 struct Texts {
     status: Arc<str>,
     metrics: Arc<str>,
-    /// The every-tick statements in one round trip.
+    /// The every-tick statements in one round trip, and after INNODB_TRX when it is due.
     tick: Arc<str>,
+    tick_trx: Arc<str>,
     session_sums: Option<Arc<str>>,
     variables: Arc<str>,
 }
@@ -33,6 +34,7 @@ impl Texts {
         let (status, metrics) = (flavor.status_sql(), flavor.metrics_sql());
         Texts {
             tick: format!("{status};\n{metrics}").into(),
+            tick_trx: format!("{};\n{status};\n{metrics}", flavor.trx_sql()).into(),
             status: status.into(),
             metrics: metrics.into(),
             session_sums: flavor.session_sums_sql().map(Into::into),
@@ -337,81 +339,113 @@ impl Session {
         force: bool,
     ) -> Result<(), QueryError> {
         let every_tick = Instant::now();
-        if !self.batching || !self.every_tick_in_one(sample, t).await? {
+        if self.batching {
+            // Decided before asking, so INNODB_TRX rides in the same round trip: the cadence
+            // reads earlier ticks' round trips, with a tenth of an interval of slack.
+            let trx_due = force || self.oldest.due(interval, every_tick);
             match self
-                .ask(Statement::GlobalStatus, &Arc::clone(&self.sql.status), t)
+                .tick_in_one(sample, flavor, t, trx_due, every_tick)
                 .await
             {
-                Ok(rs) => read_status(&rs, sample),
-                Err(e) => refused(sample, SourceKind::GlobalStatus, e)?,
+                Err(QueryError::Server { .. }) => self.batching = false,
+                done => return done,
             }
-            match self
-                .ask(Statement::InnodbMetrics, &Arc::clone(&self.sql.metrics), t)
-                .await
-            {
-                Ok(rs) => read_metrics(&rs, sample),
-                Err(e) => refused(sample, SourceKind::InnodbMetrics, e)?,
-            }
+        }
+        match self
+            .ask(Statement::GlobalStatus, &Arc::clone(&self.sql.status), t)
+            .await
+        {
+            Ok(rs) => read_status(&rs, sample),
+            Err(e) => refused(sample, SourceKind::GlobalStatus, e)?,
+        }
+        match self
+            .ask(Statement::InnodbMetrics, &Arc::clone(&self.sql.metrics), t)
+            .await
+        {
+            Ok(rs) => read_metrics(&rs, sample),
+            Err(e) => refused(sample, SourceKind::InnodbMetrics, e)?,
         }
         let now = Instant::now();
         self.oldest.every_tick_took(now - every_tick);
         if !force && !self.oldest.due(interval, now) {
-            sample.trx = self.oldest.carried(now);
-            (sample.trx_open, sample.trx_rw) = self.oldest.counts();
+            self.carry_trx(sample, now);
             return Ok(());
         }
-        // Alone, not in the round trip above: its cost grows with open transactions, and
-        // performance_schema's digests show a batch under its first statement only — a DBA
-        // auditing what innodebt runs sees INNODB_TRX, and how often, as its own statement.
         match self.ask(Statement::InnodbTrx, flavor.trx_sql(), t).await {
-            Ok(rs) => {
-                sample.trx = rs.iter().map(trx_row).collect();
-                // No row: none open (but ours).
-                let counted = |col: usize| {
-                    flavor
-                        .trx_counted()
-                        .then(|| rs.first().and_then(|r| number(r, col)).unwrap_or(0))
-                };
-                let counts = (counted(5), counted(6));
-                (sample.trx_open, sample.trx_rw) = counts;
-                self.oldest
-                    .read(sample.trx.clone(), counts, now, now.elapsed());
-            }
+            Ok(rs) => self.read_trx(&rs, sample, flavor, now, now.elapsed()),
             Err(e) => refused(sample, SourceKind::InnodbTrx, e)?,
         }
         Ok(())
     }
 
-    /// The status counters and INNODB_METRICS in one round trip (one packet each way and one
-    /// wake-up fewer, for innodebt and the server alike). `Ok(false)`: the server refused
-    /// one of them (a missing privilege) — nothing was read, and from now on this connection
-    /// asks them one at a time, so each refusal is named on its own.
-    async fn every_tick_in_one(
+    /// The tick's statements in one round trip: one packet each way and one wake-up, for
+    /// innodebt and the server, instead of one per statement. INNODB_TRX, when due, goes
+    /// first: performance_schema's digests show a batch under its first statement (MariaDB
+    /// 10.11), so INNODB_TRX's digest still counts innodebt's reads of it. `Err(Server)`: the
+    /// server refused one of them (a missing privilege), nothing was read into `sample`.
+    async fn tick_in_one(
         &mut self,
         sample: &mut Sample,
+        flavor: Flavor,
         t: Duration,
-    ) -> Result<bool, QueryError> {
-        let sql = Arc::clone(&self.sql.tick);
-        let answers = match batch(&mut self.conn, &sql, 2, t).await {
-            Ok(a) => a,
-            Err(QueryError::Server { .. }) => {
-                self.batching = false;
-                return Ok(false);
-            }
-            Err(lost) => return Err(lost),
+        trx_due: bool,
+        begun: Instant,
+    ) -> Result<(), QueryError> {
+        let (sql, n) = if trx_due {
+            (Arc::clone(&self.sql.tick_trx), 3)
+        } else {
+            (Arc::clone(&self.sql.tick), 2)
         };
-        let whats = [Statement::GlobalStatus, Statement::InnodbMetrics];
-        for ((rows, share), what) in answers.iter().zip(whats) {
+        let mut answers = batch(&mut self.conn, &sql, n, t).await?.into_iter();
+        let trx = if trx_due { answers.next() } else { None };
+        let (status, status_took) = answers.next().unwrap_or_default();
+        let (metrics, metrics_took) = answers.next().unwrap_or_default();
+        let shares = [
+            (Statement::GlobalStatus, status_took),
+            (Statement::InnodbMetrics, metrics_took),
+        ];
+        let trx_share = trx.as_ref().map(|(_, took)| (Statement::InnodbTrx, *took));
+        for (what, took) in shares.into_iter().chain(trx_share) {
             self.spent.push(StatementCost {
                 what,
-                us: u64::try_from(share.as_micros()).unwrap_or(u64::MAX),
+                us: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
             });
-            match what {
-                Statement::GlobalStatus => read_status(rows, sample),
-                _ => read_metrics(rows, sample),
-            }
         }
-        Ok(true)
+        read_status(&status, sample);
+        read_metrics(&metrics, sample);
+        self.oldest.every_tick_took(status_took + metrics_took);
+        match trx {
+            Some((rows, took)) => self.read_trx(&rows, sample, flavor, begun, took),
+            None => self.carry_trx(sample, begun + status_took + metrics_took),
+        }
+        Ok(())
+    }
+
+    /// A tick that does not read INNODB_TRX carries the rows last read.
+    fn carry_trx(&self, sample: &mut Sample, now: Instant) {
+        sample.trx = self.oldest.carried(now);
+        (sample.trx_open, sample.trx_rw) = self.oldest.counts();
+    }
+
+    /// INNODB_TRX's rows (read at `at`, in `took`) into the sample and the cadence.
+    fn read_trx(
+        &mut self,
+        rs: &[Row],
+        sample: &mut Sample,
+        flavor: Flavor,
+        at: Instant,
+        took: Duration,
+    ) {
+        sample.trx = rs.iter().map(trx_row).collect();
+        // No row: none open (but ours).
+        let counted = |col: usize| {
+            flavor
+                .trx_counted()
+                .then(|| rs.first().and_then(|r| number(r, col)).unwrap_or(0))
+        };
+        let counts = (counted(5), counted(6));
+        (sample.trx_open, sample.trx_rw) = counts;
+        self.oldest.read(sample.trx.clone(), counts, at, took);
     }
 
     /// Names the sessions behind the oldest transactions: at most one lookup by id per tick,

@@ -414,7 +414,7 @@ const PLATEAU_KIB: u64 = 8 * 1024;
 
 /// Set in the soak's own process (see the top of this file).
 const IN_OWN_PROCESS: &str = "INNODEBT_SOAK_IN_OWN_PROCESS";
-const THIS_TEST: &str = "soak::half_a_million_samples_in_bounded_memory";
+const THIS_TEST: &str = "bounded_memory::soak::half_a_million_samples_in_bounded_memory";
 
 #[test]
 fn half_a_million_samples_in_bounded_memory() {
