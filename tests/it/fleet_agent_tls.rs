@@ -101,7 +101,14 @@ fn fleet_reads_an_agent_over_https_with_basic_auth() {
         let s = tmux.wait_for(&format!("{name}'s reason"), long, |s| {
             s.contains(&format!("{name} · agent")) && why.iter().any(|w| s.contains(w))
         });
+        // Esc clears the filter; the next key waits for it (an Esc and a `/` read together
+        // are Alt+/ to the terminal).
         tmux.keys(&["Escape"]);
+        tmux.wait_for("the filter cleared", long, |s| {
+            ["good", "viaenv", "badpw", "wrongca"]
+                .iter()
+                .all(|n| row(s, n).is_some())
+        });
         s
     };
     detail("badpw", &["HTTP 401", "refused this user"]);
