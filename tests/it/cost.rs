@@ -42,6 +42,22 @@ async fn next(rx: &mut mpsc::Receiver<SourceEvent>) -> SourceEvent {
         .expect("poller alive")
 }
 
+/// The live poller on its own task: its handle, its events, and its command sender (kept
+/// open for as long as the test holds it; these tests send nothing).
+fn spawn_poller(
+    opts: ConnectOptions,
+    cfg: PollerConfig,
+) -> (
+    tokio::task::JoinHandle<()>,
+    mpsc::Receiver<SourceEvent>,
+    mpsc::Sender<PollerCommand>,
+) {
+    let (tx, rx) = mpsc::channel(256);
+    let (cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
+    let poller = tokio::spawn(live::run(None, connector(opts), cfg, tx, cmd_rx));
+    (poller, rx, cmd_tx)
+}
+
 fn connector(opts: ConnectOptions) -> ConnectFn {
     let opts = Arc::new(opts);
     Arc::new(move || {
@@ -373,9 +389,7 @@ async fn a_stalled_server_is_polled_less_often_not_retried_at_once() {
         label: "proxy".into(),
         ..PollerConfig::default()
     };
-    let (tx, mut rx) = mpsc::channel(256);
-    let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
-    let poller = tokio::spawn(live::run(None, connector(o), cfg, tx, cmd_rx));
+    let (poller, mut rx, _commands) = spawn_poller(o, cfg);
     // Healthy: an answering server is never called timed out, and the tick's cadence follows
     // its measured round trips (a loaded machine answers over the budget, and the guard is
     // right to slow it: what the test holds the guard to is the rule, not the machine's speed).
@@ -475,9 +489,7 @@ async fn a_tick_sends_its_statements_in_one_round_trip() {
         label: "proxy".into(),
         ..PollerConfig::default()
     };
-    let (tx, mut rx) = mpsc::channel(256);
-    let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
-    let poller = tokio::spawn(live::run(None, connector(o), cfg, tx, cmd_rx));
+    let (poller, mut rx, _commands) = spawn_poller(o, cfg);
     let mut samples = Vec::new();
     let mut counted_from = None;
     while samples.len() < 12 {
