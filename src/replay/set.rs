@@ -421,8 +421,7 @@ impl CaptureSet {
         Ok(state)
     }
 
-    /// Derivation at the start of section `k` of file `f`: the checkpoint and the verdict
-    /// engine's series points.
+    /// Derivation at the start of section `k` of file `f`: checkpoint and engine series points.
     pub(crate) fn start_state(
         &mut self,
         f: usize,
