@@ -155,11 +155,16 @@ impl Session {
     ) -> Result<Vec<Row>, QueryError> {
         let begun = Instant::now();
         let result = rows(&mut self.conn, sql, limit).await;
+        self.spend(what, begun.elapsed());
+        result
+    }
+
+    /// A statement's time on the wire, into this poll's cost.
+    fn spend(&mut self, what: Statement, took: Duration) {
         self.spent.push(StatementCost {
             what,
-            us: u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX),
+            us: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
         });
-        result
     }
 
     /// One slow-cadence source through the guard: its round trip (or its timeout) sets when
@@ -406,10 +411,7 @@ impl Session {
         ];
         let trx_share = trx.as_ref().map(|(_, took)| (Statement::InnodbTrx, *took));
         for (what, took) in shares.into_iter().chain(trx_share) {
-            self.spent.push(StatementCost {
-                what,
-                us: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
-            });
+            self.spend(what, took);
         }
         read_status(&status, sample);
         read_metrics(&metrics, sample);
@@ -533,10 +535,7 @@ impl Session {
                     read.extend(
                         instrument_answers(&mut self.conn, &flavor, pfs, cfg.query_timeout).await,
                     );
-                    self.spent.push(StatementCost {
-                        what: Statement::Waits,
-                        us: u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX),
-                    });
+                    self.spend(Statement::Waits, begun.elapsed());
                 }
                 let changed: BTreeMap<_, _> = read
                     .into_iter()
