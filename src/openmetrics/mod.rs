@@ -411,6 +411,15 @@ pub fn escape_label(v: &str) -> String {
 }
 
 fn push_label_value(out: &mut String, v: &str) {
+    // Almost every value needs no escape: copied whole, not char by char (every scrape).
+    // (0xC2 leads the C1 controls' UTF-8, and some letters: those take the careful way.)
+    if !v
+        .bytes()
+        .any(|b| b == b'\\' || b == b'"' || b < 0x20 || b == 0x7f || b == 0xc2)
+    {
+        out.push_str(v);
+        return;
+    }
     for c in v.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -424,11 +433,16 @@ fn push_label_value(out: &mut String, v: &str) {
 
 /// A help text, backslash and line feed escaped, and the line's end.
 fn push_help(out: &mut String, h: &str) {
-    for c in h.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
+    // The help texts are ours and plain: written whole, not char by char (every scrape).
+    if !h.contains(['\\', '\n']) {
+        out.push_str(h);
+    } else {
+        for c in h.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                c => out.push(c),
+            }
         }
     }
     out.push('\n');
@@ -486,6 +500,15 @@ mod tests {
         assert_eq!(number(f64::INFINITY), "+Inf");
         assert_eq!(number(f64::NAN), "NaN");
         assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+        // Plain values are copied whole; controls (C0, DEL, C1) still become spaces, and
+        // letters beyond ASCII stay, on either side of the fast path.
+        assert_eq!(escape_label("10.11.19-MariaDB"), "10.11.19-MariaDB");
+        assert_eq!(escape_label("a\tb\u{7f}c\u{85}d"), "a b c d");
+        assert_eq!(escape_label("Ü ñ 日本 20 °C"), "Ü ñ 日本 20 °C");
+        let mut help = String::new();
+        push_help(&mut help, "plain");
+        push_help(&mut help, "a\\b\nc");
+        assert_eq!(help, "plain\na\\\\b\\nc\n");
     }
 
     #[test]
