@@ -223,7 +223,10 @@ impl Context<'_> {
         let redo = self.redo(&mut warnings);
         let flush = self.flush();
         let history = self.history();
-        let blocker = find_blocker(&self.cur.trx);
+        let seis = self
+            .last_status
+            .filter(|_| self.flavor.seis_lists_read_views());
+        let blocker = find_blocker(&self.cur.trx, seis);
         let purge = self.purge(history.length);
         let dirty = self.dirty();
         let undo = self.undo();
@@ -524,8 +527,8 @@ fn pct(part: Option<u64>, whole: Option<u64>) -> Option<f64> {
 
 /// The oldest transaction that holds a read view long enough to matter for purge (the
 /// judgement is [`sessions::purge_blocker`], which the poller uses to choose whom to name).
-pub fn find_blocker(trx: &[TrxRow]) -> Option<Blocker> {
-    sessions::purge_blocker(trx).map(|t| Blocker {
+pub fn find_blocker(trx: &[TrxRow], seis: Option<&InnodbStatus>) -> Option<Blocker> {
+    sessions::purge_blocker(trx, seis).map(|t| Blocker {
         trx_id: t.trx_id.clone(),
         thread_id: t.thread_id,
         user: t.user.clone(),

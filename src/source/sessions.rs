@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use crate::innodb_status::InnodbStatus;
 use crate::sample::TrxRow;
 use crate::source::cadence::SLOW_SOURCE_SHARE;
 
@@ -41,12 +42,40 @@ pub fn holds_read_view(t: &TrxRow) -> bool {
     view_to_commit(t) || t.query.is_some() || running(t.command.as_deref())
 }
 
+/// Whether SHOW ENGINE INNODB STATUS listed this read-write transaction (same thread, same
+/// id) without a read view, on a flavour whose text prints one under every transaction
+/// that has it ([`Flavor::seis_lists_read_views`]: the caller passes the text only then).
+/// A REPEATABLE READ transaction opens its view at its first consistent read: one that has
+/// only written holds none and keeps no purge back. Trusted only in a complete text and
+/// for an id both print (MariaDB lists read-only transactions by address); a view opened
+/// after that text was read is seen at the next one.
+///
+/// [`Flavor::seis_lists_read_views`]: crate::source::flavor::Flavor::seis_lists_read_views
+fn listed_without_view(t: &TrxRow, seis: &InnodbStatus) -> bool {
+    let id = |s: &str| s.trim().parse::<u64>().ok().filter(|id| *id != 0);
+    let Some(trx_id) = id(&t.trx_id) else {
+        return false;
+    };
+    !seis.truncated
+        && t.thread_id.is_some()
+        && seis.transactions.iter().any(|s| {
+            s.thread_id == t.thread_id
+                && s.trx_id.as_deref().and_then(id) == Some(trx_id)
+                && !s.has_read_view
+        })
+}
+
 /// The transaction that holds purge back: the oldest one at least [`NAMED_FROM_AGE_S`] old
-/// that keeps a read view. Ages are whole seconds: on a tie the first row (INNODB_TRX sorted
-/// oldest first) wins.
-pub fn purge_blocker(trx: &[TrxRow]) -> Option<&TrxRow> {
+/// that keeps a read view — and, when the latest SHOW ENGINE INNODB STATUS is given, was
+/// not listed there without one ([`listed_without_view`]). Ages are whole seconds: on a tie
+/// the first row (INNODB_TRX sorted oldest first) wins.
+pub fn purge_blocker<'a>(trx: &'a [TrxRow], seis: Option<&InnodbStatus>) -> Option<&'a TrxRow> {
     trx.iter()
-        .filter(|t| t.age_s >= NAMED_FROM_AGE_S && holds_read_view(t))
+        .filter(|t| {
+            t.age_s >= NAMED_FROM_AGE_S
+                && holds_read_view(t)
+                && !seis.is_some_and(|s| listed_without_view(t, s))
+        })
         .rev()
         .max_by_key(|t| t.age_s)
 }
@@ -188,6 +217,73 @@ mod tests {
         })
     }
 
+    /// SEIS as MariaDB 10.11.19 printed it for an open INSERT (thread 3) and an open SELECT
+    /// (thread 4), both REPEATABLE READ.
+    const TWO_OPEN: &str = "=====================================\n\
+        2026-11-27 01:20:00 0x7f8dec0b4700 INNODB MONITOR OUTPUT\n\
+        =====================================\n\
+        ------------\nTRANSACTIONS\n------------\nTrx id counter 1021\n\
+        Purge done for trx's n:o < 1000 undo n:o < 0 state: running but idle\n\
+        History list length 0\nLIST OF TRANSACTIONS FOR EACH SESSION:\n\
+        ---TRANSACTION (0x7f8ded11a680), ACTIVE 31 sec\n\
+        0 lock struct(s), heap size 1128, 0 row lock(s)\n\
+        MariaDB thread id 4, OS thread handle 140247862695616, query id 15 localhost 127.0.0.1 root \n\
+        Trx read view will not see trx with id >= 1020, sees < 1020\n\
+        ---TRANSACTION 1003, ACTIVE 40 sec\n\
+        1 lock struct(s), heap size 1128, 0 row lock(s), undo log entries 1\n\
+        MariaDB thread id 3, OS thread handle 140247863002816, query id 12 localhost 127.0.0.1 root \n\
+        --------\nFILE I/O\n--------\n\
+        ----------------------------\nEND OF INNODB MONITOR OUTPUT\n\
+        ============================\n";
+
+    #[test]
+    fn a_writer_the_status_lists_without_a_read_view_holds_no_purge_back() {
+        let seis = crate::innodb_status::parse(TWO_OPEN);
+        let reader = TrxRow {
+            trx_id: "421967708638832".into(),
+            ..trx(4, 30)
+        };
+        let rows = vec![trx(3, 40), reader.clone()];
+        // INNODB_TRX alone: the older REPEATABLE READ writer is taken for a view holder.
+        assert_eq!(
+            purge_blocker(&rows, None).and_then(|t| t.thread_id),
+            Some(3)
+        );
+        // The status text shows it has none: the reader is the one.
+        assert_eq!(
+            purge_blocker(&rows, Some(&seis)).and_then(|t| t.thread_id),
+            Some(4)
+        );
+        // Nothing proven when the text was cut, names another transaction of the same
+        // session (committed and begun again since), or the row has no thread id.
+        let cut = InnodbStatus {
+            truncated: true,
+            ..seis.clone()
+        };
+        assert_eq!(
+            purge_blocker(&rows, Some(&cut)).and_then(|t| t.thread_id),
+            Some(3)
+        );
+        let again = vec![
+            TrxRow {
+                trx_id: "1010".into(),
+                ..trx(3, 40)
+            },
+            reader.clone(),
+        ];
+        assert_eq!(
+            purge_blocker(&again, Some(&seis)).and_then(|t| t.thread_id),
+            Some(3)
+        );
+        let anonymous = vec![TrxRow {
+            thread_id: None,
+            ..trx(3, 40)
+        }];
+        assert!(purge_blocker(&anonymous, Some(&seis)).is_some());
+        // Only writers without a view: no blocker at all.
+        assert_eq!(purge_blocker(&[trx(3, 40)], Some(&seis)), None);
+    }
+
     #[test]
     fn young_transactions_are_not_looked_up() {
         let s = Sessions::default();
@@ -239,12 +335,19 @@ mod tests {
     #[test]
     fn a_tie_in_age_goes_to_the_first_row_and_read_committed_idle_blocks_nothing() {
         let rows = vec![trx(12, 3), trx(43, 3)];
-        assert_eq!(purge_blocker(&rows).and_then(|t| t.thread_id), Some(12));
+        assert_eq!(
+            purge_blocker(&rows, None).and_then(|t| t.thread_id),
+            Some(12)
+        );
         let t0 = Instant::now();
         let mut s = Sessions::default();
         // READ COMMITTED: only the lookup says whether it runs a statement.
         let rows = vec![rc(5, 30), rc(6, 20)];
-        assert_eq!(purge_blocker(&rows), None, "not known to run anything");
+        assert_eq!(
+            purge_blocker(&rows, None),
+            None,
+            "not known to run anything"
+        );
         assert_eq!(s.wanted(&rows, t0), Some(5));
         s.learn(5, who("app", "Sleep", None), t0, MS);
         assert_eq!(s.wanted(&rows, t0), Some(6), "5 is idle: the next one");
@@ -252,9 +355,12 @@ mod tests {
         assert_eq!(s.wanted(&rows, t0), None);
         let mut filled = rows.clone();
         s.fill(&mut filled);
-        assert_eq!(purge_blocker(&filled).and_then(|t| t.thread_id), Some(6));
         assert_eq!(
-            purge_blocker(&filled).and_then(|t| t.query.as_deref()),
+            purge_blocker(&filled, None).and_then(|t| t.thread_id),
+            Some(6)
+        );
+        assert_eq!(
+            purge_blocker(&filled, None).and_then(|t| t.query.as_deref()),
             Some("SELECT * FROM big")
         );
         // The idle one may start a statement: looked at again when stale.

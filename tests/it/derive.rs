@@ -210,6 +210,6 @@ fn a_tie_in_age_names_the_oldest_row() {
         thread_id: Some(thread),
         ..TrxRow::default()
     };
-    let b = innodebt::metrics::find_blocker(&[row(12), row(43), row(44)]).expect("a blocker");
+    let b = innodebt::metrics::find_blocker(&[row(12), row(43), row(44)], None).expect("a blocker");
     assert_eq!(b.thread_id, Some(12));
 }

@@ -87,6 +87,15 @@ impl Flavor {
     /// segment not in use (`!rseg.is_referenced()`): an open writer held only its own
     /// segment's history, which the history length barely shows. MySQL's checks only the
     /// purged number (`undo_trx_no >= limit->trx_no`).
+    /// Whether SHOW ENGINE INNODB STATUS prints "Trx read view will not see …" under each
+    /// transaction that holds a read view, so that a listed transaction without the line
+    /// holds none. Seen on MariaDB 10.11.19 (an open INSERT listed without it, an open SELECT
+    /// with it). MySQL 8.4 no longer prints the line for any transaction: there, and where
+    /// unverified, its absence proves nothing.
+    pub fn seis_lists_read_views(&self) -> bool {
+        self.kind == FlavorKind::Mariadb
+    }
+
     pub fn history_waits_for_open_writes(&self) -> bool {
         if self.kind != FlavorKind::Mariadb {
             return false;
