@@ -52,6 +52,8 @@ pub struct SoakConfig {
     pub capture: PathBuf,
     /// The recorder's zstd level (the product records at 9).
     pub zstd_level: i32,
+    /// Run the capture writer's thread under `SCHED_IDLE`: see [`writer_on_spare_cpu`].
+    pub writer_on_spare_cpu: bool,
 }
 
 impl SoakConfig {
@@ -64,6 +66,7 @@ impl SoakConfig {
             height: 60,
             capture,
             zstd_level: WriterOptions::default().level,
+            writer_on_spare_cpu: false,
         }
     }
 }
@@ -199,6 +202,42 @@ fn check_rates(f: &Figures) -> u64 {
     checked
 }
 
+/// Puts this process's capture-writer thread under `SCHED_IDLE` (`chrt --idle`): it runs
+/// only on CPU no other thread of the machine wants.
+///
+/// The producer here outruns the writer by design (it sends a day's samples a second), so
+/// the writer always has a full channel and would take a whole core for the soak's whole
+/// run, whatever it is given — and drop the rest, counted. In the test suite that core is
+/// taken from the other tests: a sixth of the suite's CPU, spent on copies the soak does
+/// not need all of. Under `SCHED_IDLE` it records what spare CPU allows, and every event
+/// is still recorded or counted as dropped; alone (the bench) it gets its core as before.
+fn writer_on_spare_cpu() {
+    // The thread names itself once it runs: wait for that, not only for the spawn.
+    let tid = crate::common::wait::wait_for(
+        Duration::from_secs(10),
+        "a thread named capture-writer in /proc/self/task",
+        || {
+            std::fs::read_dir("/proc/self/task")
+                .ok()?
+                .filter_map(Result::ok)
+                .find(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|c| c.trim() == "capture-writer")
+                })
+                .map(|t| t.file_name().to_string_lossy().into_owned())
+        },
+    );
+    let out = std::process::Command::new("chrt")
+        .args(["--idle", "--pid", "0", &tid])
+        .output()
+        .expect("chrt (util-linux) runs");
+    assert!(
+        out.status.success(),
+        "chrt --idle --pid 0 {tid}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn key(app: &mut App, c: char) {
     app.update(Msg::Key(KeyEvent::new(
         KeyCode::Char(c),
@@ -240,6 +279,9 @@ pub async fn run(cfg: SoakConfig) -> SoakReport {
     let (recorder, writer) =
         innodebt::replay::spawn_writer(&cfg.capture, &header, RECORDER_CHANNEL, opts)
             .expect("create the capture");
+    if cfg.writer_on_spare_cpu {
+        writer_on_spare_cpu();
+    }
 
     // The poller's place: a task feeding the bounded channel, waiting when it is full.
     let (tx, mut rx) = mpsc::channel::<SourceEvent>(EVENT_CHANNEL);
@@ -455,6 +497,7 @@ async fn soak_in_this_process() {
         // Unoptimised zstd at level 9 would take a whole core from the path under test in
         // this debug build; the bench records at the product's level 9.
         zstd_level: 1,
+        writer_on_spare_cpu: true,
         ..SoakConfig::new(dir.path().join("soak.idbt"))
     };
     let report = run(cfg.clone()).await;
