@@ -187,10 +187,11 @@ pub fn parse_keeping(text: &str, keep: usize) -> InnodbStatus {
 fn push_kept(kept: &mut Vec<StatusTransaction>, t: StatusTransaction, keep: usize) {
     kept.push(t);
     if kept.len() > keep {
+        // The server lists the newest first: of transactions as old to the second, the one
+        // printed first is the youngest (INNODB_TRX's oldest rows are the ones kept).
         let youngest = kept
             .iter()
             .enumerate()
-            .rev()
             .min_by_key(|(_, t)| t.active_s)
             .map(|(i, _)| i);
         if let Some(i) = youngest {

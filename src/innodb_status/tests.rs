@@ -354,4 +354,22 @@ fn keeping_only_the_oldest_transactions() {
         "the oldest three, in printed order"
     );
     assert!(parse_keeping(text, 0).transactions.is_empty());
+    // Eight writers opened within a second, listed newest first: the last printed are the
+    // oldest, the ones INNODB_TRX's five oldest rows name.
+    let mut tied = String::from(
+        "=====================================\n\
+         2026-11-23 18:00:00 0x7f INNODB MONITOR OUTPUT\n\
+         =====================================\n\
+         ------------\nTRANSACTIONS\n------------\n",
+    );
+    for id in (490..498).rev() {
+        tied.push_str(&format!("---TRANSACTION {id}, ACTIVE 12 sec\n"));
+    }
+    tied.push_str("----------------------------\nEND OF INNODB MONITOR OUTPUT\n");
+    let kept: Vec<_> = parse_keeping(&tied, 5)
+        .transactions
+        .into_iter()
+        .filter_map(|t| t.trx_id)
+        .collect();
+    assert_eq!(kept, ["494", "493", "492", "491", "490"]);
 }

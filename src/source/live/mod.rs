@@ -67,7 +67,8 @@ pub enum PollerCommand {
 }
 
 /// SHOW ENGINE INNODB STATUS transactions kept in a live sample: the oldest, as many as
-/// INNODB_TRX gives. Nothing derives a figure from them; they are there for the record.
+/// INNODB_TRX gives. The purge blocker reads whether they hold a read view
+/// (`sessions::purge_blocker`); the rest is there for the record.
 pub(super) const SEIS_TRANSACTIONS_KEPT: usize = 5;
 
 pub const BACKOFF_START: Duration = Duration::from_millis(250);
