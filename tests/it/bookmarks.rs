@@ -162,7 +162,10 @@ async fn notes_round_trip_through_recording_export_and_replay() {
         file.display()
     ));
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("the replay", LONG, |s| s.contains("REPLAY"));
+    // The header says REPLAY at once; the window arrives from its loader a moment later.
+    let screen = tmux.wait_for("the replay's first window", LONG, |s| {
+        s.contains("REPLAY") && !s.contains("waiting for the first sample")
+    });
     let timeline = screen
         .lines()
         .rev()
