@@ -390,17 +390,28 @@ mod tests {
         }
         let expected: Vec<serde_json::Value> = events
             .iter()
-            .map(|ev| serde_json::to_value(&*crate::capture::writer::scrub(ev, false)).unwrap())
+            .map(|ev| {
+                serde_json::to_value(&*crate::capture::writer::scrub(ev, false))
+                    .expect("an event serialises")
+            })
             .collect();
-        let all: serde_json::Value = serde_json::from_str(&recent.after_json(0)).unwrap();
+        let all: serde_json::Value =
+            serde_json::from_str(&recent.after_json(0)).expect("/events is JSON");
         assert_eq!(all["next"], 3);
-        assert_eq!(all["events"].as_array().unwrap(), &expected);
+        assert_eq!(
+            all["events"].as_array().expect("an events array"),
+            &expected
+        );
         assert!(
             !recent.after_json(0).contains("hunter2"),
             "query texts are digests"
         );
-        let last: serde_json::Value = serde_json::from_str(&recent.after_json(2)).unwrap();
-        assert_eq!(last["events"].as_array().unwrap(), &expected[2..]);
+        let last: serde_json::Value =
+            serde_json::from_str(&recent.after_json(2)).expect("/events is JSON");
+        assert_eq!(
+            last["events"].as_array().expect("an events array"),
+            &expected[2..]
+        );
         assert!(recent.held_bytes() > 0);
     }
 }

@@ -526,21 +526,17 @@ async fn soak_in_this_process() {
         .copied()
         .expect("a checkpoint at the end of the warm-up");
     for c in report.checkpoints.iter().filter(|c| c.samples > WARM_UP) {
-        assert!(
-            c.heap_kib <= warm.heap_kib + PLATEAU_KIB,
-            "live heap grew from {} KiB at {} samples to {} KiB at {}: something keeps every sample",
-            warm.heap_kib,
-            warm.samples,
-            c.heap_kib,
-            c.samples
-        );
-        assert!(
-            c.rss_kib <= warm.rss_kib + PLATEAU_KIB,
-            "RSS grew from {} KiB at {} samples to {} KiB at {}",
-            warm.rss_kib,
-            warm.samples,
-            c.rss_kib,
-            c.samples
-        );
+        for (what, at_warm, now) in [
+            ("live heap", warm.heap_kib, c.heap_kib),
+            ("RSS", warm.rss_kib, c.rss_kib),
+        ] {
+            assert!(
+                now <= at_warm + PLATEAU_KIB,
+                "{what} grew from {at_warm} KiB at {} samples to {now} KiB at {}: something \
+                 keeps every sample",
+                warm.samples,
+                c.samples
+            );
+        }
     }
 }
