@@ -78,6 +78,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(interval(app.interval), text),
         ],
     ));
+    // A redo resize changes what every redo figure is measured against: a warning, cut
+    // rather than dropped, and placed before the latency guard's (which a loaded server can
+    // show for as long as the resize note lasts).
+    if let Some(r) = view.deriver.redo_resized()
+        && secs_between(r.at, app.now) < RESIZE_NOTE_S
+    {
+        left.push((
+            1,
+            vec![Span::styled(
+                r.summary(),
+                bg.patch(theme.style(ThemeItem::Warning)),
+            )],
+        ));
+    }
     // What this tick cost the server (round trips measured by innodebt), and the latency
     // guard's note when the server was too slow for a source.
     if let Some(c) = latest.and_then(|f| f.self_cost.as_ref()) {
@@ -200,17 +214,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ],
             ));
         }
-    }
-    if let Some(r) = view.deriver.redo_resized()
-        && secs_between(r.at, app.now) < RESIZE_NOTE_S
-    {
-        left.push((
-            2,
-            vec![Span::styled(
-                r.summary(),
-                bg.patch(theme.style(ThemeItem::Warning)),
-            )],
-        ));
     }
     if app.is_frozen() {
         badges.push(Span::styled(" FROZEN ", badge(ThemeItem::BadgeFrozen)));
@@ -361,5 +364,65 @@ mod tests {
         let text = header_text(&app);
         assert!(text.contains("DISCONNECTED · retrying…"), "{text}");
         assert!(!text.contains("retry in 0s"), "{text}");
+    }
+
+    /// The resize note and the latency guard's note together (a restart with a larger log on
+    /// a loaded server): the resize is whole, the guard's note cut after it, at 160 columns
+    /// with a long server label.
+    #[test]
+    fn a_redo_resize_outranks_the_latency_guard_in_the_header() {
+        use crate::app::Msg;
+        use crate::sample::{PollCost, Sample, ServerInfo, SourceEvent, Statement, StatementCost};
+        use crate::source::cadence::{Cadenced, Slowed};
+        let t0 = Utc
+            .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+            .single()
+            .unwrap();
+        let connected = |mib: u64| SourceEvent::Connected {
+            at: t0,
+            info: ServerInfo {
+                label: "localhost via socket /tmp/innodebt-srv-pRCYDB/mysqld.sock".into(),
+                ..ServerInfo::mariadb_10_11(&[
+                    ("innodb_log_file_size", (mib << 20).to_string()),
+                    ("innodb_page_size", "16384".into()),
+                ])
+            },
+        };
+        let sample = |t: i64, uptime: u64, slow: bool| {
+            let mut s = Sample::new(t0 + chrono::Duration::seconds(t), t as f64);
+            s.status.insert("Uptime".into(), uptime);
+            s.status.insert("Innodb_lsn_current".into(), 1_002_000_000);
+            s.status
+                .insert("Innodb_lsn_last_checkpoint".into(), 1_000_000_000);
+            s.cost = Some(PollCost {
+                statements: vec![StatementCost {
+                    what: Statement::InnodbStatus,
+                    us: 313_000,
+                }],
+                slowed: slow
+                    .then_some(Slowed {
+                        source: Cadenced::InnodbStatus,
+                        every_ms: 20_000,
+                        last_ms: Some(313),
+                        timed_out: false,
+                        recovering: false,
+                    })
+                    .into_iter()
+                    .collect(),
+            });
+            SourceEvent::Sample(Box::new(s))
+        };
+        let mut app = App::new(Duration::from_secs(1), t0);
+        app.update(Msg::Source(connected(16)));
+        app.update(Msg::Source(sample(1, 100, false)));
+        app.update(Msg::Source(connected(32)));
+        app.update(Msg::Source(sample(20, 1, true)));
+        app.now = t0 + chrono::Duration::seconds(21);
+        let text = header_text(&app);
+        assert!(
+            text.contains("redo capacity changed 16.0 MiB → 32.0 MiB at 12:00:20 UTC"),
+            "{text}"
+        );
+        assert!(text.contains("server slow"), "{text}");
     }
 }
