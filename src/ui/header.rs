@@ -381,7 +381,7 @@ mod tests {
         let connected = |mib: u64| SourceEvent::Connected {
             at: t0,
             info: ServerInfo {
-                label: "localhost via socket /tmp/innodebt-srv-pRCYDB/mysqld.sock".into(),
+                label: "localhost via socket /var/run/mysqld/mysqld-primary.sock".into(),
                 ..ServerInfo::mariadb_10_11(&[
                     ("innodb_log_file_size", (mib << 20).to_string()),
                     ("innodb_page_size", "16384".into()),
