@@ -205,7 +205,8 @@ pub struct EngineConfig {
 const HISTORY_POINTS: usize = 7_200;
 /// …and two hours at any interval (a slower poll keeps fewer points, not a longer past).
 const HISTORY_SPAN_S: f64 = 7_200.0;
-/// Rates are only averaged over the trend window; an hour of redo writes over the last hour.
+/// Rates: at most an hour at 1 Hz. The redo write rate is averaged over the last hour; purge
+/// and inflow only over the trend window ([`trend_rates`]).
 const RATE_POINTS: usize = 3_600;
 const RATE_SPAN_S: f64 = 3_600.0;
 
@@ -334,10 +335,9 @@ impl Default for VerdictEngine {
 impl VerdictEngine {
     pub fn new(cfg: EngineConfig) -> Self {
         VerdictEngine {
-            cfg,
             history: Series::spanning(HISTORY_POINTS, HISTORY_SPAN_S),
-            purge_rate: Series::spanning(RATE_POINTS, RATE_SPAN_S),
-            inflow_rate: Series::spanning(RATE_POINTS, RATE_SPAN_S),
+            purge_rate: trend_rates(&cfg.thresholds, []),
+            inflow_rate: trend_rates(&cfg.thresholds, []),
             written_rate: Series::spanning(RATE_POINTS, RATE_SPAN_S),
             peak: sizing::PeakTracker::default(),
             tracks: Default::default(),
@@ -345,6 +345,7 @@ impl VerdictEngine {
             unknown_since: None,
             last_t: None,
             last_blocker_t: None,
+            cfg,
         }
     }
 
@@ -500,6 +501,14 @@ impl VerdictEngine {
 }
 
 /// Mean of a series' values with `t >= since`.
+/// The purge and inflow rates: only averaged over the trend window, so kept for twice its
+/// length (the margin: rounding at the window's edge never drops a point the mean reads).
+/// An hour of them was 1,440 points per server at 5 s that nothing read — 23 MB at 1,000
+/// targets in `serve`.
+fn trend_rates(th: &Thresholds, points: impl IntoIterator<Item = (f64, f64)>) -> Series {
+    Series::from_points_spanning(RATE_POINTS, 2.0 * th.trend_window_s, points)
+}
+
 fn mean_since(s: &Series, since: f64) -> Option<f64> {
     s.mean_since(since)
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::sizing::PeakTracker;
 use super::{
     EngineConfig, HISTORY_POINTS, HISTORY_SPAN_S, Hysteresis, RATE_POINTS, RATE_SPAN_S,
-    RecoveryModel, RedoLayout, Thresholds, Track, VerdictEngine,
+    RecoveryModel, RedoLayout, Thresholds, Track, VerdictEngine, trend_rates,
 };
 use crate::figures::Figures;
 use crate::metrics::series::Series;
@@ -112,8 +112,8 @@ impl VerdictEngine {
                 layout: state.layout,
             },
             history: Series::from_points_spanning(HISTORY_POINTS, HISTORY_SPAN_S, h),
-            purge_rate: Series::from_points_spanning(RATE_POINTS, RATE_SPAN_S, pr),
-            inflow_rate: Series::from_points_spanning(RATE_POINTS, RATE_SPAN_S, inf),
+            purge_rate: trend_rates(&state.thresholds, pr),
+            inflow_rate: trend_rates(&state.thresholds, inf),
             written_rate: Series::from_points_spanning(RATE_POINTS, RATE_SPAN_S, w),
             peak: state.peak,
             tracks: state.tracks,

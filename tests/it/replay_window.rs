@@ -400,6 +400,8 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         (10, 0x5295_f136),
         // The recovery estimate split into start-up and redo application, with its range.
         (11, 0x38ae_8590),
+        // Purge and inflow rates kept for twice the trend window, not an hour.
+        (12, 0x92c2_4e4f),
     ];
     let want = pinned
         .iter()

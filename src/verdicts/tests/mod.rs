@@ -277,3 +277,29 @@ fn assessment_carries_the_recovery_estimate() {
         crate::verdicts::recovery::DEFAULT_RATE_SOURCE
     );
 }
+
+/// Purge and inflow rates are only averaged over the trend window, so only that much is kept;
+/// the redo write rate keeps its hour. A restored engine (a replay checkpoint: the state and
+/// the newest points each series holds) goes on to the same assessments.
+#[test]
+fn purge_and_inflow_rates_keep_the_trend_window_and_restore_alike() {
+    let mut live = VerdictEngine::default();
+    let window = live.config().thresholds.trend_window_s;
+    let varying = |t: i64| {
+        let mut f = fig(t);
+        f.purge.records_per_s = Some(400.0 + (t % 7) as f64 * 30.0);
+        f.purge.inflow_records_per_s = Some(450.0 + (t % 5) as f64 * 40.0);
+        f
+    };
+    run(&mut live, mysql(), varying, 0..4_000);
+    let [history, purge, inflow, written] = live.state().series_len();
+    assert_eq!((history, written), (4_000, 3_600));
+    let kept = 2 * window as usize + 1;
+    assert_eq!((purge, inflow), (kept, kept), "window {window} s at 1 Hz");
+
+    let points = live.series_points();
+    let mut restored = VerdictEngine::restore(live.state(), RecoveryModel::default(), points)
+        .expect("the engine's own state restores");
+    let ahead = |e: &mut VerdictEngine| run(e, mysql(), varying, 4_000..4_100);
+    assert_eq!(ahead(&mut restored), ahead(&mut live));
+}
