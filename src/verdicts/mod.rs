@@ -500,7 +500,6 @@ impl VerdictEngine {
     }
 }
 
-/// Mean of a series' values with `t >= since`.
 /// The purge and inflow rates: only averaged over the trend window, so kept for twice its
 /// length (the margin: rounding at the window's edge never drops a point the mean reads).
 /// An hour of them was 1,440 points per server at 5 s that nothing read — 23 MB at 1,000
@@ -509,6 +508,7 @@ fn trend_rates(th: &Thresholds, points: impl IntoIterator<Item = (f64, f64)>) ->
     Series::from_points_spanning(RATE_POINTS, 2.0 * th.trend_window_s, points)
 }
 
+/// Mean of a series' values with `t >= since`.
 fn mean_since(s: &Series, since: f64) -> Option<f64> {
     s.mean_since(since)
 }
