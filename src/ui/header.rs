@@ -346,12 +346,17 @@ mod tests {
             .collect()
     }
 
+    /// 2026-11-01 12:00:00 UTC plus `s` seconds.
+    fn noon_plus(s: i64) -> chrono::DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+            .single()
+            .expect("a valid time")
+            + chrono::Duration::seconds(s)
+    }
+
     #[test]
     fn countdown_then_retrying_while_the_attempt_runs() {
-        let now = Utc
-            .with_ymd_and_hms(2026, 11, 1, 12, 0, 10)
-            .single()
-            .unwrap();
+        let now = noon_plus(10);
         let mut app = App::new(Duration::from_secs(1), now);
         app.live.link = Link::Disconnected {
             since: now - chrono::Duration::seconds(10),
@@ -374,10 +379,7 @@ mod tests {
         use crate::app::Msg;
         use crate::sample::{PollCost, Sample, ServerInfo, SourceEvent, Statement, StatementCost};
         use crate::source::cadence::{Cadenced, Slowed};
-        let t0 = Utc
-            .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
-            .single()
-            .unwrap();
+        let t0 = noon_plus(0);
         let connected = |mib: u64| SourceEvent::Connected {
             at: t0,
             info: ServerInfo {
