@@ -3,6 +3,7 @@
 //! numbers. Judging them over time is `verdicts`' job; `derive` runs both.
 
 pub mod counters;
+pub mod minutes;
 mod purge_lag;
 pub mod rates;
 mod rollback;

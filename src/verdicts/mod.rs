@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::figures::Figures;
 pub use crate::figures::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
+use crate::metrics::minutes::MinuteMeans;
 use crate::metrics::series::Series;
 use crate::source::flavor::Flavor;
 
@@ -205,10 +206,11 @@ pub struct EngineConfig {
 const HISTORY_POINTS: usize = 7_200;
 /// …and two hours at any interval (a slower poll keeps fewer points, not a longer past).
 const HISTORY_SPAN_S: f64 = 7_200.0;
-/// Rates: at most an hour at 1 Hz. The redo write rate is averaged over the last hour; purge
-/// and inflow only over the trend window ([`trend_rates`]).
+/// Purge and inflow rates: at most an hour at 1 Hz, and only the trend window's
+/// ([`trend_rates`]).
 const RATE_POINTS: usize = 3_600;
-const RATE_SPAN_S: f64 = 3_600.0;
+/// The redo write rate is averaged over the last hour, to the minute ([`hour_of_writes`]).
+const HOUR_MINUTES: u32 = 60;
 
 /// A verdict kind's hysteresis state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -315,7 +317,7 @@ pub struct VerdictEngine {
     history: Series,
     purge_rate: Series,
     inflow_rate: Series,
-    written_rate: Series,
+    written_rate: MinuteMeans,
     peak: sizing::PeakTracker,
     tracks: [Track; 6],
     healthy_since: Option<DateTime<Utc>>,
@@ -338,7 +340,7 @@ impl VerdictEngine {
             history: Series::spanning(HISTORY_POINTS, HISTORY_SPAN_S),
             purge_rate: trend_rates(&cfg.thresholds, []),
             inflow_rate: trend_rates(&cfg.thresholds, []),
-            written_rate: Series::spanning(RATE_POINTS, RATE_SPAN_S),
+            written_rate: hour_of_writes(),
             peak: sizing::PeakTracker::default(),
             tracks: Default::default(),
             healthy_since: None,
@@ -460,7 +462,7 @@ impl VerdictEngine {
         }
 
         let recovery = self.cfg.recovery.estimate(f);
-        let hour_rate = mean_since(&self.written_rate, t_s - 3_600.0);
+        let hour_rate = self.written_rate.mean_at(t_s);
         let sizing = sizing::advise(
             &self.peak,
             f,
@@ -506,6 +508,12 @@ impl VerdictEngine {
 /// targets in `serve`.
 fn trend_rates(th: &Thresholds, points: impl IntoIterator<Item = (f64, f64)>) -> Series {
     Series::from_points_spanning(RATE_POINTS, 2.0 * th.trend_window_s, points)
+}
+
+/// The redo write rate's last hour (the sizing rule's "one hour of redo writes"), kept as minute
+/// sums: its points were 720 per server at 5 s, read only for their mean.
+fn hour_of_writes() -> MinuteMeans {
+    MinuteMeans::new(HOUR_MINUTES)
 }
 
 /// Mean of a series' values with `t >= since`.

@@ -1,21 +1,25 @@
-//! The engine's state as a replay checkpoint stores it. Everything but the four series is
-//! kept as is; the series are stored as their lengths only, because their points are the
-//! engine's per-sample inputs ([`series_inputs`]) that the capture keeps next to every sample
-//! anyway: the newest `len` finite inputs before the checkpoint are exactly the points.
+//! The engine's state as a replay checkpoint stores it. Everything but the series is kept as
+//! is; the history and the purge and inflow rates are stored as their lengths only, because
+//! their points are the engine's per-sample inputs ([`series_inputs`]) that the capture keeps
+//! next to every sample anyway: the newest `len` finite inputs before the checkpoint are
+//! exactly the points. The redo write rate's hour is kept whole: it is 61 minute sums, not
+//! points (its series length is always 0).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::sizing::PeakTracker;
 use super::{
-    EngineConfig, HISTORY_POINTS, HISTORY_SPAN_S, Hysteresis, RATE_POINTS, RATE_SPAN_S,
-    RecoveryModel, RedoLayout, Thresholds, Track, VerdictEngine, trend_rates,
+    EngineConfig, HISTORY_POINTS, HISTORY_SPAN_S, Hysteresis, RecoveryModel, RedoLayout,
+    Thresholds, Track, VerdictEngine, hour_of_writes, trend_rates,
 };
 use crate::figures::Figures;
+use crate::metrics::minutes::MinuteMeans;
 use crate::metrics::series::Series;
 
-/// The series the engine keeps: history length, purge records/s, rows written/s (inflow),
-/// redo bytes written/s — in this order everywhere.
+/// The engine's inputs per sample: history length, purge records/s, rows written/s (inflow),
+/// redo bytes written/s — in this order everywhere. The first three are series of points; the
+/// last is kept as minute sums ([`MinuteMeans`]) and has no points.
 pub const ENGINE_SERIES: usize = 4;
 
 /// Each series' points, oldest first (time, value).
@@ -48,6 +52,9 @@ pub struct EngineState {
     /// Points in each series (see [`ENGINE_SERIES`]) and the time of the newest, to check
     /// a rebuild against.
     series: [(usize, Option<f64>); ENGINE_SERIES],
+    /// The redo write rate's last hour, as minute sums.
+    #[serde(default = "hour_of_writes")]
+    written: MinuteMeans,
 }
 
 impl EngineState {
@@ -58,18 +65,20 @@ impl EngineState {
 }
 
 impl VerdictEngine {
-    fn series(&self) -> [&Series; ENGINE_SERIES] {
+    /// The series of points; the redo write rate's minute sums have none (`None`).
+    fn series(&self) -> [Option<&Series>; ENGINE_SERIES] {
         [
-            &self.history,
-            &self.purge_rate,
-            &self.inflow_rate,
-            &self.written_rate,
+            Some(&self.history),
+            Some(&self.purge_rate),
+            Some(&self.inflow_rate),
+            None,
         ]
     }
 
     /// Each series' points, oldest first.
     pub fn series_points(&self) -> EnginePoints {
-        self.series().map(|s| s.points().collect())
+        self.series()
+            .map(|s| s.map(|s| s.points().collect()).unwrap_or_default())
     }
 
     pub fn state(&self) -> EngineState {
@@ -83,7 +92,10 @@ impl VerdictEngine {
             unknown_since: self.unknown_since,
             last_t: self.last_t,
             last_blocker_t: self.last_blocker_t,
-            series: self.series().map(|s| (s.len(), s.last().map(|p| p.0))),
+            series: self
+                .series()
+                .map(|s| s.map_or((0, None), |s| (s.len(), s.last().map(|p| p.0)))),
+            written: self.written_rate.clone(),
         }
     }
 
@@ -103,7 +115,7 @@ impl VerdictEngine {
                 ));
             }
         }
-        let [h, pr, inf, w] = points;
+        let [h, pr, inf, _no_points] = points;
         Ok(VerdictEngine {
             cfg: EngineConfig {
                 hysteresis: state.hysteresis,
@@ -114,7 +126,7 @@ impl VerdictEngine {
             history: Series::from_points_spanning(HISTORY_POINTS, HISTORY_SPAN_S, h),
             purge_rate: trend_rates(&state.thresholds, pr),
             inflow_rate: trend_rates(&state.thresholds, inf),
-            written_rate: Series::from_points_spanning(RATE_POINTS, RATE_SPAN_S, w),
+            written_rate: state.written,
             peak: state.peak,
             tracks: state.tracks,
             healthy_since: state.healthy_since,

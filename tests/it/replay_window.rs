@@ -402,6 +402,8 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         (11, 0x38ae_8590),
         // Purge and inflow rates kept for twice the trend window, not an hour.
         (12, 0x92c2_4e4f),
+        // The redo write rate's hour kept as minute sums in the state, not as points.
+        (13, 0x843a_7069),
     ];
     let want = pinned
         .iter()

@@ -278,9 +278,27 @@ fn assessment_carries_the_recovery_estimate() {
     );
 }
 
+/// What `serve` holds per target once a run is long: four hours at its 5 s interval keep two
+/// hours of history (1,441 points), the trend window's purge and inflow rates, and the write
+/// rate's hour as at most 61 minute sums — no point of it.
+#[test]
+fn a_long_run_at_five_seconds_keeps_two_hours_of_history_and_minute_sums() {
+    let mut e = VerdictEngine::default();
+    for t in (0..4 * 3_600).step_by(5) {
+        let mut f = fig(t);
+        f.redo.written_bytes_per_s = Some(1e6);
+        e.observe(t as f64, &f, mysql());
+    }
+    assert_eq!(e.state().series_len(), [1_441, 9, 9, 0]);
+    let state = serde_json::to_value(e.state()).unwrap_or_default();
+    let minutes = state["written"]["kept"].as_array().map(Vec::len);
+    assert_eq!(minutes, Some(61));
+}
+
 /// Purge and inflow rates are only averaged over the trend window, so only that much is kept;
-/// the redo write rate keeps its hour. A restored engine (a replay checkpoint: the state and
-/// the newest points each series holds) goes on to the same assessments.
+/// the redo write rate keeps its hour as minute sums, no points. A restored engine (a replay
+/// checkpoint: the state and the newest points each series holds) goes on to the same
+/// assessments, its sizing's hour of writes included.
 #[test]
 fn purge_and_inflow_rates_keep_the_trend_window_and_restore_alike() {
     let mut live = VerdictEngine::default();
@@ -289,11 +307,12 @@ fn purge_and_inflow_rates_keep_the_trend_window_and_restore_alike() {
         let mut f = fig(t);
         f.purge.records_per_s = Some(400.0 + (t % 7) as f64 * 30.0);
         f.purge.inflow_records_per_s = Some(450.0 + (t % 5) as f64 * 40.0);
+        f.redo.written_bytes_per_s = Some(1e6 + (t % 11) as f64 * 1e4);
         f
     };
     run(&mut live, mysql(), varying, 0..4_000);
     let [history, purge, inflow, written] = live.state().series_len();
-    assert_eq!((history, written), (4_000, 3_600));
+    assert_eq!((history, written), (4_000, 0));
     let kept = 2 * window as usize + 1;
     assert_eq!((purge, inflow), (kept, kept), "window {window} s at 1 Hz");
 
@@ -301,5 +320,14 @@ fn purge_and_inflow_rates_keep_the_trend_window_and_restore_alike() {
     let mut restored = VerdictEngine::restore(live.state(), RecoveryModel::default(), points)
         .expect("the engine's own state restores");
     let ahead = |e: &mut VerdictEngine| run(e, mysql(), varying, 4_000..4_100);
-    assert_eq!(ahead(&mut restored), ahead(&mut live));
+    let (restored, live) = (ahead(&mut restored), ahead(&mut live));
+    let hours = live
+        .iter()
+        .filter_map(|a| a.sizing.as_ref()?.hour_of_writes_bytes);
+    assert_eq!(
+        hours.count(),
+        live.len(),
+        "every sizing reads the hour of writes"
+    );
+    assert_eq!(restored, live);
 }
