@@ -209,7 +209,8 @@ pub struct Sizing {
     pub variable: String,
     /// The setting to write, e.g. `innodb_redo_log_capacity = 304M`.
     pub setting: String,
-    /// The naive "one hour of redo writes" size (mean write rate over the last hour × 3600).
+    /// The naive "one hour of redo writes" size: the mean write rate over the last hour, to the
+    /// minute (the current minute and the 60 before it), × 3600.
     pub hour_of_writes_bytes: Option<u64>,
     /// Worst-case recovery (checkpoint age at the sync point) at the advised size: the price.
     pub worst_case_recovery_s_at_advised: f64,

@@ -22,8 +22,8 @@ impl Series {
     /// At most `cap` points, and only those of the last `span_s` seconds.
     pub fn spanning(cap: usize, span_s: f64) -> Self {
         Series {
-            // Grown as points come (in quarter steps, see `push`): a series that never
-            // fills does not hold its whole cap.
+            // Grown as points come (see `growth`): a series that never fills does not hold
+            // its whole cap.
             points: VecDeque::new(),
             cap: cap.max(1),
             span_s,
@@ -51,11 +51,28 @@ impl Series {
         }
         let len = self.points.len();
         if len == self.points.capacity() {
-            // A quarter more each time rather than double: at most a quarter held unused.
-            let room = self.cap.saturating_sub(len).max(1);
-            self.points.reserve_exact((len / 4).max(16).min(room));
+            self.points.reserve_exact(self.growth(len, t));
         }
         self.points.push_back((t, v));
+    }
+
+    /// How many points to make room for when full. Once 16 points show the cadence, all that
+    /// the span needs at once: a series grown in steps leaves every outgrown buffer behind, and
+    /// at 1,000 targets glibc's heap grew about twice as fast as the points did. Before that,
+    /// and past the estimate (a faster cadence), a quarter more each time: never double, so at
+    /// most a quarter is held unused.
+    fn growth(&self, len: usize, t: f64) -> usize {
+        let room = self.cap.saturating_sub(len).max(1);
+        let step = (len / 4).max(16);
+        let span_needs = match self.points.front() {
+            Some((t0, _)) if len >= 16 && self.span_s.is_finite() && t > *t0 => {
+                let every = (t - t0) / len as f64;
+                // Saturates for a cadence near zero; the cap bounds it below.
+                (self.span_s / every).ceil() as usize + 2
+            }
+            _ => 0,
+        };
+        span_needs.saturating_sub(len).max(step).min(room)
     }
 
     /// A series already holding `points` (oldest first; only the newest `cap` are kept): what
@@ -237,6 +254,38 @@ mod tests {
         }
         assert_eq!(fast.len(), 100);
         assert!(fast.points.capacity() <= 116, "{}", fast.points.capacity());
+    }
+
+    #[test]
+    fn the_span_is_reserved_once_the_cadence_shows() {
+        // At 5 s, 16 points in, the storage jumps to the two hours' 1,441 points (+1) and is
+        // never grown again; before that, steps of 16.
+        let mut s = Series::spanning(7_200, 7_200.0);
+        let mut grown = Vec::new();
+        for i in 0..3_000 {
+            s.push(f64::from(i) * 5.0, Some(1.0));
+            if grown.last() != Some(&s.points.capacity()) {
+                grown.push(s.points.capacity());
+            }
+        }
+        assert_eq!(grown.len(), 2, "{grown:?}");
+        assert!((16..20).contains(&grown[0]), "{grown:?}");
+        assert!((1_441..1_460).contains(&grown[1]), "{grown:?}");
+        // A cadence that speeds up later grows past the estimate in quarter steps.
+        for i in 0..200 {
+            s.push(15_000.0 + f64::from(i), Some(1.0));
+        }
+        assert!(s.points.capacity() >= s.len());
+        // A cap smaller than the span's need is the limit.
+        let mut capped = Series::spanning(100, 7_200.0);
+        for i in 0..1_000 {
+            capped.push(f64::from(i), Some(1.0));
+        }
+        assert!(
+            capped.points.capacity() <= 116,
+            "{}",
+            capped.points.capacity()
+        );
     }
 
     #[test]
