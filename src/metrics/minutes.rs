@@ -80,12 +80,14 @@ impl MinuteMeans {
     }
 
     /// How many points the kept minutes hold.
-    pub fn points(&self) -> u64 {
+    #[cfg(test)]
+    fn held(&self) -> u64 {
         self.kept.iter().map(|m| u64::from(m.n)).sum()
     }
 
     /// How many minutes are kept (at most `minutes + 1`).
-    pub fn kept_minutes(&self) -> usize {
+    #[cfg(test)]
+    fn kept_minutes(&self) -> usize {
         self.kept.len()
     }
 }
@@ -110,7 +112,7 @@ mod tests {
         // minute of the first hour (60 points of 1.0) and the whole second hour.
         let want = (60.0 * 1.0 + 3_600.0 * 3.0) / 3_660.0;
         assert_eq!(m.mean_at(7_199.0), Some(want));
-        assert_eq!(m.points(), 3_660);
+        assert_eq!(m.held(), 3_660);
         // Later, without new points, the minutes that left the hour are not read.
         assert_eq!(m.mean_at(7_260.0), Some(3.0));
         assert_eq!(m.mean_at(7_200.0 + 3_700.0), None);
@@ -125,9 +127,9 @@ mod tests {
         m.push(13.0, Some(f64::INFINITY));
         m.push(14.0, Some(8.0));
         assert_eq!(m.mean_at(14.0), Some(6.0));
-        assert_eq!(m.points(), 2);
+        assert_eq!(m.held(), 2);
         m.push(5.0, Some(1.0));
-        assert_eq!((m.points(), m.mean_at(5.0)), (1, Some(1.0)));
+        assert_eq!((m.held(), m.mean_at(5.0)), (1, Some(1.0)));
     }
 
     #[test]
