@@ -271,11 +271,17 @@ mod tests {
         assert_eq!(grown.len(), 2, "{grown:?}");
         assert!((16..20).contains(&grown[0]), "{grown:?}");
         assert!((1_441..1_460).contains(&grown[1]), "{grown:?}");
-        // A cadence that speeds up later grows past the estimate in quarter steps.
+        // A cadence that speeds up later (1 s) needs more than the estimate: the 1,400 points
+        // at 5 s still in the span and 200 new ones, grown in quarter steps, never doubled.
         for i in 0..200 {
             s.push(15_000.0 + f64::from(i), Some(1.0));
         }
-        assert!(s.points.capacity() >= s.len());
+        assert_eq!(s.len(), 1_600);
+        assert!(
+            s.points.capacity() <= 1_600 * 5 / 4 + 16,
+            "{}",
+            s.points.capacity()
+        );
         // A cap smaller than the span's need is the limit.
         let mut capped = Series::spanning(100, 7_200.0);
         for i in 0..1_000 {
