@@ -198,3 +198,89 @@ async fn interval_change_and_undo_scan_on_request() {
     assert!(scanned, "the scan ran on request");
     poller.abort();
 }
+
+/// The tick's one round trip drops MariaDB's status rows the figures don't use as it reads
+/// them (`SHOW GLOBAL STATUS LIKE 'Innodb\_%'` returns ~110): every `Innodb_` counter of
+/// `STATUS` the server has still arrives, nothing else does, and the statements beside it
+/// in the batch (INNODB_TRX when due, INNODB_METRICS) keep all their rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tick_keeps_every_wanted_counter_and_the_other_statements_rows() {
+    use innodebt::source::flavor::STATUS;
+    use mysql_async::prelude::Queryable;
+    let server = PrivateServer::start(ServerConfig::default());
+    let mut writer = mysql_async::Conn::new(server.opts())
+        .await
+        .expect("connect");
+    for q in [
+        "CREATE DATABASE IF NOT EXISTS test",
+        "CREATE TABLE test.held (id INT PRIMARY KEY) ENGINE=InnoDB",
+        "START TRANSACTION",
+        "INSERT INTO test.held VALUES (1)",
+    ] {
+        writer.query_drop(q).await.expect(q);
+    }
+    let all: Vec<(String, String)> = writer
+        .query("SHOW GLOBAL STATUS LIKE 'Innodb\\_%'")
+        .await
+        .expect("status");
+    let wanted: Vec<&str> = STATUS
+        .iter()
+        .copied()
+        .filter(|s| s.starts_with("Innodb_"))
+        .filter(|s| all.iter().any(|(n, _)| n.eq_ignore_ascii_case(s)))
+        .collect();
+    assert!(
+        wanted.len() >= 10,
+        "MariaDB has our Innodb_ counters: {wanted:?}"
+    );
+    assert!(
+        all.len() > 2 * wanted.len(),
+        "most rows are not ours: {}",
+        all.len()
+    );
+
+    let cfg = PollerConfig {
+        interval: Duration::from_millis(200),
+        label: "private".into(),
+        ..PollerConfig::default()
+    };
+    let (tx, mut rx) = mpsc::channel(64);
+    let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
+    let poller = tokio::spawn(live::run(
+        None,
+        connector(options(&server)),
+        cfg,
+        tx,
+        cmd_rx,
+    ));
+    let mut samples = 0;
+    while samples < 8 {
+        let SourceEvent::Sample(s) = next_event(&mut rx).await else {
+            continue;
+        };
+        samples += 1;
+        for w in &wanted {
+            assert!(
+                s.status.keys().any(|k| k.eq_ignore_ascii_case(w)),
+                "sample {samples}: {w} missing from {:?}",
+                s.status.keys().collect::<Vec<_>>()
+            );
+        }
+        for k in s.status.keys() {
+            assert!(
+                STATUS.iter().any(|n| n.eq_ignore_ascii_case(k)),
+                "sample {samples}: {k} is not a counter the figures use"
+            );
+        }
+        assert!(
+            !s.trx.is_empty(),
+            "sample {samples}: the open transaction is listed"
+        );
+        assert!(
+            !s.metrics.is_empty(),
+            "sample {samples}: INNODB_METRICS rows kept"
+        );
+    }
+    poller.abort();
+    writer.query_drop("ROLLBACK").await.expect("rollback");
+}

@@ -401,7 +401,10 @@ impl Session {
         } else {
             (Arc::clone(&self.sql.tick), 2)
         };
-        let mut answers = batch(&mut self.conn, &sql, n, t).await?.into_iter();
+        // The status statement follows INNODB_TRX when that is due.
+        let status_at = usize::from(trx_due);
+        let keep = |i: usize, row: &Row| i != status_at || wanted_status(row);
+        let mut answers = batch(&mut self.conn, &sql, n, t, keep).await?.into_iter();
         let trx = if trx_due { answers.next() } else { None };
         let (status, status_took) = answers.next().unwrap_or_default();
         let (metrics, metrics_took) = answers.next().unwrap_or_default();
