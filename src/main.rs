@@ -23,14 +23,21 @@ fn main() -> ExitCode {
         argv::hide_password(password.expose());
     }
     keep_driver_buffers_small();
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    // Unless tokio's own TOKIO_WORKER_THREADS says otherwise: `serve` runs on one worker (a
-    // thousand targets' polls and scrapes need a tenth of a core, and a second worker only
-    // adds wake-ups between the two: 14.2 % of a core against 12.2 % in one A/B pair at 1,000
-    // targets, p99 unchanged); the dashboards on two.
-    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
-        let serve = matches!(cli.command, Some(innodebt::cli::Command::Serve(_)));
-        builder.worker_threads(if serve { 1 } else { 2 });
+    let serve = matches!(cli.command, Some(innodebt::cli::Command::Serve(_)));
+    // `serve` runs every target, scrape and timer on the one thread that starts it (a
+    // thousand targets' polls and scrapes need a tenth of a core): a worker thread beside it
+    // only adds wake-ups between the two — accepting on one and answering on the other (two
+    // workers cost 14.2 % of a core against 12.2 % for one in an A/B pair at 1,000 targets;
+    // none, see BENCHMARKS.md). The dashboards keep two workers. tokio's own
+    // TOKIO_WORKER_THREADS, when set, asks for that many workers.
+    let workers = std::env::var_os("TOKIO_WORKER_THREADS").is_some();
+    let mut builder = if serve && !workers {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    if !workers && !serve {
+        builder.worker_threads(2);
     }
     let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,

@@ -540,7 +540,14 @@ impl Server {
             "innodebt serve: finishing {} recording(s)",
             recorders.targets()
         );
-        let finished = tokio::task::block_in_place(|| recorders.finish());
+        // The writer thread needs nothing of the runtime: waiting for it on the runtime's
+        // own thread only holds back pollers that are already stopped.
+        let finished = match tokio::runtime::Handle::current().runtime_flavor() {
+            tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| recorders.finish())
+            }
+            _ => recorders.finish(),
+        };
         match finished {
             Ok(_) => ExitCode::SUCCESS,
             Err(e) => fail(
