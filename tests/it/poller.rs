@@ -27,6 +27,26 @@ fn connector(opts: ConnectOptions) -> ConnectFn {
     })
 }
 
+/// The live poller on `server` at `interval`: its task, its events and its commands.
+fn start_poller(
+    server: &PrivateServer,
+    interval: Duration,
+) -> (
+    tokio::task::JoinHandle<()>,
+    mpsc::Receiver<SourceEvent>,
+    mpsc::Sender<PollerCommand>,
+) {
+    let cfg = PollerConfig {
+        interval,
+        label: "private".into(),
+        ..PollerConfig::default()
+    };
+    let (tx, rx) = mpsc::channel(64);
+    let (cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
+    let poller = tokio::spawn(live::run(None, connector(options(server)), cfg, tx, cmd_rx));
+    (poller, rx, cmd_tx)
+}
+
 async fn next_event(rx: &mut mpsc::Receiver<SourceEvent>) -> SourceEvent {
     tokio::time::timeout(Duration::from_secs(30), rx.recv())
         .await
@@ -37,20 +57,7 @@ async fn next_event(rx: &mut mpsc::Receiver<SourceEvent>) -> SourceEvent {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn survives_kill_9_and_restarts_rates() {
     let mut server = PrivateServer::start(ServerConfig::default());
-    let cfg = PollerConfig {
-        interval: Duration::from_millis(200),
-        label: "private".into(),
-        ..PollerConfig::default()
-    };
-    let (tx, mut rx) = mpsc::channel(64);
-    let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
-    let poller = tokio::spawn(live::run(
-        None,
-        connector(options(&server)),
-        cfg,
-        tx,
-        cmd_rx,
-    ));
+    let (poller, mut rx, _cmd_tx) = start_poller(&server, Duration::from_millis(200));
     let load = WriteLoad::paced(server.opts(), 2, 200);
 
     let mut deriver = Deriver::new();
@@ -150,20 +157,7 @@ async fn survives_kill_9_and_restarts_rates() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interval_change_and_undo_scan_on_request() {
     let server = PrivateServer::start(ServerConfig::default());
-    let cfg = PollerConfig {
-        interval: Duration::from_secs(5),
-        label: "private".into(),
-        ..PollerConfig::default()
-    };
-    let (tx, mut rx) = mpsc::channel(64);
-    let (cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
-    let poller = tokio::spawn(live::run(
-        None,
-        connector(options(&server)),
-        cfg,
-        tx,
-        cmd_rx,
-    ));
+    let (poller, mut rx, cmd_tx) = start_poller(&server, Duration::from_secs(5));
     // Connected + the immediate first tick.
     let mut got_sample = false;
     while !got_sample {
@@ -239,20 +233,7 @@ async fn the_tick_keeps_every_wanted_counter_and_the_other_statements_rows() {
         all.len()
     );
 
-    let cfg = PollerConfig {
-        interval: Duration::from_millis(200),
-        label: "private".into(),
-        ..PollerConfig::default()
-    };
-    let (tx, mut rx) = mpsc::channel(64);
-    let (_cmd_tx, cmd_rx) = mpsc::channel::<PollerCommand>(4);
-    let poller = tokio::spawn(live::run(
-        None,
-        connector(options(&server)),
-        cfg,
-        tx,
-        cmd_rx,
-    ));
+    let (poller, mut rx, _cmd_tx) = start_poller(&server, Duration::from_millis(200));
     let mut samples = 0;
     while samples < 8 {
         let SourceEvent::Sample(s) = next_event(&mut rx).await else {
