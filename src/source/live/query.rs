@@ -200,26 +200,25 @@ pub(super) fn read_metrics(rs: &[Row], sample: &mut Sample) {
 /// Status rows into the sample, only the names the figures use (MariaDB's per-tick
 /// statement returns every `Innodb_%` counter; the server may change their case).
 pub(super) fn read_status(rs: &[Row], sample: &mut Sample) {
-    for r in rs {
-        if !wanted_status(r) {
-            continue;
-        }
-        if let (Some(name), Some(v)) = (text(r, 0), number(r, 1))
-            && STATUS.iter().any(|s| s.eq_ignore_ascii_case(&name))
-        {
+    for r in rs.iter().filter(|r| wanted_status(r)) {
+        if let (Some(name), Some(v)) = (text(r, 0), number(r, 1)) {
             sample.status.insert(name, v);
         }
     }
 }
 
-/// Whether a status row may be one the figures use. Most of MariaDB's ~110 rows are not:
-/// they are told apart on the name's bytes, unconverted.
+/// Whether a status row is one the figures use. Most of MariaDB's ~110 rows are not: they are
+/// told apart on the name's bytes, unconverted.
 pub(super) fn wanted_status(r: &Row) -> bool {
-    match r.as_ref(0) {
-        Some(Value::Bytes(name)) => STATUS
+    let ours = |name: &[u8]| {
+        STATUS
             .iter()
-            .any(|s| s.as_bytes().eq_ignore_ascii_case(name)),
-        _ => true,
+            .any(|s| s.as_bytes().eq_ignore_ascii_case(name))
+    };
+    match r.as_ref(0) {
+        Some(Value::Bytes(name)) => ours(name),
+        Some(other) => value_text(other).is_some_and(|t| ours(t.as_bytes())),
+        None => false,
     }
 }
 
