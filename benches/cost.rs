@@ -32,7 +32,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Row};
 
 use common::{PrivateServer, ServerConfig};
-use innodebt::source::flavor::MONITOR_GROUPS;
+use innodebt_server::flavor::MONITOR_GROUPS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Tool {

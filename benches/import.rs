@@ -180,7 +180,7 @@ fn prometheus(runs: usize) {
                     Err(e) => panic!("import failed: {e}"),
                 }
             };
-            samples = innodebt::capture::open(&out)
+            samples = innodebt_capture::open(&out)
                 .expect("the import reads")
                 .events
                 .iter()

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use chrono::{TimeZone, Utc};
 use innodebt::app::{App, ChartWindow, Msg};
-use innodebt::sample::{MetricValue, Sample, SourceEvent, TrxRow};
 use innodebt::theme::Theme;
+use innodebt_server::sample::{MetricValue, Sample, SourceEvent, TrxRow};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use innodebt::capture::format::FORMAT_VERSION;
-use innodebt::derive::DERIVATION_VERSION;
+use innodebt_capture::format::FORMAT_VERSION;
+use innodebt_engine::derive::DERIVATION_VERSION;
 
 const BIN: &str = env!("CARGO_BIN_EXE_innodebt");
 /// Bump when `events` changes what it generates.

@@ -28,11 +28,11 @@ pub fn emit(text: &str) {
 }
 
 /// `--recovery-rate` or the published default.
-pub fn recovery_model(cli: &Cli) -> crate::verdicts::RecoveryModel {
+pub fn recovery_model(cli: &Cli) -> innodebt_engine::verdicts::RecoveryModel {
     cli.options
         .recovery_rate
-        .and_then(|r| crate::verdicts::RecoveryModel::with_rate(r as f64))
-        .unwrap_or_else(crate::verdicts::RecoveryModel::published_default)
+        .and_then(|r| innodebt_engine::verdicts::RecoveryModel::with_rate(r as f64))
+        .unwrap_or_else(innodebt_engine::verdicts::RecoveryModel::published_default)
 }
 
 /// `--theme` / `--no-color` / `NO_COLOR` → the theme, or a message naming the bad file.

@@ -3,11 +3,11 @@
 
 use std::fmt::Write as _;
 
-use crate::figures::{Bound, Figures, Purge, Recovery};
-use crate::sample::SourceKind;
-use crate::source::flavor::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, Flavor, PointWords};
 use crate::text::{is_invisible, sanitize, strip_controls};
-use crate::units::{bytes, duration, opt, rate};
+use innodebt_engine::figures::{Bound, Figures, Purge, Recovery};
+use innodebt_engine::units::{bytes, duration, opt, rate};
+use innodebt_server::flavor::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, Flavor, PointWords};
+use innodebt_server::sample::SourceKind;
 
 /// The version of the figures' JSON shape (`--once --format json`, `replay --once`, `export
 /// --format json`), its top-level `schema_version`. Bumped when a script written for the old
@@ -237,7 +237,8 @@ pub fn text(f: &Figures) -> String {
         r.waits_words().unwrap_or_else(|| "latch n/a".into()),
         opt(r.trx_sys_wait_s_per_s, |s| format!("{s:.2} s/s")),
         match r.severity {
-            Some(crate::figures::Severity::Warning) => " · writes queue on too few segments",
+            Some(innodebt_engine::figures::Severity::Warning) =>
+                " · writes queue on too few segments",
             _ => "",
         },
     );

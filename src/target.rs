@@ -8,11 +8,11 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::derive::Deriver;
-use crate::figures::Figures;
-use crate::sample::SourceEvent;
-use crate::source::connect::{self, ConnectOptions};
-use crate::source::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::Figures;
+use innodebt_poller::connect::{self, ConnectOptions};
+use innodebt_poller::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
+use innodebt_server::sample::SourceEvent;
 
 /// How to run one target.
 pub struct TargetSpec {

@@ -9,15 +9,15 @@ use tokio::sync::mpsc;
 
 use crate::app::notes::NoteInto;
 use crate::app::{App, Command, Msg};
-use crate::capture::{CaptureSender, Note};
 use crate::control::{self, AuditLog};
 use crate::replay::{Loader, WindowRequest};
-use crate::sample::SourceEvent;
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
-use crate::source::connect::ConnectOptions;
-use crate::source::live::PollerCommand;
 use crate::term;
 use crate::theme::Theme;
+use innodebt_capture::{CaptureSender, Note};
+use innodebt_poller::connect::ConnectOptions;
+use innodebt_poller::live::PollerCommand;
+use innodebt_server::sample::SourceEvent;
 
 /// Test hook, read once at start: with `INNODEBT_FAILPOINT=panic-in-render` the dashboard
 /// panics inside `terminal.draw` once it has shown a few samples, so the fault tests can check
@@ -284,7 +284,7 @@ fn save_note(wiring: &Wiring, side: &mpsc::Sender<Msg>, note: Note, into: NoteIn
         NoteInto::File(path) => {
             let tx = side.clone();
             tokio::task::spawn_blocking(move || {
-                let result = crate::capture::notes::append_note(&path, &note)
+                let result = innodebt_capture::notes::append_note(&path, &note)
                     .map(|()| path.display().to_string())
                     .map_err(|e| e.to_string());
                 let _ = tx.blocking_send(Msg::NoteSaved { note, result });

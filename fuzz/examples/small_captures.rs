@@ -9,14 +9,14 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use innodebt::capture::writer::{CaptureWriter, WriterOptions};
+use innodebt_capture::writer::{CaptureWriter, WriterOptions};
 
 /// Events kept per capture, and per section.
 const EVENTS: usize = 24;
 const PER_SECTION: u32 = 5;
 
 fn rewrite(input: &Path, output: &Path) -> Result<usize, String> {
-    let cap = innodebt::capture::open(input).map_err(|e| e.to_string())?;
+    let cap = innodebt_capture::open(input).map_err(|e| e.to_string())?;
     let opts = WriterOptions {
         overwrite: true,
         frame_records: PER_SECTION,

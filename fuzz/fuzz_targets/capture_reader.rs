@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use innodebt::capture::reader::from_bytes;
-use innodebt::capture::{CaptureIndex, End};
+use innodebt_capture::reader::from_bytes;
+use innodebt_capture::{CaptureIndex, End};
 use libfuzzer_sys::fuzz_target;
 
 /// One scratch file per fuzzing process (the index needs a path).

@@ -3,7 +3,7 @@
 //! documented limits hold (query texts at most 1,000 chars, at most 64 section names).
 #![no_main]
 
-use innodebt::{innodb_status, textdump};
+use innodebt_server::{innodb_status, textdump};
 use libfuzzer_sys::fuzz_target;
 
 fn check(text: &str) {

@@ -7,7 +7,7 @@
 
 use std::path::{Component, Path};
 
-use innodebt::mycnf::{self, Item, OptionFile};
+use innodebt_server::mycnf::{self, Item, OptionFile};
 use libfuzzer_sys::fuzz_target;
 
 fn stays_inside(path: &Path) -> bool {

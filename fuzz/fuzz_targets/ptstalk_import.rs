@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use innodebt::capture::reader::from_bytes;
-use innodebt::capture::writer::{WriterOptions, scrub};
-use innodebt::capture::{CaptureWriter, ImportError, import_dir};
+use innodebt_capture::reader::from_bytes;
+use innodebt_capture::writer::{WriterOptions, scrub};
+use innodebt_capture::{CaptureWriter, ImportError, import_dir};
 use libfuzzer_sys::fuzz_target;
 
 fn import_and_save(dir: &Path, prefix: Option<&str>, out: &Path) {

@@ -19,8 +19,8 @@ use crossterm::event::KeyEvent;
 
 use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
 use crate::replay::{Window, WindowRequest};
-use crate::sample::SourceEvent;
-use crate::verdicts::fresh;
+use innodebt_engine::verdicts::fresh;
+use innodebt_server::sample::SourceEvent;
 pub use transport::{Recording, Replay};
 pub use view::{DataView, Link};
 
@@ -187,7 +187,7 @@ pub enum Command {
     LoadWindow(WindowRequest),
     /// Store a bookmark (the recording's writer, or a finished file), report back.
     SaveNote {
-        note: crate::capture::Note,
+        note: innodebt_capture::Note,
         into: notes::NoteInto,
     },
 }
@@ -220,7 +220,7 @@ pub enum Msg {
     },
     /// A bookmark was stored (where), or could not be (why).
     NoteSaved {
-        note: crate::capture::Note,
+        note: innodebt_capture::Note,
         result: Result<String, String>,
     },
 }
@@ -245,7 +245,7 @@ pub enum Freshness {
     },
 }
 
-pub use crate::source::live::MIN_INTERVAL;
+pub use innodebt_poller::live::MIN_INTERVAL;
 
 pub const MAX_INTERVAL: Duration = Duration::from_secs(60);
 
@@ -275,7 +275,7 @@ pub struct App {
     /// Capture seconds owed to playback (wall time × speed not yet spent on samples).
     play_debt_s: f64,
     /// Bookmarks added live this session (a replay's are on its recording).
-    pub notes: Vec<crate::capture::Note>,
+    pub notes: Vec<innodebt_capture::Note>,
     /// Set when showing `innodebt compare` instead of a server or a capture.
     pub compare: Option<Box<compare::Compare>>,
 }

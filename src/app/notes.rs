@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use super::{App, Command, Input, InputPurpose, Overlay};
-use crate::capture::Note;
+use innodebt_capture::Note;
 
 /// Where a note goes.
 #[derive(Debug, Clone, PartialEq)]

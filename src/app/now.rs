@@ -2,7 +2,7 @@
 //! figures, except that while live data stops coming (STALE, DISCONNECTED) nothing old is shown
 //! as a judgement of now.
 
-use crate::figures::{Severity, Verdict};
+use innodebt_engine::figures::{Severity, Verdict};
 
 use super::{App, Freshness, secs_between};
 
@@ -20,7 +20,7 @@ impl App {
         }
         match self.freshness() {
             Freshness::Stale { .. } | Freshness::Disconnected { .. } => {
-                crate::verdicts::without_fresh_data(
+                innodebt_engine::verdicts::without_fresh_data(
                     &latest.verdicts,
                     secs_between(latest.sampled_at, self.now),
                     latest.sampled_at,
@@ -43,7 +43,7 @@ impl App {
         match severity {
             Some(s) if fresh => s,
             None if fresh => Severity::Unknown,
-            s => crate::verdicts::severity_without_fresh_data(s),
+            s => innodebt_engine::verdicts::severity_without_fresh_data(s),
         }
     }
 }

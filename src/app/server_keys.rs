@@ -4,7 +4,7 @@
 
 use super::{App, Command, FactsThen};
 use crate::control::{self, ChangePlan, Knob, PlanContext, Refusal};
-use crate::sample::SourceKind;
+use innodebt_server::sample::SourceKind;
 
 /// Why a change key does nothing here, if it doesn't.
 fn change_blocked(app: &App) -> Option<String> {

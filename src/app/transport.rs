@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 
 pub use crate::replay::Recording;
 use crate::replay::{Goto, WindowRequest};
-use crate::verdicts::whatif::WhatIfReport;
 use crate::view::moments::{Group, Moment};
+use innodebt_engine::verdicts::whatif::WhatIfReport;
 
 pub const MIN_SPEED: f64 = 0.25;
 pub const MAX_SPEED: f64 = 1000.0;

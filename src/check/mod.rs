@@ -6,9 +6,9 @@
 
 mod perfdata;
 
-use crate::figures::{Figures, Severity, VerdictKind};
 use crate::text::strip_controls;
 use crate::trigger::{self, Trigger};
+use innodebt_engine::figures::{Figures, Severity, VerdictKind};
 
 pub use perfdata::perfdata;
 

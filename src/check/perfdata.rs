@@ -4,8 +4,8 @@
 //! registry, with the `--warning`/`--critical` ranges on it), then the other main figures.
 
 use super::Thresholds;
-use crate::figures::{Figures, Unit};
 use crate::trigger::{Figure, Op, Trigger};
+use innodebt_engine::figures::{Figures, Unit};
 
 /// One item. `value` `None` is `U`; numbers are plain decimals (no exponent, no grouping).
 struct Item {

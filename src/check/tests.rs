@@ -1,8 +1,8 @@
 use chrono::DateTime;
 
 use super::*;
-use crate::figures::{Blocker, FigureId, Missing, Unreadable, Verdict};
-use crate::sample::SourceKind;
+use innodebt_engine::figures::{Blocker, FigureId, Missing, Unreadable, Verdict};
+use innodebt_server::sample::SourceKind;
 
 fn verdict(kind: VerdictKind, severity: Severity, message: &str) -> Verdict {
     Verdict {

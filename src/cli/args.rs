@@ -14,8 +14,8 @@ use super::values::{
     parse_port, parse_rate, parse_schedule, parse_secret, parse_size, parse_time_spec,
     parse_timeout, parse_what_if,
 };
-use crate::source::connect::{Secret, SslMode};
-use crate::source::live::MIN_INTERVAL;
+use innodebt_poller::connect::{Secret, SslMode};
+use innodebt_poller::live::MIN_INTERVAL;
 
 /// `--interval`'s help, with the floor `parse_interval` and the poller hold it to.
 fn interval_help() -> String {

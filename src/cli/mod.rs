@@ -26,4 +26,4 @@ pub use values::{
     parse_what_if,
 };
 
-pub use crate::source::connect::{ConnectOptions, Endpoint, Secret, SslMode};
+pub use innodebt_poller::connect::{ConnectOptions, Endpoint, Secret, SslMode};

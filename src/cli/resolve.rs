@@ -13,8 +13,8 @@ use thiserror::Error;
 use super::args::MysqlEnv;
 use super::args::{Cli, ConnectionArgs};
 use super::values::parse_port;
-use crate::mycnf::{self, MyCnfError, Setting};
-use crate::source::connect::{ConnectOptions, Endpoint, Secret, SslMode};
+use innodebt_poller::connect::{ConnectOptions, Endpoint, Secret, SslMode};
+use innodebt_server::mycnf::{self, MyCnfError, Setting};
 
 /// Where the mysql client looks for the server's socket when nothing names one.
 pub const SOCKET_PATHS: &[&str] = &[

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, FixedOffset, NaiveTime};
 
-use crate::source::connect::Secret;
+use innodebt_poller::connect::Secret;
 
 /// The shortest `--interval` accepted: the poller's floor.
-pub use crate::source::live::MIN_INTERVAL;
+pub use innodebt_poller::live::MIN_INTERVAL;
 
 /// A periodic task that may be switched off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

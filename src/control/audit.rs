@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::ControlError;
-use crate::sample::AuditEntry;
+use innodebt_server::sample::AuditEntry;
 
 /// Where the audit lines go.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,10 +11,10 @@ use mysql_async::{Conn, Row};
 
 use super::ControlError;
 use super::plan::{ChangePlan, FactsSource, Knob, KnobFacts, PlanAction};
-use crate::sample::AuditEntry;
-use crate::source::connect::ConnectOptions;
-use crate::source::connect::connect;
-use crate::source::flavor::Flavor;
+use innodebt_poller::connect::ConnectOptions;
+use innodebt_poller::connect::connect;
+use innodebt_server::flavor::Flavor;
+use innodebt_server::sample::AuditEntry;
 
 /// How long one statement of a change may take (SET, KILL and their reads are instant; a
 /// server that does not answer in this time is in trouble, and we say so).
@@ -425,7 +425,7 @@ async fn disconnect(conn: Conn) {
     let _ = tokio::time::timeout(Duration::from_secs(2), conn.disconnect()).await;
 }
 
-pub(crate) use crate::source::live::value_text;
+pub(crate) use innodebt_poller::live::value_text;
 
 /// `query_drop` with the statement timeout; errors explained for `privilege`.
 pub(crate) async fn run_drop(
@@ -480,7 +480,7 @@ where
 mod tests {
     use super::*;
     use crate::control::plan::{PlanContext, plan_set};
-    use crate::source::connect::Endpoint;
+    use innodebt_poller::connect::Endpoint;
     use mysql_async::Value;
 
     #[test]
@@ -507,7 +507,7 @@ mod tests {
     async fn a_failed_connect_is_an_audited_outcome() {
         let mut opts = ConnectOptions::new(Endpoint::Socket("/nonexistent/x.sock".into()));
         opts.user = "dba".into();
-        opts.password = Some(crate::source::connect::Secret::new("hunter2"));
+        opts.password = Some(innodebt_poller::connect::Secret::new("hunter2"));
         let ctx = PlanContext::new(Flavor::detect("10.11.1-MariaDB", "", false), false);
         let facts = KnobFacts {
             variable: "innodb_max_purge_lag".into(),

@@ -4,8 +4,8 @@
 //!
 //! The flow: read facts ([`exec::fetch_facts`]) → [`plan`] (pure: a [`plan::ChangePlan`] to
 //! confirm, or a [`plan::Refusal`]) → confirmed → [`exec::execute`] on a connection of its own
-//! → [`exec::ChangeOutcome`] (with its [`crate::sample::AuditEntry`]) → [`audit::AuditLog`].
-//! Server differences come from [`crate::source::flavor::Flavor`] only.
+//! → [`exec::ChangeOutcome`] (with its [`innodebt_server::sample::AuditEntry`]) → [`audit::AuditLog`].
+//! Server differences come from [`innodebt_server::flavor::Flavor`] only.
 
 pub mod audit;
 pub mod exec;
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::source::connect::ConnectError;
+use innodebt_poller::connect::ConnectError;
 
 pub use audit::AuditLog;
 pub use exec::{ChangeOutcome, SqlWarning, execute, fetch_facts, read_facts};

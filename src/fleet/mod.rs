@@ -20,14 +20,14 @@ use tokio::sync::mpsc;
 
 use crate::app::{self, App, DataView};
 use crate::cli::{Cli, FleetArgs};
-use crate::derive::Deriver;
 use crate::keymap::{self, KeyAction, Mode};
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::{ConfigFile, TargetSpec};
-use crate::source::live::PollerConfig;
 use crate::term;
 use crate::theme::Theme;
+use innodebt_engine::derive::Deriver;
+use innodebt_poller::live::PollerConfig;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
 
@@ -196,7 +196,7 @@ struct FleetScreen<'a> {
     wiring: Wiring,
     cli: &'a Cli,
     /// Per direct server: its latest raw events, for its dashboard.
-    recent: Vec<VecDeque<crate::sample::SourceEvent>>,
+    recent: Vec<VecDeque<innodebt_server::sample::SourceEvent>>,
     open: Option<Open>,
 }
 
@@ -314,7 +314,11 @@ impl FleetScreen<'_> {
 }
 
 /// A read-only dashboard for server `index`, fed what was seen of it so far.
-fn open_dashboard(index: usize, recent: &VecDeque<crate::sample::SourceEvent>, cli: &Cli) -> Open {
+fn open_dashboard(
+    index: usize,
+    recent: &VecDeque<innodebt_server::sample::SourceEvent>,
+    cli: &Cli,
+) -> Open {
     let mut app = App::new(cli.options.interval, Utc::now());
     app.live = DataView::new(Deriver::with_recovery(crate::mode::recovery_model(cli)));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).

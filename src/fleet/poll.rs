@@ -13,12 +13,12 @@ use super::agent::Agent;
 use super::row::RowFigures;
 use super::state::RowUpdate;
 use crate::cli::ConnectOptions;
-use crate::derive::Deriver;
 use crate::openmetrics::parse;
-use crate::sample::SourceEvent;
-use crate::source::live::{PollerConfig, backoff};
 use crate::target::{Derived, Target, TargetSpec, connector, spawn_target};
-use crate::verdicts::RecoveryModel;
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::verdicts::RecoveryModel;
+use innodebt_poller::live::{PollerConfig, backoff};
+use innodebt_server::sample::SourceEvent;
 
 /// What the tasks send the fleet loop.
 #[derive(Debug)]
@@ -196,9 +196,9 @@ mod tests {
 
     #[test]
     fn a_row_reads_the_same_from_figures_and_from_their_metrics() {
-        use crate::figures::{Blocker, Figures};
         use crate::openmetrics::{Exposition, Format};
-        let capture = crate::capture::reader::from_bytes(
+        use innodebt_engine::figures::{Blocker, Figures};
+        let capture = innodebt_capture::reader::from_bytes(
             include_bytes!("../../demo/mariadb-10.11-blocker.idbt"),
             std::path::Path::new("demo"),
         )
@@ -216,7 +216,7 @@ mod tests {
             age_s: 300,
             ..Blocker::default()
         });
-        f.self_cost = Some(crate::figures::SelfCost {
+        f.self_cost = Some(innodebt_engine::figures::SelfCost {
             statements_per_tick: 3,
             server_ms_per_tick: 1.75,
             server_ms_p95_1m: Some(2.5),

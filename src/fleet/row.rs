@@ -5,9 +5,9 @@
 
 use std::cmp::Ordering;
 
-use crate::figures::{FigureId, Figures};
-use crate::figures::{Severity, VerdictKind};
 use crate::openmetrics::parse::Scrape;
+use innodebt_engine::figures::{FigureId, Figures};
+use innodebt_engine::figures::{Severity, VerdictKind};
 
 /// The figures a row shows. `None` is unknown, shown as `-`.
 #[derive(Debug, Clone, Default, PartialEq)]

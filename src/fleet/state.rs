@@ -8,9 +8,9 @@ use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::row::{RowFigures, RowLink, breach_order};
-use crate::figures::Figures;
 use crate::keymap::{self, KeyAction, Mode};
-use crate::verdicts::fresh;
+use innodebt_engine::figures::Figures;
+use innodebt_engine::verdicts::fresh;
 
 /// One server of the fleet.
 #[derive(Debug, Clone, PartialEq)]
@@ -307,8 +307,8 @@ impl Fleet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::Severity;
     use crossterm::event::KeyModifiers;
+    use innodebt_engine::figures::Severity;
 
     fn key(c: KeyCode) -> Msg {
         Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))

@@ -15,7 +15,7 @@ use super::state::{Fleet, Server};
 use crate::keymap::{self, Bar};
 use crate::text::{elide_middle, sanitize, width};
 use crate::theme::{Theme, ThemeItem};
-use crate::units::{count, duration};
+use innodebt_engine::units::{count, duration};
 
 /// The columns and their widths; the server's width is the names' (see [`name_width`]).
 const HEADERS: [(&str, u16); 12] = [

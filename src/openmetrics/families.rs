@@ -6,9 +6,9 @@
 //! give no sample (absent, never a made-up 0).
 
 use super::family::{Family, Kind, Labels, Read, gauge};
-use crate::figures::{FigureId, Figures};
-use crate::figures::{Severity, VerdictKind};
-use crate::source::flavor::FlushRegime;
+use innodebt_engine::figures::{FigureId, Figures};
+use innodebt_engine::figures::{Severity, VerdictKind};
+use innodebt_server::flavor::FlushRegime;
 
 /// A gauge of one figure of the registry (in the family's unit: a percentage as a 0–1 ratio,
 /// microseconds as seconds).

@@ -2,7 +2,7 @@
 //! a table's input, or through the registry of figures ([`FigureId`]). The tables: the
 //! figures' in `families`, innodebt's own in `openmetrics`, the counters' in `exporter`.
 
-use crate::figures::{FigureId, Unit};
+use innodebt_engine::figures::{FigureId, Unit};
 
 /// OpenMetrics types we expose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

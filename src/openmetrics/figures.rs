@@ -6,7 +6,7 @@
 use super::families::FIGURES;
 pub use super::family::in_family_unit;
 use super::parse::Scrape;
-use crate::figures::{FigureId, Unit};
+use innodebt_engine::figures::{FigureId, Unit};
 
 /// A figure the exporter carries: its family, and the label that picks its sample where the
 /// family holds several (the flush sources: `source="lru"`).

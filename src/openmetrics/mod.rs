@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 pub use families::FIGURES;
 pub use family::{Family, Kind, Labels, Read};
 
-use crate::figures::Figures;
+use innodebt_engine::figures::Figures;
 
 /// The two text formats a scrape can get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,7 @@ impl Exposition {
     }
 
     /// The target's raw counters (`*_total`).
-    pub fn add_counters(&mut self, c: &crate::metrics::counters::Counters) {
+    pub fn add_counters(&mut self, c: &innodebt_engine::metrics::counters::Counters) {
         self.add(exporter::COUNTERS, c, None, |_| None);
     }
 
@@ -181,7 +181,7 @@ impl Exposition {
         table: &[Family<T>],
         input: &T,
         at: Option<DateTime<Utc>>,
-        figure: impl Fn(crate::figures::FigureId) -> Option<f64> + Copy,
+        figure: impl Fn(innodebt_engine::figures::FigureId) -> Option<f64> + Copy,
     ) {
         let ts = at.map(|t| t.timestamp_millis() as f64 / 1000.0);
         for fam in table {
@@ -291,7 +291,7 @@ impl Exposition {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Scrape<'a> {
     pub figures: Option<&'a Figures>,
-    pub counters: Option<&'a crate::metrics::counters::Counters>,
+    pub counters: Option<&'a innodebt_engine::metrics::counters::Counters>,
     /// `None`: no target (`/metrics` under `--probe-only`).
     pub own: Option<&'a Own>,
     pub exporter: Option<&'a exporter::Exporter>,
@@ -335,7 +335,7 @@ pub fn scrape(s: &Scrape, format: Format) -> String {
             // known about now (never an old "healthy").
             (Some(f), false) => {
                 let mut f = f.clone();
-                f.verdicts = crate::verdicts::without_fresh_data(
+                f.verdicts = innodebt_engine::verdicts::without_fresh_data(
                     &f.verdicts,
                     own.sample_age_s.unwrap_or_default(),
                     f.sampled_at,
@@ -359,10 +359,10 @@ pub fn scrape(s: &Scrape, format: Format) -> String {
 /// dashboard derives them. Returns the samples written.
 pub fn export<'a, I, W>(events: I, out: W) -> std::io::Result<u64>
 where
-    I: IntoIterator<Item = &'a crate::sample::SourceEvent>,
+    I: IntoIterator<Item = &'a innodebt_server::sample::SourceEvent>,
     W: std::io::Write,
 {
-    let mut deriver = crate::derive::Deriver::new();
+    let mut deriver = innodebt_engine::derive::Deriver::new();
     let figures = events.into_iter().filter_map(|ev| deriver.push(ev)).map(Ok);
     export_figures(figures, out)
 }

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 
 use super::set::CaptureSet;
 use super::summary::Summarizer;
-use crate::capture::format::{FILE_MAGIC, SKIPPABLE_MAGIC};
-use crate::capture::spill::temp_path;
-use crate::capture::{
+use innodebt_capture::format::{FILE_MAGIC, SKIPPABLE_MAGIC};
+use innodebt_capture::spill::temp_path;
+use innodebt_capture::{
     CaptureError, CaptureIndex, CaptureSender, CaptureWriter, Header, ImportError, WriterHandle,
     WriterOptions, import_dir, spawn_writer_hooked,
 };
-use crate::sample::SourceEvent;
-use crate::verdicts::RecoveryModel;
+use innodebt_engine::verdicts::RecoveryModel;
+use innodebt_server::sample::SourceEvent;
 
 /// A capture writer that stores, after every section, the state and summary a replay needs
 /// (what every recording should be written with).
@@ -32,7 +32,7 @@ pub fn create_writer(
     )
 }
 
-/// [`crate::capture::spawn_writer_with`], storing states and summaries like
+/// [`innodebt_capture::spawn_writer_with`], storing states and summaries like
 /// [`create_writer`].
 pub fn spawn_writer(
     path: impl AsRef<Path>,

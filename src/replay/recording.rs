@@ -8,10 +8,10 @@ use chrono::{DateTime, Utc};
 
 use super::playhead::Loader;
 use super::set::CaptureSet;
-use crate::capture::Note;
-use crate::sample::SourceEvent;
-use crate::verdicts::{RecoveryModel, Severity};
 use crate::view::moments::{self, Group, Moment, MomentKind};
+use innodebt_capture::Note;
+use innodebt_engine::verdicts::{RecoveryModel, Severity};
+use innodebt_server::sample::SourceEvent;
 
 /// Where a bookmark at a time would be stored: a file and when it starts.
 #[derive(Debug)]
@@ -102,7 +102,7 @@ impl Recording {
         name: &str,
         recovery: RecoveryModel,
     ) -> Result<Self, String> {
-        let header = crate::capture::Header::new(
+        let header = innodebt_capture::Header::new(
             events.first().map(SourceEvent::at).unwrap_or_default(),
             None,
             true,

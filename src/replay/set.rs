@@ -19,12 +19,12 @@ use super::summary::{
     self, BUCKET_SAMPLES, Checkpoint, Initial, SectionState, SectionSummary, StoredState,
     Summarizer,
 };
-use crate::capture::spill::Spill;
-use crate::capture::{CaptureIndex, End, FrameInfo, Note};
 use crate::cli::TimeSpec;
-use crate::derive::DERIVATION_VERSION;
-use crate::verdicts::{EnginePoints, RecoveryModel, Severity};
 use crate::view::moments::{Moment, MomentKind, peak_moment};
+use innodebt_capture::spill::Spill;
+use innodebt_capture::{CaptureIndex, End, FrameInfo, Note};
+use innodebt_engine::derive::DERIVATION_VERSION;
+use innodebt_engine::verdicts::{EnginePoints, RecoveryModel, Severity};
 
 /// Section states kept decoded (rows for charts and the engine, the checkpoint).
 const STATE_CACHE: usize = 24;

@@ -8,15 +8,15 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::capture::SectionHook;
-use crate::capture::format;
-use crate::derive::DERIVATION_VERSION;
-use crate::figures::Figures;
-use crate::sample::SourceEvent;
-use crate::verdicts::{EnginePoints, RecoveryModel, Severity};
 use crate::view::moments::{Moment, ScanState, Scanner};
 use crate::view::rows::{self, Row};
 use crate::view::{Charts, DataView, ViewState};
+use innodebt_capture::SectionHook;
+use innodebt_capture::format;
+use innodebt_engine::derive::DERIVATION_VERSION;
+use innodebt_engine::figures::Figures;
+use innodebt_engine::verdicts::{EnginePoints, RecoveryModel, Severity};
+use innodebt_server::sample::SourceEvent;
 
 /// Samples per severity bucket of the timeline digest.
 pub const BUCKET_SAMPLES: u64 = 60;

@@ -11,11 +11,11 @@
 use std::sync::Arc;
 
 use super::set::CaptureSet;
-use crate::capture::End;
-use crate::figures::Figures;
-use crate::metrics::series::Series;
-use crate::sample::SourceEvent;
 use crate::view::{CHART_COLUMNS, Charts, DataView, SERIES_POINTS};
+use innodebt_capture::End;
+use innodebt_engine::figures::Figures;
+use innodebt_engine::metrics::series::Series;
+use innodebt_server::sample::SourceEvent;
 
 /// Chart history rebuilt before a position: the longest chart window.
 pub const CHART_SPAN_S: f64 = 3_600.0;

@@ -31,8 +31,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::stats::Distribution;
-use crate::figures::{FigureId, Figures, Severity, VerdictKind};
-use crate::sample::ServerInfo;
+use innodebt_engine::figures::{FigureId, Figures, Severity, VerdictKind};
+use innodebt_server::sample::ServerInfo;
 
 pub const SETTING_SCORE: f64 = 3.0;
 pub const RUNTIME_SCORE: f64 = 3.0;
@@ -480,7 +480,7 @@ pub fn setting_diffs(
     incident: Option<&ServerInfo>,
     baseline: Option<&ServerInfo>,
 ) -> Vec<SettingDiff> {
-    let names = crate::source::flavor::VARIABLES
+    let names = innodebt_server::flavor::VARIABLES
         .iter()
         .filter(|n| !matches!(**n, "hostname" | "port" | "version_comment"));
     names

@@ -4,7 +4,7 @@
 
 use super::compare::{Comparison, DiffKind, FigureDiff, Ranked};
 use super::text::{num, value};
-use crate::units::duration;
+use innodebt_engine::units::duration;
 
 /// What the detail shows: a title, a table (a header row, then label / incident / baseline)
 /// and lines of explanation.

@@ -11,12 +11,12 @@ pub mod timeline;
 
 use crate::cli::TimeSpec;
 use crate::replay::CaptureSet;
-use crate::sample::ServerInfo;
-use crate::verdicts::RecoveryModel;
-use crate::verdicts::whatif::{Scenario, WhatIf, WhatIfReport};
 use crate::view::moments::MomentKind;
 use compare::Side;
 pub use compare::{Comparison, SideInfo};
+use innodebt_engine::verdicts::RecoveryModel;
+use innodebt_engine::verdicts::whatif::{Scenario, WhatIf, WhatIfReport};
+use innodebt_server::sample::ServerInfo;
 pub use timeline::SideTimeline;
 use timeline::TimelineBuilder;
 

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::compare::{Comparison, FigureDiff, SideInfo, VerdictDiff};
-use crate::units::{bytes, duration};
-use crate::verdicts::whatif::WhatIfReport;
+use innodebt_engine::units::{bytes, duration};
+use innodebt_engine::verdicts::whatif::WhatIfReport;
 
 /// A value in a figure's unit: bytes as KiB/MiB, the rest with a sensible precision.
 pub fn value(v: Option<f64>, unit: &str) -> String {

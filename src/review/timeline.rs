@@ -5,9 +5,9 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::capture::Note;
-use crate::figures::{Figures, Severity};
 use crate::view::moments::{self, Moment, MomentKind};
+use innodebt_capture::Note;
+use innodebt_engine::figures::{Figures, Severity};
 
 /// A run of samples with the same worst verdict severity, in seconds from the side's start.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -113,8 +113,8 @@ fn secs(a: DateTime<Utc>, b: DateTime<Utc>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::{Verdict, VerdictKind};
     use chrono::TimeZone;
+    use innodebt_engine::figures::{Verdict, VerdictKind};
 
     fn t(s: i64) -> DateTime<Utc> {
         Utc.timestamp_opt(1_800_000_000 + s, 0).unwrap()

@@ -9,9 +9,9 @@ use std::time::Duration;
 use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, Recording, Replay};
-use crate::capture;
 use crate::cli::{Cli, ExportFormat, TimeSpec};
 use crate::replay::CaptureSet;
+use innodebt_capture as capture;
 
 /// The demo: a real capture recorded by innodebt from MariaDB under write load, with a long
 /// transaction blocking purge and checkpoint age past the async point.
@@ -77,7 +77,7 @@ pub(super) async fn show_what_if(
     set: CaptureSet,
     first: u64,
     last: u64,
-    report: crate::verdicts::whatif::WhatIfReport,
+    report: innodebt_engine::verdicts::whatif::WhatIfReport,
 ) -> ExitCode {
     show_with(cli, set, first, last, Some(report)).await
 }
@@ -92,7 +92,7 @@ async fn show_with(
     mut set: CaptureSet,
     first: u64,
     last: u64,
-    what_if: Option<crate::verdicts::whatif::WhatIfReport>,
+    what_if: Option<innodebt_engine::verdicts::whatif::WhatIfReport>,
 ) -> ExitCode {
     let theme = match super::theme(cli) {
         Ok(t) => t,
@@ -183,8 +183,8 @@ pub(super) fn export(
     let mut write = |out: &mut dyn std::io::Write| {
         let figures = set.figures(first, last);
         match format {
-            ExportFormat::Csv => capture::export_csv_figures(figures, &notes, out),
-            ExportFormat::Json => capture::export_json_figures(figures, &notes, out),
+            ExportFormat::Csv => crate::export::export_csv_figures(figures, &notes, out),
+            ExportFormat::Json => crate::export::export_json_figures(figures, &notes, out),
             ExportFormat::Openmetrics => crate::openmetrics::export_figures(figures, out),
         }
     };
@@ -215,9 +215,9 @@ pub(super) fn export(
 /// One recorded moment's figures, with the bookmarks riding on its sample (as `export`
 /// carries them) and, for `--what-if`, its report: JSON `notes` and `what_if`, or text lines.
 pub(super) fn print_once(
-    f: &crate::figures::Figures,
+    f: &innodebt_engine::figures::Figures,
     notes: &[capture::Note],
-    what_if: Option<&crate::verdicts::whatif::WhatIfReport>,
+    what_if: Option<&innodebt_engine::verdicts::whatif::WhatIfReport>,
     format: crate::cli::OutputFormat,
 ) {
     if notes.is_empty() && what_if.is_none() {
@@ -287,12 +287,12 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
             );
         }
     };
-    match crate::verdicts::recovery::calibrate_from_error_log(&text) {
+    match innodebt_engine::verdicts::recovery::calibrate_from_error_log(&text) {
         Ok(c) => {
             println!(
                 "{} crash recovery: {} of redo (checkpoint LSN {} → {}) applied in {:.0} s{}",
                 c.server,
-                crate::units::bytes(c.redo_bytes),
+                innodebt_engine::units::bytes(c.redo_bytes),
                 c.checkpoint_lsn,
                 c.end_lsn,
                 c.seconds,
@@ -302,7 +302,7 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
             );
             println!(
                 "redo apply rate: {}/s{} — use it with --recovery-rate {}",
-                crate::units::bytes(c.rate_bytes_per_s as u64),
+                innodebt_engine::units::bytes(c.rate_bytes_per_s as u64),
                 if c.coarse {
                     " (a rough lower bound: the recovery took only a few seconds)"
                 } else {

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use crate::check::{self, Report, Thresholds};
 use crate::cli::{CheckArgs, Cli};
-use crate::derive::Deriver;
-use crate::source::connect;
-use crate::source::live::Session;
+use innodebt_engine::derive::Deriver;
+use innodebt_poller::connect;
+use innodebt_poller::live::Session;
 
 pub(super) async fn main(cli: &Cli, args: &CheckArgs) -> ExitCode {
     let report = look(cli, args)

@@ -10,9 +10,9 @@ use std::process::ExitCode;
 use chrono::{DateTime, Utc};
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::capture::prometheus::{self, Auth, Request};
-use crate::capture::spill::SpilledEvents;
 use crate::cli::{ImportSource, TimeSpec};
+use innodebt_capture::prometheus::{self, Auth, Request};
+use innodebt_capture::spill::SpilledEvents;
 
 /// `--from`/`--to` as instants: RFC 3339 as given, HH:MM:SS today in UTC, `+DUR` after --from.
 fn resolve(
@@ -115,9 +115,9 @@ pub(super) fn dolphie(file: &Path, output: &Path) -> ExitCode {
             ),
         );
     }
-    let imported = match crate::capture::dolphie::import(file) {
+    let imported = match innodebt_capture::dolphie::import(file) {
         Ok(x) => x,
-        Err(e @ crate::capture::dolphie::DolphieError::Scratch(_)) => {
+        Err(e @ innodebt_capture::dolphie::DolphieError::Scratch(_)) => {
             return fail(EXIT_FAILURE, e);
         }
         Err(e) => return fail(EXIT_CONFIG, e),
@@ -149,10 +149,10 @@ pub(super) fn dolphie(file: &Path, output: &Path) -> ExitCode {
 /// at their moments among the events.
 fn write(
     output: &Path,
-    header: &crate::capture::Header,
+    header: &innodebt_capture::Header,
     events: SpilledEvents,
     first_sample: DateTime<Utc>,
-    notes: &[crate::capture::Note],
+    notes: &[innodebt_capture::Note],
 ) -> Result<(), String> {
     let tmp = temp_beside(output)?;
     let partial = tmp.path().join("capture.idbt");
@@ -196,12 +196,12 @@ fn move_into_place(partial: &Path, output: &Path) -> Result<(), String> {
 
 fn write_capture(
     output: &Path,
-    header: &crate::capture::Header,
+    header: &innodebt_capture::Header,
     events: SpilledEvents,
     first_sample: DateTime<Utc>,
-    notes: &[crate::capture::Note],
+    notes: &[innodebt_capture::Note],
 ) -> Result<(), String> {
-    let io = |e: crate::capture::CaptureError| e.to_string();
+    let io = |e: innodebt_capture::CaptureError| e.to_string();
     let mut writer =
         crate::replay::create_writer(output, header, Default::default()).map_err(io)?;
     let mut pending = notes.iter().peekable();
@@ -221,9 +221,9 @@ fn write_capture(
     // The same note as a bookmark at the first sample: on the timeline, and in the JSON of
     // `export` and `--once` there, where a reader of figures looks for what is unknown.
     match header.notes.first() {
-        Some(note) => crate::capture::notes::append_note(
+        Some(note) => innodebt_capture::notes::append_note(
             output,
-            &crate::capture::Note::new(first_sample, note),
+            &innodebt_capture::Note::new(first_sample, note),
         )
         .map_err(io),
         None => Ok(()),
@@ -235,10 +235,10 @@ fn write_capture(
 /// Its samples and its first note; or the exit code and the message.
 async fn stream(req: &Request, output: &Path) -> Result<(usize, String), (u8, String)> {
     let config = |e: prometheus::PromError| (EXIT_CONFIG, e.to_string());
-    let io = |e: crate::capture::CaptureError| (EXIT_FAILURE, e.to_string());
+    let io = |e: innodebt_capture::CaptureError| (EXIT_FAILURE, e.to_string());
     let mut imp = prometheus::Import::open(req).await.map_err(config)?;
-    let mut writer: Option<crate::capture::CaptureWriter> = None;
-    let mut header: Option<crate::capture::Header> = None;
+    let mut writer: Option<innodebt_capture::CaptureWriter> = None;
+    let mut header: Option<innodebt_capture::Header> = None;
     let mut first_sample = None;
     while let Some(events) = imp.next_chunk().await.map_err(config)? {
         for ev in &events {
@@ -265,7 +265,7 @@ async fn stream(req: &Request, output: &Path) -> Result<(usize, String), (u8, St
     // then what only the window's end knows (restarts).
     let note = header.notes.first().cloned().unwrap_or_default();
     for text in std::iter::once(note.clone()).chain(imp.closing_note()) {
-        crate::capture::notes::append_note(output, &crate::capture::Note::new(first, &text))
+        innodebt_capture::notes::append_note(output, &innodebt_capture::Note::new(first, &text))
             .map_err(io)?;
     }
     Ok((imp.samples(), note))

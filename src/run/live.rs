@@ -11,11 +11,11 @@ use super::session::{first_session, poller_config, resolve, spawn_poller};
 use super::{EXIT_FAILURE, fail, record};
 use crate::app::{App, DataView};
 use crate::cli::{Cli, OutputFormat};
-use crate::derive::Deriver;
 use crate::output;
-use crate::sample::SourceEvent;
-use crate::source::live::{PollerConfig, Session};
 use crate::tui;
+use innodebt_engine::derive::Deriver;
+use innodebt_poller::live::{PollerConfig, Session};
+use innodebt_server::sample::SourceEvent;
 
 pub(super) async fn main(cli: Cli) -> ExitCode {
     let opts = match resolve(&cli) {
@@ -125,7 +125,7 @@ pub(super) async fn look(
     mut session: Session,
     mut deriver: Deriver,
     cfg: &PollerConfig,
-) -> Result<crate::figures::Figures, String> {
+) -> Result<innodebt_engine::figures::Figures, String> {
     let started = Instant::now();
     deriver.push(&SourceEvent::Connected {
         at: chrono::Utc::now(),
@@ -154,20 +154,20 @@ pub(super) async fn look(
 
 /// How long `--once` may watch: the verdicts' trend window plus two intervals of slack.
 pub(super) fn once_watch_limit(interval: std::time::Duration) -> std::time::Duration {
-    let trend = crate::verdicts::Thresholds::default().trend_min_span_s;
+    let trend = innodebt_engine::verdicts::Thresholds::default().trend_min_span_s;
     std::time::Duration::from_secs_f64(trend) + interval * 2
 }
 
 /// The verdict waits for the history trend, and only for that: more samples will answer it.
-fn still_watching(f: &crate::figures::Figures) -> bool {
+fn still_watching(f: &innodebt_engine::figures::Figures) -> bool {
     f.verdicts.iter().any(|v| {
         v.missing
             .iter()
-            .any(|m| matches!(m, crate::figures::Missing::WatchingFor { .. }))
+            .any(|m| matches!(m, innodebt_engine::figures::Missing::WatchingFor { .. }))
     })
 }
 
-pub(super) fn print_figures(figures: &crate::figures::Figures, format: OutputFormat) {
+pub(super) fn print_figures(figures: &innodebt_engine::figures::Figures, format: OutputFormat) {
     match format {
         OutputFormat::Json => crate::mode::emit(&format!("{}\n", output::json(figures))),
         OutputFormat::Text => crate::mode::emit(&output::text(figures)),

@@ -10,10 +10,10 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use super::session::{first_session, poller_config, resolve, spawn_poller};
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::capture::{CaptureSender, Header, WriteSummary, WriterHandle};
 use crate::cli::Cli;
-use crate::sample::SourceEvent;
-use crate::source::live::{PollerConfig, Session};
+use innodebt_capture::{CaptureSender, Header, WriteSummary, WriterHandle};
+use innodebt_poller::live::{PollerConfig, Session};
+use innodebt_server::sample::SourceEvent;
 
 /// Room for a minute of events at 1 s before a slow disk makes the writer drop (and count).
 const CHANNEL_EVENTS: usize = 1024;
@@ -121,7 +121,12 @@ pub(super) async fn headless(cli: &Cli, path: PathBuf, duration: Option<Duration
 
 fn until(duration: Option<Duration>) -> String {
     duration
-        .map(|d| format!(" (or after {})", crate::units::duration(d.as_secs())))
+        .map(|d| {
+            format!(
+                " (or after {})",
+                innodebt_engine::units::duration(d.as_secs())
+            )
+        })
         .unwrap_or_default()
 }
 
@@ -193,7 +198,7 @@ pub(super) async fn triggered(
     let incident_opts = IncidentOptions {
         dir: dir.clone(),
         watch: t.watch,
-        budget: crate::capture::budget::Budget::new(dir.clone(), None, t.max_disk),
+        budget: innodebt_capture::budget::Budget::new(dir.clone(), None, t.max_disk),
         exec: t.exec,
         exec_timeout: t.exec_timeout,
         keep_queries: cli.options.record_queries,
@@ -209,17 +214,17 @@ pub(super) async fn triggered(
         Ok(s) => s,
         Err(code) => return code,
     };
-    let mut deriver = crate::derive::Deriver::with_recovery(super::recovery_model(cli));
+    let mut deriver = innodebt_engine::derive::Deriver::with_recovery(super::recovery_model(cli));
     let polling = spawn_poller(session, opts, cfg);
     let w = t.watch;
     eprintln!(
         "innodebt: watching for {} — incidents go to {} ({} before, {} after, cooldown {}, at most {}) — stop with Ctrl-C or SIGTERM{}",
         shown.join(", "),
         dir.display(),
-        crate::units::duration(w.before.as_secs()),
-        crate::units::duration(w.after.as_secs()),
-        crate::units::duration(w.cooldown.as_secs()),
-        crate::units::bytes(t.max_disk),
+        innodebt_engine::units::duration(w.before.as_secs()),
+        innodebt_engine::units::duration(w.after.as_secs()),
+        innodebt_engine::units::duration(w.cooldown.as_secs()),
+        innodebt_engine::units::bytes(t.max_disk),
         until(duration)
     );
     let polled = poll_until_stopped(polling, duration, |ev| {

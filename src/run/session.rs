@@ -9,10 +9,10 @@ use tokio::sync::mpsc;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::Cli;
-use crate::sample::SourceEvent;
-use crate::source::connect::ConnectOptions;
-use crate::source::connect::{self, ConnectError};
-use crate::source::live::{ConnectFn, PollerCommand, PollerConfig, Session};
+use innodebt_poller::connect::ConnectOptions;
+use innodebt_poller::connect::{self, ConnectError};
+use innodebt_poller::live::{ConnectFn, PollerCommand, PollerConfig, Session};
+use innodebt_server::sample::SourceEvent;
 
 pub(super) fn poller_config(cli: &Cli, opts: &ConnectOptions) -> PollerConfig {
     PollerConfig {

@@ -29,10 +29,10 @@ use crate::cli::{Cli, ConnectOptions, ServeArgs};
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::openmetrics::exporter::{Build, Exporter};
 use crate::openmetrics::{self, Format};
-use crate::source::live::PollerConfig;
 use allow::ProbeAllow;
 use config::{ConfigFile, check_name, parse_host_port};
 use http::{Request, Response};
+use innodebt_poller::live::PollerConfig;
 use recorder::{Budget, Recorders};
 use setup::{IncidentPlan, bind, incident_plan, record_budget};
 use target::Target;
@@ -71,7 +71,7 @@ struct Server {
     /// innodebt's own connection: credentials for unknown targets.
     own: ConnectOptions,
     poller: PollerConfig,
-    recovery: crate::verdicts::RecoveryModel,
+    recovery: innodebt_engine::verdicts::RecoveryModel,
     scrape_timeout: Duration,
     budget: Option<Arc<Budget>>,
     /// The flight recorder's writer, with `--record-dir`.
@@ -188,7 +188,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             "innodebt serve: every target watches for {}; incidents go to {}/TARGET/ (at most {})",
             shown.join(", "),
             p.opts.dir.display(),
-            crate::units::bytes(p.opts.budget.max_disk)
+            innodebt_engine::units::bytes(p.opts.budget.max_disk)
         );
     }
     // Before the "listening on" line: a SIGTERM that follows it (systemd's stop, a test)
@@ -239,8 +239,8 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             .map(|b| format!(
                 "; recording to {} (retain {}, max {})",
                 b.root.display(),
-                crate::units::duration(b.retain.unwrap_or_default().as_secs()),
-                crate::units::bytes(b.max_disk)
+                innodebt_engine::units::duration(b.retain.unwrap_or_default().as_secs()),
+                innodebt_engine::units::bytes(b.max_disk)
             ))
             .unwrap_or_default()
     );

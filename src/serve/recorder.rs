@@ -23,12 +23,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, Timelike, Utc};
 
-use crate::capture::budget::{NAME_FORMAT, create_private, unused_path};
-use crate::capture::{CaptureError, CaptureWriter, Header, WriterOptions};
-use crate::sample::{ServerInfo, SourceEvent};
+use innodebt_capture::budget::{NAME_FORMAT, create_private, unused_path};
+use innodebt_capture::{CaptureError, CaptureWriter, Header, WriterOptions};
+use innodebt_server::sample::{ServerInfo, SourceEvent};
 
 // The directory budget is the incident files' too: one implementation, in `capture`.
-pub use crate::capture::budget::{Budget, EXTENSION, Segment, segments, started_of};
+pub use innodebt_capture::budget::{Budget, EXTENSION, Segment, segments, started_of};
 
 /// Events queued for the writer thread, all targets together, before the pollers' copies are
 /// dropped (counted, into the file's trailer). A thousand targets at 5 s make 200 a second:

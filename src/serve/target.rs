@@ -16,14 +16,14 @@ use super::recorder::Feed;
 /// A target's triggered capture, shared with the server so shutdown can finish its file.
 pub type SharedIncidents = Arc<Mutex<Option<crate::trigger::files::Incidents>>>;
 use crate::cli::ConnectOptions;
-use crate::derive::Deriver;
-use crate::figures::Figures;
-use crate::metrics::counters::Counters;
 use crate::openmetrics::Own;
-use crate::sample::SourceEvent;
-use crate::source::live::{PollerCommand, PollerConfig};
 use crate::target::{Derived, DerivedEvents, TargetSpec, connector, spawn_target};
-use crate::verdicts::{RecoveryModel, fresh};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::Figures;
+use innodebt_engine::metrics::counters::Counters;
+use innodebt_engine::verdicts::{RecoveryModel, fresh};
+use innodebt_poller::live::{PollerCommand, PollerConfig};
+use innodebt_server::sample::SourceEvent;
 
 /// What a scrape reads.
 #[derive(Debug, Clone, Default)]
@@ -78,7 +78,7 @@ struct Kept {
 
 impl Recent {
     fn push(&mut self, ev: &SourceEvent, now: Instant) {
-        let ev = crate::capture::writer::scrub(ev, false);
+        let ev = innodebt_capture::writer::scrub(ev, false);
         self.next += 1;
         while self.events.len() >= RECENT_EVENTS
             || self
@@ -354,7 +354,7 @@ async fn consume(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::{Sample, TrxRow};
+    use innodebt_server::sample::{Sample, TrxRow};
 
     fn sample(trx: usize, query: &str) -> SourceEvent {
         let mut s = Sample::new(chrono::Utc::now(), 1.0);
@@ -391,7 +391,7 @@ mod tests {
         let expected: Vec<serde_json::Value> = events
             .iter()
             .map(|ev| {
-                serde_json::to_value(&*crate::capture::writer::scrub(ev, false))
+                serde_json::to_value(&*innodebt_capture::writer::scrub(ev, false))
                     .expect("an event serialises")
             })
             .collect();

@@ -126,14 +126,21 @@ pub fn items_help() -> String {
 }
 
 /// How bad a figure is: the one judgement panels and verdicts share.
-pub use crate::figures::Severity;
+pub use innodebt_engine::figures::Severity;
 
 use file::Layer;
 pub use file::{Location, ThemeError};
 
-impl Severity {
+/// How a severity is drawn: its colour and its timeline bar (a trait because
+/// [`Severity`] is the engine's type).
+pub trait SeverityLook {
+    fn item(self) -> ThemeItem;
+    fn bar(self) -> (char, ThemeItem);
+}
+
+impl SeverityLook for Severity {
     /// The theme item that colours this severity.
-    pub const fn item(self) -> ThemeItem {
+    fn item(self) -> ThemeItem {
         match self {
             Severity::Ok => ThemeItem::Ok,
             // Not a judgement: drawn like text that says what is missing.
@@ -146,7 +153,7 @@ impl Severity {
     /// A timeline bar's cell for a stretch of this severity: heavy in the warning and critical
     /// colours, thin and dim when healthy, dashed and dim when not judged. The replay timeline
     /// and the incident comparison's draw with it, so `unknown` looks the same on both.
-    pub const fn bar(self) -> (char, ThemeItem) {
+    fn bar(self) -> (char, ThemeItem) {
         match self {
             Severity::Critical => ('━', ThemeItem::Critical),
             Severity::Warning => ('━', ThemeItem::Warning),

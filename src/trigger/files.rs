@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::{Incident, Step, Trigger, Watch, WatchConfig};
-use crate::capture::budget::{Budget, create_private, unused_path};
-use crate::capture::{CaptureSender, Header, Note, WriterHandle};
-use crate::figures::Figures;
-use crate::sample::SourceEvent;
+use innodebt_capture::budget::{Budget, create_private, unused_path};
+use innodebt_capture::{CaptureSender, Header, Note, WriterHandle};
+use innodebt_engine::figures::Figures;
+use innodebt_server::sample::SourceEvent;
 
 /// Events queued for an incident's writer beyond its backlog before copies are dropped.
 const QUEUE: usize = 1024;
@@ -114,7 +114,7 @@ impl Incidents {
     fn open(
         &mut self,
         incident: &Incident,
-        server: Option<crate::sample::ServerInfo>,
+        server: Option<innodebt_server::sample::ServerInfo>,
         backlog: Vec<SourceEvent>,
     ) {
         let first_at = backlog.first().map_or(incident.started_at, SourceEvent::at);
@@ -127,9 +127,9 @@ impl Incidents {
             incident.cause.trigger,
             incident.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
             incident.cause.message,
-            crate::units::duration(w.before.as_secs()),
-            crate::units::duration(w.after.as_secs()),
-            crate::units::duration(w.cooldown.as_secs()),
+            innodebt_engine::units::duration(w.before.as_secs()),
+            innodebt_engine::units::duration(w.after.as_secs()),
+            innodebt_engine::units::duration(w.cooldown.as_secs()),
         ));
         let spawned =
             crate::replay::spawn_writer(&path, &header, backlog.len() + QUEUE, Default::default());
@@ -392,7 +392,7 @@ fn short(d: Duration) -> String {
     if d < Duration::from_secs(1) {
         format!("{}ms", d.as_millis())
     } else {
-        crate::units::duration(d.as_secs())
+        innodebt_engine::units::duration(d.as_secs())
     }
 }
 

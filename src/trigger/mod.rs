@@ -11,7 +11,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::cli::TriggerArgs;
-use crate::figures::{FigureId, Figures, Unit, VerdictKind};
+use innodebt_engine::figures::{FigureId, Figures, Unit, VerdictKind};
 
 pub use watch::{Incident, Step, Watch, WatchConfig};
 
@@ -249,7 +249,7 @@ pub fn from_args(a: &TriggerArgs) -> Result<Option<(Vec<Trigger>, WatchConfig)>,
     if before > MAX_BEFORE {
         return Err(format!(
             "--before {}: the window before an incident is kept in memory, at most 1h; record everything (innodebt record FILE) for longer",
-            crate::units::duration(before.as_secs())
+            innodebt_engine::units::duration(before.as_secs())
         ));
     }
     Ok(Some((
@@ -511,7 +511,7 @@ mod tests {
         assert_eq!(c.message, "history 1001 > 1000");
         f.history.length = Some(1000);
         assert_eq!(first_holding(&t, &f), None);
-        f.blocker = Some(crate::figures::Blocker {
+        f.blocker = Some(innodebt_engine::figures::Blocker {
             age_s: 10,
             ..Default::default()
         });

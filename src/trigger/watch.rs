@@ -10,8 +10,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::{Cause, Trigger, first_holding};
-use crate::figures::Figures;
-use crate::sample::{ServerInfo, SourceEvent};
+use innodebt_engine::figures::Figures;
+use innodebt_server::sample::{ServerInfo, SourceEvent};
 
 /// No `--before` window holds more events than this, whatever the interval (at 100 ms, an
 /// hour); the oldest go first.
@@ -203,8 +203,8 @@ fn chrono_of(d: Duration) -> chrono::Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::Figures;
-    use crate::sample::Sample;
+    use innodebt_engine::figures::Figures;
+    use innodebt_server::sample::Sample;
 
     fn t(s: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(1_700_000_000 + s, 0).unwrap()

@@ -12,12 +12,12 @@ use ratatui::text::Line;
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
 
 use crate::app::{App, keys};
-use crate::figures::{FigureId, Figures};
 use crate::keymap::{self, KeyAction};
-use crate::metrics::series::Series;
 use crate::text::truncate;
 use crate::theme::{Theme, ThemeItem};
-use crate::units::{self, NA};
+use innodebt_engine::figures::{FigureId, Figures};
+use innodebt_engine::metrics::series::Series;
+use innodebt_engine::units::{self, NA};
 
 pub struct Plot<'a> {
     pub series: &'a Series,

@@ -11,16 +11,16 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
-use crate::figures::{FigureId, Figures};
-use crate::source::flavor::Flavor;
 use crate::theme::{Severity, Theme, ThemeItem};
-use crate::units;
+use innodebt_engine::figures::{FigureId, Figures};
+use innodebt_engine::units;
+use innodebt_server::flavor::Flavor;
 
 use super::chart::{Plot, Threshold, TimeChart, Unit, why_missing};
 use super::flow::{CHART_MIN_COLS, CHART_MIN_ROWS, Item, draw_lines, flow};
 use super::gauge::{GaugeMark, MarkerLabel, gauge_line, marker_labels};
 use crate::text::sanitize;
-use crate::units::{bytes_or_na, pct};
+use innodebt_engine::units::{bytes_or_na, pct};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Checkpoint, app, theme)
@@ -62,7 +62,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let (Some(_), Some(regime)) = (r.severity, r.flush_regime) {
         let lwm_pct = r
             .adaptive_lwm_pct
-            .unwrap_or(crate::source::flavor::DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
+            .unwrap_or(innodebt_server::flavor::DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
         let state = flavor.flush_regime_words(regime, lwm_pct);
         items.push(Item::new(vec![Span::styled(state, sev_style)]));
     }
@@ -113,7 +113,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         r.written_bytes_per_s
             .filter(|b| b.is_finite() && *b >= 0.0)
             .map(|b| format!("{}/s", units::bytes(b.min(u64::MAX as f64) as u64)))
-            .unwrap_or_else(|| crate::units::NA.to_string()),
+            .unwrap_or_else(|| innodebt_engine::units::NA.to_string()),
         text,
     ));
     // MySQL 8.0+: the counters report the points before the concurrency margin (as

@@ -13,13 +13,13 @@ use ratatui::widgets::{Block, Borders};
 
 use crate::app::App;
 use crate::app::compare::Compare;
-use crate::figures::Severity;
 use crate::keymap::{self, KeyAction};
 use crate::review::text::{side_line, verdict_line};
 use crate::review::timeline::SideTimeline;
 use crate::text::{sanitize, width, wrap};
-use crate::theme::{Theme, ThemeItem};
-use crate::units;
+use crate::theme::{SeverityLook, Theme, ThemeItem};
+use innodebt_engine::figures::Severity;
+use innodebt_engine::units;
 
 use super::flow::{draw_lines, fit_line};
 

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::metrics::selfcost::SelfCost;
-use crate::source::cadence::{BUDGET_SHARE, Slowed};
+use innodebt_engine::metrics::selfcost::SelfCost;
+use innodebt_poller::cadence::{BUDGET_SHARE, Slowed};
 
 /// `0.6 ms` / `12 ms`.
 pub fn ms(v: f64) -> String {
@@ -86,7 +86,7 @@ pub fn overlay_lines(c: Option<&SelfCost>, interval: Duration) -> (String, Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::cadence::Cadenced;
+    use innodebt_poller::cadence::Cadenced;
 
     #[test]
     fn the_guards_note_says_what_and_why() {

@@ -6,14 +6,14 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, Panel};
-use crate::figures::FigureId;
 use crate::theme::{Severity, Theme, ThemeItem};
-use crate::units;
+use innodebt_engine::figures::FigureId;
+use innodebt_engine::units;
 
 use super::chart::{Plot, Threshold, TimeChart, Unit};
 use super::flow::{Item, draw_lines, flow, split_for_chart};
 use super::gauge::{GaugeMark, gauge_line};
-use crate::units::{bytes_or_na, opt, pct};
+use innodebt_engine::units::{bytes_or_na, opt, pct};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Dirty, app, theme) else {

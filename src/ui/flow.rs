@@ -6,9 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::figures::{FigureId, Figures};
 use crate::text::{char_width, truncate_hard, truncate_words};
 use crate::theme::{Severity, Theme, ThemeItem};
+use innodebt_engine::figures::{FigureId, Figures};
 
 /// Below this a panel's chart would be noise: only the figures are drawn.
 pub const CHART_MIN_ROWS: u16 = 6;

@@ -10,12 +10,12 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel};
-use crate::figures::{FigureId, FlushSource};
 use crate::theme::{Theme, ThemeItem};
+use innodebt_engine::figures::{FigureId, FlushSource};
 
 use super::chart::{Plot, Threshold, TimeChart, Unit};
 use super::flow::{Item, draw_lines, layout_text};
-use crate::units::{opt, rate};
+use innodebt_engine::units::{opt, rate};
 
 /// The colour of a source's series and swatch.
 fn item(source: FlushSource) -> ThemeItem {
@@ -48,7 +48,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(
             opt(
                 fl.total_pages_per_s.filter(|v| v.is_finite()),
-                crate::units::count,
+                innodebt_engine::units::count,
             ),
             text,
         ),

@@ -9,8 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 
 use crate::app::{App, Panel};
-use crate::figures::Figures;
 use crate::theme::{Theme, ThemeItem};
+use innodebt_engine::figures::Figures;
 
 use super::flow::draw_lines;
 

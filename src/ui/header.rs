@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::{App, Freshness, Link, secs_between};
 use crate::theme::{Theme, ThemeItem};
-use crate::units;
+use innodebt_engine::units;
 
 use crate::text::{sanitize, truncate};
 
@@ -377,8 +377,10 @@ mod tests {
     #[test]
     fn a_redo_resize_outranks_the_latency_guard_in_the_header() {
         use crate::app::Msg;
-        use crate::sample::{PollCost, Sample, ServerInfo, SourceEvent, Statement, StatementCost};
-        use crate::source::cadence::{Cadenced, Slowed};
+        use innodebt_poller::cadence::{Cadenced, Slowed};
+        use innodebt_server::sample::{
+            PollCost, Sample, ServerInfo, SourceEvent, Statement, StatementCost,
+        };
         let t0 = noon_plus(0);
         let connected = |mib: u64| SourceEvent::Connected {
             at: t0,

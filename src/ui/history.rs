@@ -7,15 +7,15 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel};
-use crate::figures::{Blocker, FigureId, Figures, HeldBy};
-use crate::sample::SourceKind;
 use crate::theme::{Severity, Theme, ThemeItem};
-use crate::units;
+use innodebt_engine::figures::{Blocker, FigureId, Figures, HeldBy};
+use innodebt_engine::units;
+use innodebt_server::sample::SourceKind;
 
 use super::chart::{Plot, Threshold, TimeChart, Unit, why_missing};
 use super::flow::{Item, draw_lines, layout_text};
 use crate::text::sanitize;
-use crate::units::{opt, secs, signed_rate};
+use innodebt_engine::units::{opt, secs, signed_rate};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::History, app, theme) else {
@@ -229,7 +229,7 @@ mod tests {
     use ratatui::style::Color;
 
     use super::*;
-    use crate::figures::{OldestRw, Severity};
+    use innodebt_engine::figures::{OldestRw, Severity};
 
     /// The History panel alone, 40×7, over `f` (fresh: sampled now).
     fn panel(f: Figures) -> (String, ratatui::buffer::Buffer) {
@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn an_unread_innodb_trx_is_no_claim_of_no_blocker() {
         let mut f = history(None);
-        f.unavailable.push(crate::figures::Unreadable {
+        f.unavailable.push(innodebt_engine::figures::Unreadable {
             source: SourceKind::InnodbTrx,
             what: "information_schema.INNODB_TRX".into(),
             privilege: None,

@@ -13,7 +13,7 @@ use crate::theme::{Theme, ThemeItem};
 
 use super::flow::wrap_line;
 use crate::text::{sanitize, width, wrap};
-use crate::units;
+use innodebt_engine::units;
 
 /// Widest a popup gets, so lines stay readable on huge terminals.
 const MAX_WIDTH: u16 = 78;

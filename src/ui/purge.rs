@@ -7,14 +7,14 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel};
-use crate::figures::FigureId;
 use crate::theme::{Theme, ThemeItem};
+use innodebt_engine::figures::FigureId;
 
 use super::chart::{Plot, TimeChart, Unit, why_missing};
 use super::flow::{Item, draw_lines, layout_text};
 use super::flush::SWATCH;
 use crate::text::sanitize;
-use crate::units::{count, opt, rate};
+use innodebt_engine::units::{count, opt, rate};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Purge, app, theme) else {

@@ -8,9 +8,9 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::keymap::{self, Bar};
-use crate::theme::{Theme, ThemeItem};
-use crate::units;
-use crate::verdicts::Severity;
+use crate::theme::{SeverityLook, Theme, ThemeItem};
+use innodebt_engine::units;
+use innodebt_engine::verdicts::Severity;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some(r) = app.replay.as_ref() else {

@@ -6,14 +6,14 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel, keys, secs_between};
-use crate::figures::{FigureId, Rollback, Severity};
 use crate::keymap::{self, KeyAction};
 use crate::theme::{Theme, ThemeItem};
-use crate::units;
+use innodebt_engine::figures::{FigureId, Rollback, Severity};
+use innodebt_engine::units;
 
 use super::chart::{Plot, TimeChart, Unit, why_missing};
 use super::flow::{Item, draw_lines, layout_text};
-use crate::units::{bytes_or_na, opt, rate, secs};
+use innodebt_engine::units::{bytes_or_na, opt, rate, secs};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some((inner, f)) = super::frame::open_panel(frame, area, Panel::Undo, app, theme) else {

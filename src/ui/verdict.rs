@@ -8,9 +8,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::{App, keys};
-use crate::figures::Verdict;
 use crate::keymap::{self, KeyAction};
 use crate::theme::{Theme, ThemeItem};
+use innodebt_engine::figures::Verdict;
 
 use super::flow::{fit_line, wrap_line};
 

@@ -11,10 +11,10 @@ mod state;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::derive::Deriver;
-use crate::figures::{Figures, FlushSource};
-use crate::metrics::series::Series;
-use crate::sample::{ServerInfo, SourceEvent};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::{Figures, FlushSource};
+use innodebt_engine::metrics::series::Series;
+use innodebt_server::sample::{ServerInfo, SourceEvent};
 pub use rows::{CHART_COLUMNS, Row};
 pub use state::ViewState;
 

@@ -9,10 +9,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::DataView;
-use crate::figures::Figures;
-use crate::sample::SourceEvent;
-use crate::verdicts::VerdictKind;
-use crate::verdicts::zones::{Zone, zone_step};
+use innodebt_engine::figures::Figures;
+use innodebt_engine::verdicts::VerdictKind;
+use innodebt_engine::verdicts::zones::{Zone, zone_step};
+use innodebt_server::sample::SourceEvent;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MomentKind {

@@ -8,8 +8,8 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::figures::Figures;
-use crate::verdicts::{ENGINE_SERIES, series_inputs};
+use innodebt_engine::figures::Figures;
+use innodebt_engine::verdicts::{ENGINE_SERIES, series_inputs};
 
 /// Chart series per sample, in [`super::Charts::series_mut`] order.
 pub const CHART_COLUMNS: usize = 13;

@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Charts, DataView, Link};
-use crate::derive::{Deriver, DeriverState};
-use crate::figures::Figures;
-use crate::verdicts::{EnginePoints, RecoveryModel};
+use innodebt_engine::derive::{Deriver, DeriverState};
+use innodebt_engine::figures::Figures;
+use innodebt_engine::verdicts::{EnginePoints, RecoveryModel};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ViewState {

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use innodebt::sample::{Sample, ServerInfo, SourceKind, TrxRow, Unavailable};
-use innodebt::source::flavor::Flavor;
+use innodebt_server::flavor::Flavor;
+use innodebt_server::sample::{Sample, ServerInfo, SourceKind, TrxRow, Unavailable};
 
 pub const MARIADB_LABEL: &str = "db1.example.com:3306";
 pub const MARIADB_VERSION: &str = "10.11.6-MariaDB-0+deb12u1-log";

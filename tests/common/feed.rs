@@ -15,9 +15,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use innodebt::capture;
-use innodebt::innodb_status::InnodbStatus;
-use innodebt::sample::{
+use innodebt_capture as capture;
+use innodebt_server::innodb_status::InnodbStatus;
+use innodebt_server::sample::{
     AuditEntry, MetricValue, Sample, ServerInfo, SourceEvent, SourceKind, TrxRow, Unavailable,
     UndoScan,
 };

@@ -13,8 +13,8 @@
 
 use std::collections::BTreeMap;
 
-use innodebt::capture::{self, Header};
-use innodebt::sample::{Sample, SourceEvent};
+use innodebt_capture::{self as capture, Header};
+use innodebt_server::sample::{Sample, SourceEvent};
 
 /// Status values that are levels, not counts: a lap takes the demo's own.
 pub const STATUS_GAUGES: &[&str] = &[

@@ -13,7 +13,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use innodebt::sample::SourceEvent;
+use innodebt_server::sample::SourceEvent;
 
 use super::laps;
 

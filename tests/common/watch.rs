@@ -5,12 +5,12 @@
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use innodebt::derive::Deriver;
-use innodebt::figures::Figures;
-use innodebt::sample::SourceEvent;
-use innodebt::source::flavor::Flavor;
-use innodebt::source::live::{PollerConfig, Session};
-use innodebt::verdicts::{Assessment, VerdictEngine};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::Figures;
+use innodebt_engine::verdicts::{Assessment, VerdictEngine};
+use innodebt_poller::live::{PollerConfig, Session};
+use innodebt_server::flavor::Flavor;
+use innodebt_server::sample::SourceEvent;
 use mysql_async::Conn;
 
 use super::server::PrivateServer;

@@ -9,7 +9,7 @@ use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::{App, Command, FactsThen, Msg, Overlay};
 use innodebt::control::{FactsSource, Knob, KnobFacts};
-use innodebt::sample::{Sample, SourceEvent};
+use innodebt_server::sample::{Sample, SourceEvent};
 
 fn now() -> chrono::DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
@@ -197,7 +197,7 @@ fn replay_app() -> App {
     );
     let set = innodebt::replay::CaptureSet::open_file(
         std::path::Path::new(path),
-        innodebt::verdicts::RecoveryModel::published_default(),
+        innodebt_engine::verdicts::RecoveryModel::published_default(),
     )
     .expect("demo");
     let rec = Recording::new(set);
@@ -568,7 +568,7 @@ fn mysql_8_offers_set_persist_as_the_alternative() {
 #[test]
 fn a_slowed_tick_is_not_called_stale_before_it_is_due() {
     use innodebt::app::Freshness;
-    use innodebt::sample::{Cadenced, PollCost, Slowed};
+    use innodebt_server::sample::{Cadenced, PollCost, Slowed};
     let sample_at = |slowed: Vec<Slowed>| {
         let mut app = connected_app(false);
         let mut s = Sample::new(now() + chrono::Duration::seconds(2), 2.0);

@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::tmux::Tmux;
 use common::wait::hold;
 use common::{PrivateServer, ServerConfig};
-use innodebt::capture::{self, CaptureIndex};
+use innodebt_capture::{self as capture, CaptureIndex};
 
 const LONG: Duration = Duration::from_secs(20);
 
@@ -202,7 +202,7 @@ async fn notes_round_trip_through_recording_export_and_replay() {
 #[test]
 fn replay_once_carries_the_notes_of_its_moment() {
     use innodebt::replay::CaptureSet;
-    use innodebt::verdicts::RecoveryModel;
+    use innodebt_engine::verdicts::RecoveryModel;
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("demo.idbt");
     std::fs::copy(

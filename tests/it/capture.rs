@@ -9,17 +9,17 @@ use std::path::Path;
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use innodebt::capture::format::{self, FORMAT_VERSION};
-use innodebt::capture::reader::from_bytes;
-use innodebt::capture::{
-    CaptureError, CaptureIndex, CaptureWriter, End, Header, WriterOptions, export_csv, open,
-    spawn_writer,
+use innodebt::export::export_csv;
+use innodebt_capture::format::{self, FORMAT_VERSION};
+use innodebt_capture::reader::from_bytes;
+use innodebt_capture::{
+    CaptureError, CaptureIndex, CaptureWriter, End, Header, WriterOptions, open, spawn_writer,
 };
-use innodebt::innodb_status;
-use innodebt::sample::{
+use innodebt_server::flavor::{METRICS, STATUS, VARIABLES};
+use innodebt_server::innodb_status;
+use innodebt_server::sample::{
     AuditEntry, MetricValue, Sample, ServerInfo, SourceEvent, TrxRow, UndoScan,
 };
-use innodebt::source::flavor::{METRICS, STATUS, VARIABLES};
 
 const SEIS: &str = include_str!("../fixtures/ptstalk/2026_11_21_20_34_37-innodbstatus1");
 
@@ -739,7 +739,7 @@ fn csv_export_has_a_header_and_one_row_per_sample() {
         assert!(head.contains(&col), "{col} missing from {head:?}");
     }
     // Each row's judgement as the verdicts made it: the worst severity and every kind.
-    let mut deriver = innodebt::derive::Deriver::new();
+    let mut deriver = innodebt_engine::derive::Deriver::new();
     let figures: Vec<_> = events.iter().filter_map(|e| deriver.push(e)).collect();
     for (line, f) in lines[1..].iter().zip(&figures) {
         let row: BTreeMap<&str, &str> = head.iter().copied().zip(line.split(',')).collect();
@@ -772,7 +772,7 @@ fn csv_export_has_a_header_and_one_row_per_sample() {
     assert!(!row["flush_total_pages_per_s"].is_empty());
     // Unknown → empty, never 0: no undo scan in this sample; the blocker is the 30 s trx.
     assert_eq!(row["undo_resident_pct"], "");
-    let blocker = innodebt::metrics::find_blocker(&s.trx, None);
+    let blocker = innodebt_engine::metrics::find_blocker(&s.trx, None);
     assert_eq!(
         row["blocker_thread_id"],
         blocker
@@ -827,11 +827,11 @@ proptest::proptest! {
     /// Total on any text; outside back-quoted identifiers no quoted literal survives.
     #[test]
     fn digests_are_total(q in "\\PC{0,200}") {
-        let d = innodebt::capture::digest::digest(&q);
+        let d = innodebt_capture::digest::digest(&q);
         if !q.contains('`') {
             proptest::prop_assert!(!d.contains('\'') && !d.contains('"'), "{q:?} -> {d:?}");
         }
-        let _ = innodebt::capture::digest::redact(&q, true);
+        let _ = innodebt_capture::digest::redact(&q, true);
     }
 
     #[test]
@@ -871,7 +871,10 @@ fn nt(s: i64) -> DateTime<Utc> {
 }
 
 fn nsample(s: i64) -> SourceEvent {
-    SourceEvent::Sample(Box::new(innodebt::sample::Sample::new(nt(s), s as f64)))
+    SourceEvent::Sample(Box::new(innodebt_server::sample::Sample::new(
+        nt(s),
+        s as f64,
+    )))
 }
 
 /// A file with notes written live (mid-file, and after a section boundary), then one
@@ -901,26 +904,26 @@ fn notes_round_trip_live_and_added_later() {
         w.append(&nsample(s)).unwrap();
         plain.append(&nsample(s)).unwrap();
         if s == 5 {
-            w.add_note(&innodebt::capture::Note::new(nt(5), "deploy 4.2 started"))
+            w.add_note(&innodebt_capture::Note::new(nt(5), "deploy 4.2 started"))
                 .unwrap();
         }
         if s == 7 {
             // Right at a section's end: no section is open.
-            w.add_note(&innodebt::capture::Note::new(nt(7), "  second\n  note "))
+            w.add_note(&innodebt_capture::Note::new(nt(7), "  second\n  note "))
                 .unwrap();
         }
     }
     w.finish().unwrap();
     plain.finish().unwrap();
-    innodebt::capture::notes::append_note(
+    innodebt_capture::notes::append_note(
         &path,
-        &innodebt::capture::Note::new(nt(19), "replay: looked here"),
+        &innodebt_capture::Note::new(nt(19), "replay: looked here"),
     )
     .unwrap();
     let want = vec![
-        innodebt::capture::Note::new(nt(5), "deploy 4.2 started"),
-        innodebt::capture::Note::new(nt(7), "second note"),
-        innodebt::capture::Note::new(nt(19), "replay: looked here"),
+        innodebt_capture::Note::new(nt(5), "deploy 4.2 started"),
+        innodebt_capture::Note::new(nt(7), "second note"),
+        innodebt_capture::Note::new(nt(19), "replay: looked here"),
     ];
     let cap = open(&path).unwrap();
     assert!(cap.end.is_complete(), "{:?}", cap.end);
@@ -935,10 +938,8 @@ fn notes_round_trip_live_and_added_later() {
     let open_path = dir.path().join("open.idbt");
     let mut w = CaptureWriter::create(&open_path, &Header::new(nt(0), None, false)).unwrap();
     w.append(&nsample(0)).unwrap();
-    let e = innodebt::capture::notes::append_note(
-        &open_path,
-        &innodebt::capture::Note::new(nt(0), "x"),
-    )
-    .unwrap_err();
+    let e =
+        innodebt_capture::notes::append_note(&open_path, &innodebt_capture::Note::new(nt(0), "x"))
+            .unwrap_err();
     assert!(e.to_string().contains("has no end mark"), "{e}");
 }

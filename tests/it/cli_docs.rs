@@ -194,7 +194,7 @@ fn every_exit_code_is_in_every_man_page_and_the_doc() {
     // `ConnectError::exit_code` arm.
     let table: BTreeSet<u8> = EXIT_CODES.iter().map(|(c, _)| *c).collect();
     let source = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/source/connect/error.rs"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/poller/src/connect/error.rs"),
     )
     .expect("error.rs");
     let arms = &source[source.find("fn exit_code").expect("exit_code")..];
@@ -297,7 +297,7 @@ fn the_serve_man_page_documents_its_servers_file() {
 /// `--interval` just under it is refused while the floor itself is taken.
 #[test]
 fn the_interval_floor_is_the_one_the_poller_holds() {
-    use innodebt::source::live::MIN_INTERVAL;
+    use innodebt_poller::live::MIN_INTERVAL;
     let floor = format!("at least {}ms", MIN_INTERVAL.as_millis());
     let help = innodebt::cli::command()
         .render_help()

@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::{PrivateServer, ServerConfig};
 
 use innodebt::cli::{ConnectOptions, Endpoint, Environment, Secret, SslMode, parse_args};
-use innodebt::source::connect::{ConnectError, Transport, connect, connect_with_transport};
+use innodebt_poller::connect::{ConnectError, Transport, connect, connect_with_transport};
 use mysql_async::prelude::Queryable;
 
 fn tcp(port: u16) -> ConnectOptions {

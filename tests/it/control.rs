@@ -18,8 +18,8 @@ use innodebt::control::{
     AuditLog, Knob, KnobFacts, PlanContext, Refusal, execute, fetch_facts, plan_enable_monitors,
     plan_kill, plan_set,
 };
-use innodebt::figures::Blocker;
-use innodebt::source::flavor::{Flavor, METRICS};
+use innodebt_engine::figures::Blocker;
+use innodebt_server::flavor::{Flavor, METRICS};
 use mysql_async::Row;
 
 fn options(server: &PrivateServer) -> ConnectOptions {

@@ -8,8 +8,8 @@ use crate::common::gate;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use innodebt::innodb_status::{self, InnodbStatus};
-use innodebt::textdump::{self, MetricRow, MysqladminSample};
+use innodebt_server::innodb_status::{self, InnodbStatus};
+use innodebt_server::textdump::{self, MetricRow, MysqladminSample};
 
 /// One row of `index.tsv`.
 struct Entry {

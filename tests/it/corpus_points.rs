@@ -24,13 +24,13 @@ use std::path::Path;
 
 use crate::common::gate;
 
-use innodebt::innodb_status;
-use innodebt::source::flavor::{
+use innodebt_server::flavor::{
     Flavor, MYSQL_80_REWRITE, mariadb_points, mysql_57_max_checkpoint_age,
     mysql_80_checkpoint_age_target, mysql_80_early_checkpoint_age_target,
     mysql_80_early_points_with, mysql_80_points_with, mysql_8030_points_with,
 };
-use innodebt::textdump;
+use innodebt_server::innodb_status;
+use innodebt_server::textdump;
 
 const MIB: u64 = 1024 * 1024;
 const PAGE: u64 = 16384;
@@ -261,7 +261,7 @@ enum Family {
 }
 
 fn family(flavour: &str, version: &str) -> Family {
-    let v = innodebt::source::flavor::parse_version(version);
+    let v = innodebt_server::flavor::parse_version(version);
     if flavour == "mariadb" {
         if v >= (10, 5, 7) || (v.0 == 11) {
             return Family::Mariadb;

@@ -24,11 +24,11 @@ use common::proxy::StallProxy;
 use common::wait::hold_async;
 use common::{PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint};
-use innodebt::derive::Deriver;
-use innodebt::sample::{PollCost, SourceEvent, Statement};
-use innodebt::source::cadence::{BUDGET_SHARE, Cadenced, MAX_STRETCH, Slowed};
-use innodebt::source::connect;
-use innodebt::source::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
+use innodebt_engine::derive::Deriver;
+use innodebt_poller::cadence::{BUDGET_SHARE, Cadenced, MAX_STRETCH, Slowed};
+use innodebt_poller::connect;
+use innodebt_poller::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
+use innodebt_server::sample::{PollCost, SourceEvent, Statement};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder};
 use tokio::sync::mpsc;
@@ -142,7 +142,7 @@ async fn poll_ticks(
     password: Option<&str>,
     cfg: &PollerConfig,
     ticks: usize,
-) -> (Vec<PollCost>, Vec<innodebt::figures::Figures>) {
+) -> (Vec<PollCost>, Vec<innodebt_engine::figures::Figures>) {
     let mut o = ConnectOptions::new(Endpoint::Socket(server.socket()));
     o.user = user.into();
     o.password = password.map(innodebt::cli::Secret::new);

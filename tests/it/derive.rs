@@ -4,8 +4,8 @@
 use crate::common::builders;
 
 use chrono::{TimeZone, Utc};
-use innodebt::derive::Deriver;
-use innodebt::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow};
+use innodebt_engine::derive::Deriver;
+use innodebt_server::sample::{MetricValue, Sample, ServerInfo, SourceEvent, TrxRow};
 
 /// A 64 MiB redo log, the purge lag armed at 1,000 with a 2 ms cap; purge batches small enough
 /// (4 × 300) that MySQL ≥ 8.0.14 delays at the histories these tests use.
@@ -210,6 +210,7 @@ fn a_tie_in_age_names_the_oldest_row() {
         thread_id: Some(thread),
         ..TrxRow::default()
     };
-    let b = innodebt::metrics::find_blocker(&[row(12), row(43), row(44)], None).expect("a blocker");
+    let b = innodebt_engine::metrics::find_blocker(&[row(12), row(43), row(44)], None)
+        .expect("a blocker");
     assert_eq!(b.thread_id, Some(12));
 }

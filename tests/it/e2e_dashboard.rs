@@ -147,12 +147,12 @@ async fn record_while_the_dashboard_runs_then_replay_it() {
     tmux.keys(&["q"]);
     let after = tmux.wait_for("the summary", long, |s| s.contains("recorded"));
     assert!(after.contains("live.idbt"), "{after}");
-    let cap = innodebt::capture::open(&file).expect("capture");
+    let cap = innodebt_capture::open(&file).expect("capture");
     assert!(cap.end.is_complete(), "{:?}", cap.end);
     let samples = cap
         .events
         .iter()
-        .filter(|e| matches!(e, innodebt::sample::SourceEvent::Sample(_)))
+        .filter(|e| matches!(e, innodebt_server::sample::SourceEvent::Sample(_)))
         .count();
     assert!(samples >= 3, "{samples}");
 
@@ -217,7 +217,7 @@ async fn a_dashboard_whose_terminal_goes_away_exits_and_finishes_its_capture() {
         "innodebt to exit after its terminal went away",
         || !std::path::Path::new(&format!("/proc/{pid}")).exists(),
     );
-    let cap = innodebt::capture::open(&file).expect("capture");
+    let cap = innodebt_capture::open(&file).expect("capture");
     assert!(cap.end.is_complete(), "{:?}", cap.end);
     eprintln!(
         "exited {:?} after the terminal went away",

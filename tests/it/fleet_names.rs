@@ -6,9 +6,9 @@
 use crate::common::snapshot;
 
 use chrono::{TimeZone, Utc};
-use innodebt::figures::Severity;
 use innodebt::fleet::row::{RowFigures, RowLink};
 use innodebt::fleet::state::{Fleet, Server};
+use innodebt_engine::figures::Severity;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

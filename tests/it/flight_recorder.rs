@@ -11,8 +11,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
-use innodebt::sample::{Sample, ServerInfo, SourceEvent};
 use innodebt::serve::recorder::{Budget, Rolling, segments};
+use innodebt_server::sample::{Sample, ServerInfo, SourceEvent};
 
 fn server() -> ServerInfo {
     common::builders::mariadb(&[("innodb_log_file_size", "16777216")])

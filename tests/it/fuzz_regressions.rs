@@ -2,8 +2,8 @@
 //! the minimised input inline and failed before its fix.
 
 use chrono::{DateTime, Utc};
-use innodebt::capture::import_dir;
-use innodebt::sample::SourceEvent;
+use innodebt_capture::import_dir;
+use innodebt_server::sample::SourceEvent;
 
 /// pt-stalk files in a fresh directory.
 fn ptstalk_dir(files: &[(&str, &str)]) -> tempfile::TempDir {

@@ -68,7 +68,7 @@ fn json_kinds(json: &Value) -> Vec<String> {
 fn moments_n_visits() -> Vec<String> {
     let set = innodebt::replay::CaptureSet::open_file(
         Path::new(DEMO),
-        innodebt::verdicts::RecoveryModel::published_default(),
+        innodebt_engine::verdicts::RecoveryModel::published_default(),
     )
     .expect("demo");
     let rec = Recording::new(set);

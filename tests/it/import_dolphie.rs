@@ -112,7 +112,7 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
 
     // Through the library's reader: the header says what the file lacks, the change is a
     // note at its moment, the server is the private MariaDB.
-    let cap = innodebt::capture::open(&imported).expect("open the import");
+    let cap = innodebt_capture::open(&imported).expect("open the import");
     assert!(cap.end.is_complete(), "{:?}", cap.end);
     let summary = &cap.header.notes[0];
     assert!(
@@ -142,7 +142,7 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
     );
     // The figures follow the change too.
     let changed = cap.events.iter().any(|e| {
-        matches!(e, innodebt::sample::SourceEvent::Variables { variables, .. }
+        matches!(e, innodebt_server::sample::SourceEvent::Variables { variables, .. }
             if variables.get("innodb_purge_batch_size").map(String::as_str) == Some("77"))
     });
     assert!(changed, "no variables event with the new batch size");

@@ -13,8 +13,8 @@ use std::time::Duration;
 use common::wait::hold;
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use innodebt::replay::CaptureSet;
-use innodebt::verdicts::RecoveryModel;
 use innodebt::view::moments::MomentKind;
+use innodebt_engine::verdicts::RecoveryModel;
 use serde_json::Value;
 
 const DEMO: &str = "demo/mariadb-10.11-blocker.idbt";

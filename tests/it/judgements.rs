@@ -4,14 +4,14 @@
 //! its own and disagreed with the others.
 
 use chrono::{TimeZone, Utc};
-use innodebt::capture::export::{csv_columns, export_csv_figures};
 use innodebt::check;
-use innodebt::figures::{Blocker, Figures, Severity, Unreadable, Verdict, VerdictKind};
+use innodebt::export::{csv_columns, export_csv_figures};
 use innodebt::fleet::row::RowFigures;
 use innodebt::openmetrics::{Exposition, Format, parse::parse};
 use innodebt::review::timeline::TimelineBuilder;
-use innodebt::sample::SourceKind;
 use innodebt::trigger;
+use innodebt_engine::figures::{Blocker, Figures, Severity, Unreadable, Verdict, VerdictKind};
+use innodebt_server::sample::SourceKind;
 
 fn verdict(kind: VerdictKind, severity: Severity) -> Verdict {
     Verdict {
@@ -163,8 +163,8 @@ fn the_dashboard_serve_and_the_fleet_row_agree_on_staleness() {
     use innodebt::app::{App, Freshness, Msg};
     use innodebt::fleet::row::RowLink;
     use innodebt::fleet::state::{self, Fleet, RowUpdate, Server};
-    use innodebt::sample::{Cadenced, PollCost, Sample, Slowed, SourceEvent};
-    use innodebt::verdicts::fresh;
+    use innodebt_engine::verdicts::fresh;
+    use innodebt_server::sample::{Cadenced, PollCost, Sample, Slowed, SourceEvent};
 
     let interval = Duration::from_secs(1);
     let t0 = Utc.timestamp_opt(1_800_000_000, 0).unwrap();

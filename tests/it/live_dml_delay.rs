@@ -15,8 +15,8 @@ use std::time::Duration;
 use common::wait::hold_async;
 use common::watch::Watch;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::source::flavor::{mariadb_points, read_only_key};
-use innodebt::verdicts::VerdictKind;
+use innodebt_engine::verdicts::VerdictKind;
+use innodebt_server::flavor::{mariadb_points, read_only_key};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {

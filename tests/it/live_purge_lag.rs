@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::derive::Deriver;
-use innodebt::figures::{Figures, LagSecondsFrom};
-use innodebt::sample::SourceEvent;
-use innodebt::source::live::{PollerConfig, Session};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::{Figures, LagSecondsFrom};
+use innodebt_poller::live::{PollerConfig, Session};
+use innodebt_server::sample::SourceEvent;
 use mysql_async::Conn;
 use mysql_async::prelude::Queryable;
 
@@ -74,7 +74,7 @@ async fn counter_and_purged(conn: &mut Conn) -> (u64, u64) {
         .await
         .expect("SHOW ENGINE INNODB STATUS");
     let (_, _, text) = row.expect("one row");
-    let st = innodebt::innodb_status::parse(&text);
+    let st = innodebt_server::innodb_status::parse(&text);
     (
         st.trx_id_counter.expect("Trx id counter"),
         st.purge_done_trx.expect("Purge done for trx's n:o"),

@@ -82,7 +82,7 @@ fn the_encoder_matches_openssl() {
         theirs.extend(out.stdout);
     }
     assert_eq!(ours, theirs);
-    assert_eq!(innodebt::mycnf::login::decode(&ours).unwrap(), text);
+    assert_eq!(innodebt_server::mycnf::login::decode(&ours).unwrap(), text);
 }
 
 fn once(args: &[&str], env: &[(&str, &str)]) -> Run {
@@ -237,7 +237,7 @@ mod props {
     use proptest::prelude::*;
 
     use super::encode;
-    use innodebt::mycnf::login::decode;
+    use innodebt_server::mycnf::login::decode;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]

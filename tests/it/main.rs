@@ -44,7 +44,6 @@ mod import_dolphie;
 mod import_prometheus;
 mod incident;
 mod judgements;
-mod layers;
 mod live_dml_delay;
 mod live_flushing;
 mod live_once;

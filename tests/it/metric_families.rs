@@ -8,17 +8,17 @@
 use crate::common;
 
 use common::serve::promtool;
-use innodebt::metrics::counters::Counters;
 use innodebt::openmetrics::exporter::{Build, COUNTERS, EXPORTER, Exporter};
 use innodebt::openmetrics::{FIGURES, Format, Kind, OWN, Own, Scrape, scrape};
+use innodebt_engine::metrics::counters::Counters;
 
 fn full_scrape(format: Format) -> String {
-    let capture = innodebt::capture::reader::from_bytes(
+    let capture = innodebt_capture::reader::from_bytes(
         include_bytes!("../../demo/mariadb-10.11-blocker.idbt"),
         std::path::Path::new("demo"),
     )
     .expect("demo capture");
-    let mut deriver = innodebt::derive::Deriver::new();
+    let mut deriver = innodebt_engine::derive::Deriver::new();
     let mut figures = capture
         .events
         .iter()
@@ -29,12 +29,14 @@ fn full_scrape(format: Format) -> String {
     figures.history.seconds_to_max_purge_lag = Some(3600.0);
     figures.history.held_back = Some(1200);
     figures.undo.resident_pct = Some(12.5);
-    figures.blocker.get_or_insert(innodebt::figures::Blocker {
-        thread_id: Some(42),
-        age_s: 300,
-        ..Default::default()
-    });
-    figures.self_cost = Some(innodebt::figures::SelfCost {
+    figures
+        .blocker
+        .get_or_insert(innodebt_engine::figures::Blocker {
+            thread_id: Some(42),
+            age_s: 300,
+            ..Default::default()
+        });
+    figures.self_cost = Some(innodebt_engine::figures::SelfCost {
         statements_per_tick: 3,
         server_ms_per_tick: 1.75,
         server_ms_p95_1m: Some(2.5),

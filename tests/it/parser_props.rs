@@ -8,9 +8,9 @@ use crate::common::gate;
 
 use std::sync::OnceLock;
 
-use innodebt::error_log;
-use innodebt::innodb_status;
-use innodebt::textdump;
+use innodebt_server::error_log;
+use innodebt_server::innodb_status;
+use innodebt_server::textdump;
 use proptest::prelude::*;
 use proptest::sample::Index;
 

@@ -12,12 +12,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use innodebt::capture::reader::from_bytes;
-use innodebt::capture::writer::{CaptureWriter, WriterOptions};
-use innodebt::capture::{CaptureIndex, End, ImportError, import_dir};
-use innodebt::mycnf::{self, Item, OptionFile};
-use innodebt::sample::SourceEvent;
 use innodebt::theme::{Theme, ThemeItem};
+use innodebt_capture::reader::from_bytes;
+use innodebt_capture::writer::{CaptureWriter, WriterOptions};
+use innodebt_capture::{CaptureIndex, End, ImportError, import_dir};
+use innodebt_server::mycnf::{self, Item, OptionFile};
+use innodebt_server::sample::SourceEvent;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use ratatui::style::Color;
@@ -44,7 +44,7 @@ struct RealCapture {
 fn real_capture() -> &'static RealCapture {
     static CAPTURE: OnceLock<RealCapture> = OnceLock::new();
     CAPTURE.get_or_init(|| {
-        let demo = innodebt::capture::open(repo().join("demo/mariadb-10.11-blocker.idbt"))
+        let demo = innodebt_capture::open(repo().join("demo/mariadb-10.11-blocker.idbt"))
             .expect("the demo capture reads");
         let events: Vec<SourceEvent> = demo.events.into_iter().take(120).collect();
         let dir = tempfile::tempdir().expect("a temp dir");

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use innodebt::cli::{ConnectOptions, Endpoint};
-use innodebt::derive::Deriver;
-use innodebt::sample::SourceEvent;
-use innodebt::source::connect;
-use innodebt::source::live::{self, BACKOFF_CAP, ConnectFn, PollerCommand, PollerConfig};
+use innodebt_engine::derive::Deriver;
+use innodebt_poller::connect;
+use innodebt_poller::live::{self, BACKOFF_CAP, ConnectFn, PollerCommand, PollerConfig};
+use innodebt_server::sample::SourceEvent;
 use tokio::sync::mpsc;
 
 fn options(server: &PrivateServer) -> ConnectOptions {
@@ -199,7 +199,7 @@ async fn interval_change_and_undo_scan_on_request() {
 /// in the batch (INNODB_TRX when due, INNODB_METRICS) keep all their rows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tick_keeps_every_wanted_counter_and_the_other_statements_rows() {
-    use innodebt::source::flavor::STATUS;
+    use innodebt_server::flavor::STATUS;
     use mysql_async::prelude::Queryable;
     let server = PrivateServer::start(ServerConfig::default());
     let mut writer = mysql_async::Conn::new(server.opts())

@@ -134,7 +134,7 @@ impl Grants {
 /// come from a privilege), and `innodb_max_purge_lag` set so time-to-lag is a figure too.
 async fn server_with_accounts() -> (PrivateServer, Vec<(Grants, Account)>) {
     let server = PrivateServer::start(ServerConfig::default());
-    for group in innodebt::source::flavor::MONITOR_GROUPS {
+    for group in innodebt_server::flavor::MONITOR_GROUPS {
         server
             .sql(&format!("SET GLOBAL innodb_monitor_enable = '{group}'"))
             .await;

@@ -8,10 +8,11 @@ use crate::common::gate;
 use std::path::{Path, PathBuf};
 
 use chrono::{TimeZone, Utc};
-use innodebt::capture::{ImportError, WriterOptions, export_csv, import_dir, open};
-use innodebt::derive::Deriver;
-use innodebt::sample::SourceEvent;
-use innodebt::source::flavor::FlavorKind;
+use innodebt::export::export_csv;
+use innodebt_capture::{ImportError, WriterOptions, import_dir, open};
+use innodebt_engine::derive::Deriver;
+use innodebt_server::flavor::FlavorKind;
+use innodebt_server::sample::SourceEvent;
 
 const PREFIX: &str = "2026_11_21_20_34_37";
 
@@ -31,7 +32,7 @@ fn shared_ptstalk() -> Option<PathBuf> {
     Some(dir)
 }
 
-fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
+fn samples(events: &[SourceEvent]) -> Vec<&innodebt_server::sample::Sample> {
     events.iter().filter_map(SourceEvent::as_sample).collect()
 }
 

@@ -15,7 +15,7 @@ use innodebt::app::transport::parse_goto;
 use innodebt::app::{App, Recording, Replay};
 use innodebt::replay::CaptureSet;
 use innodebt::theme::Theme;
-use innodebt::verdicts::RecoveryModel;
+use innodebt_engine::verdicts::RecoveryModel;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::{Buffer, Cell};

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use common::wait::{hold_async, wait_until};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::capture::{self, Header};
 use innodebt::cli::{ConnectOptions, Endpoint};
-use innodebt::derive::Deriver;
-use innodebt::sample::SourceEvent;
-use innodebt::source::connect;
-use innodebt::source::live::{PollerConfig, Session};
+use innodebt_capture::{self as capture, Header};
+use innodebt_engine::derive::Deriver;
+use innodebt_poller::connect;
+use innodebt_poller::live::{PollerConfig, Session};
+use innodebt_server::sample::SourceEvent;
 use serde_json::Value;
 
 fn replay_once_at(file: &std::path::Path, at: &str) -> Value {

@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 
 use common::wait::wait_for_async_every;
 use common::{PrivateServer, ServerConfig, WriteLoad};
-use innodebt::derive::Deriver;
-use innodebt::sample::SourceEvent;
-use innodebt::source::live::{PollerConfig, Session};
-use innodebt::verdicts::{Calibration, RateOrigin, RecoveryModel, calibrate_from_error_log};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::verdicts::{Calibration, RateOrigin, RecoveryModel, calibrate_from_error_log};
+use innodebt_poller::live::{PollerConfig, Session};
+use innodebt_server::sample::SourceEvent;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts};
 

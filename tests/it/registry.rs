@@ -6,11 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use innodebt::capture::export::{NOT_IN_CSV, csv_columns, csv_figures, export_csv_figures};
-use innodebt::figures::{Blocker, FigureId, Figures, Unit};
+use innodebt::export::{NOT_IN_CSV, csv_columns, csv_figures, export_csv_figures};
 use innodebt::openmetrics::families::FIGURES;
 use innodebt::openmetrics::figures::{NOT_EXPORTED, exported, from_scrape, in_family_unit};
 use innodebt::openmetrics::{Exposition, Format, parse::parse};
+use innodebt_engine::figures::{Blocker, FigureId, Figures, Unit};
 
 /// Figures with a distinct number at every numeric path (a flag true), so a reader that
 /// reads another field than its figure's shows.

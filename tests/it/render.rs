@@ -18,14 +18,14 @@ use std::time::Duration;
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::{App, Msg};
-use innodebt::figures::{Blocker, Figures, FlushSource, Severity};
-use innodebt::innodb_status::InnodbStatus;
-use innodebt::sample::{
+use innodebt::theme::{Theme, builtin_names};
+use innodebt_engine::figures::{Blocker, Figures, FlushSource, Severity};
+use innodebt_poller::cadence::{Cadenced, Slowed};
+use innodebt_server::innodb_status::InnodbStatus;
+use innodebt_server::sample::{
     MetricValue, PollCost, Sample, ServerInfo, SourceEvent, Statement, StatementCost, TrxRow,
     UndoScan,
 };
-use innodebt::source::cadence::{Cadenced, Slowed};
-use innodebt::theme::{Theme, builtin_names};
 use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -833,7 +833,7 @@ fn demo_events() -> Vec<SourceEvent> {
         env!("CARGO_MANIFEST_DIR"),
         "/demo/mariadb-10.11-blocker.idbt"
     );
-    let cap = innodebt::capture::open(path).expect("the demo capture reads");
+    let cap = innodebt_capture::open(path).expect("the demo capture reads");
     assert!(cap.end.is_complete(), "{:?}", cap.end);
     cap.events
 }
@@ -842,7 +842,7 @@ fn demo_events() -> Vec<SourceEvent> {
 /// async point while the report session had been blocking purge for 20 s or more.
 fn recorded_blocker_past_async() -> App {
     let events = demo_events();
-    let mut deriver = innodebt::derive::Deriver::new();
+    let mut deriver = innodebt_engine::derive::Deriver::new();
     let end = events
         .iter()
         .position(|e| {
@@ -890,7 +890,7 @@ fn replay_screen_with_timeline() {
     let rec = Recording::from_events(
         &demo_events(),
         "mariadb-10.11-blocker.idbt",
-        innodebt::verdicts::RecoveryModel::published_default(),
+        innodebt_engine::verdicts::RecoveryModel::published_default(),
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
@@ -925,13 +925,13 @@ fn demo_what_if(
     value: u64,
 ) -> (
     innodebt::app::Replay,
-    innodebt::verdicts::whatif::WhatIfReport,
+    innodebt_engine::verdicts::whatif::WhatIfReport,
 ) {
     use innodebt::app::{Recording, Replay};
     let rec = Recording::from_events(
         &demo_events(),
         "mariadb-10.11-blocker.idbt",
-        innodebt::verdicts::RecoveryModel::published_default(),
+        innodebt_engine::verdicts::RecoveryModel::published_default(),
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
@@ -941,7 +941,7 @@ fn demo_what_if(
                 set,
                 innodebt::review::Window { first: 0, last },
                 &[(variable.to_string(), value)],
-                innodebt::verdicts::RecoveryModel::published_default(),
+                innodebt_engine::verdicts::RecoveryModel::published_default(),
             )
         })
         .expect("the set")
@@ -1015,7 +1015,7 @@ fn help_in_a_replay_lists_the_replay_keys() {
     let rec = Recording::from_events(
         &demo_events(),
         "mariadb-10.11-blocker.idbt",
-        innodebt::verdicts::RecoveryModel::published_default(),
+        innodebt_engine::verdicts::RecoveryModel::published_default(),
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
@@ -1358,10 +1358,10 @@ fn the_v_overlay_fits_80x24_with_many_verdicts() {
 /// capture against the synthetic healthy server's (another server: the screen warns).
 fn comparing() -> App {
     use innodebt::review::Window;
-    let model = innodebt::verdicts::RecoveryModel::published_default();
+    let model = innodebt_engine::verdicts::RecoveryModel::published_default();
     let capture = |events: &[SourceEvent], name: &str| {
         let start = events.first().map(SourceEvent::at).unwrap_or_default();
-        let header = innodebt::capture::Header::new(start, None, true);
+        let header = innodebt_capture::Header::new(start, None, true);
         innodebt::replay::temp_capture(name, &header, events, model.clone())
     };
     let mut demo = capture(&demo_events(), "mariadb-10.11-blocker.idbt").expect("the demo opens");
@@ -1594,7 +1594,7 @@ fn an_age_past_the_log_is_drawn_as_suspect() {
     let app = app_from_events(events[..=end].to_vec(), now);
     let f = app.live.latest.clone().expect("figures");
     let s = f
-        .suspect(innodebt::figures::FigureId::CheckpointAge)
+        .suspect(innodebt_engine::figures::FigureId::CheckpointAge)
         .expect("the age is suspect");
     assert!(
         s.reason

@@ -5,10 +5,10 @@
 
 use crate::common::laps;
 
-use innodebt::capture;
-use innodebt::derive::Deriver;
-use innodebt::figures::Figures;
-use innodebt::sample::{Sample, SourceEvent};
+use innodebt_capture as capture;
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::Figures;
+use innodebt_server::sample::{Sample, SourceEvent};
 
 fn figures_of(events: &[SourceEvent]) -> Vec<Figures> {
     let mut d = Deriver::new();

@@ -12,13 +12,13 @@ use crate::common::feed;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use innodebt::capture::{self, Header, WriterOptions};
-use innodebt::derive::DERIVATION_VERSION;
 use innodebt::replay::{CHART_SPAN_S, CaptureSet, create_writer, open_replay};
-use innodebt::sample::SourceEvent;
-use innodebt::verdicts::RecoveryModel;
 use innodebt::view::moments::{Moment, MomentKind, Scanner, peak_moment};
 use innodebt::view::{DataView, Link};
+use innodebt_capture::{self as capture, Header, WriterOptions};
+use innodebt_engine::derive::DERIVATION_VERSION;
+use innodebt_engine::verdicts::RecoveryModel;
+use innodebt_server::sample::SourceEvent;
 use serde_json::Value;
 
 /// What a replay shows at one moment.
@@ -481,7 +481,7 @@ fn damaged_and_cut_captures_replay_what_they_hold() {
 
 #[test]
 fn a_forged_section_of_millions_of_records_is_cut_short() {
-    use innodebt::capture::format;
+    use innodebt_capture::format;
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("forged.idbt");
     let events = feed::Feed::new(feed::Plan::quiet()).events(3);

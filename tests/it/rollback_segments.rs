@@ -14,9 +14,9 @@ use common::builders;
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::{App, Command, Msg, Overlay};
-use innodebt::derive::Deriver;
-use innodebt::figures::{Figures, Severity, VerdictKind};
-use innodebt::sample::{Sample, ServerInfo, SourceEvent, WaitSum};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::{Figures, Severity, VerdictKind};
+use innodebt_server::sample::{Sample, ServerInfo, SourceEvent, WaitSum};
 use serde_json::Value;
 
 const RSEG_LATCH: &str = "wait/synch/rwlock/innodb/trx_rseg_latch";
@@ -331,7 +331,7 @@ fn mysql_57_seis_wait_array_on_trx0rseg_queues_and_needs_a_restart() {
         s.status.insert("Uptime".into(), 1000 + t as u64);
         s.trx_open = Some(16);
         s.trx_rw = Some(16);
-        s.innodb_status = Some(innodebt::innodb_status::parse(&seis));
+        s.innodb_status = Some(innodebt_server::innodb_status::parse(&seis));
         last = d.push_sample(&s);
     }
     let f = last.expect("figures");

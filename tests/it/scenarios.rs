@@ -4,16 +4,16 @@
 //! innodb_max_purge_lag while purge is blocked and later resets it, then the blocker commits.
 
 use chrono::{DateTime, Utc};
-use innodebt::derive::Deriver;
-use innodebt::figures::Figures;
-use innodebt::verdicts::{Severity, VerdictKind};
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::Figures;
+use innodebt_engine::verdicts::{Severity, VerdictKind};
 
 fn figures() -> Vec<Figures> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/demo/mariadb-10.11-blocker.idbt"
     );
-    let cap = innodebt::capture::open(path).expect("demo capture");
+    let cap = innodebt_capture::open(path).expect("demo capture");
     let mut d = Deriver::new();
     cap.events.iter().filter_map(|e| d.push(e)).collect()
 }
@@ -176,7 +176,7 @@ fn verdicts_are_notable_moments_in_the_replay() {
         env!("CARGO_MANIFEST_DIR"),
         "/demo/mariadb-10.11-blocker.idbt"
     );
-    let cap = innodebt::capture::open(path).expect("demo capture");
+    let cap = innodebt_capture::open(path).expect("demo capture");
     let found = moments::find(&cap.events);
     for kind in [
         MomentKind::Verdict,

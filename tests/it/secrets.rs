@@ -92,7 +92,7 @@ fn assert_clean_capture(what: &str, path: &Path) {
         &format!("{what} (raw bytes)"),
         &String::from_utf8_lossy(&raw),
     );
-    let capture = innodebt::capture::open(path).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let capture = innodebt_capture::open(path).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(!capture.events.is_empty(), "{what}: no events");
     let mut decoded = serde_json::to_string(&capture.header).expect("header as JSON");
     for event in &capture.events {

@@ -14,7 +14,7 @@ use common::accounts::{Account, Run, run};
 use common::certs::{Certs, OTHER_NAME, ServerCert};
 use common::{PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint, Secret, SslMode};
-use innodebt::source::connect::{ConnectError, Transport, connect_with_transport};
+use innodebt_poller::connect::{ConnectError, Transport, connect_with_transport};
 use mysql_async::prelude::Queryable;
 
 use SslMode::{Disabled, Preferred, Required, VerifyCa, VerifyIdentity};

@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use common::wait::{OnTimeout, hold_async, wait_for, wait_until, wait_until_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::capture;
-use innodebt::derive::Deriver;
-use innodebt::figures::{Figures, VerdictKind};
-use innodebt::sample::SourceEvent;
+use innodebt_capture as capture;
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::{Figures, VerdictKind};
+use innodebt_server::sample::SourceEvent;
 
 /// A running `innodebt record DIR --trigger …` and the lines it printed so far.
 struct Recorder {

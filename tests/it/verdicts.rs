@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::watch::Watch;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
-use innodebt::verdicts::{Assessment, Severity, VerdictEngine, VerdictKind};
+use innodebt_engine::verdicts::{Assessment, Severity, VerdictEngine, VerdictKind};
 
 fn kinds(a: &Assessment) -> Vec<&'static str> {
     a.verdicts.iter().map(|v| v.kind.as_str()).collect()

@@ -3,7 +3,7 @@
 //! seen.
 
 use super::{ChangePlan, PlanAction, PlanContext, Refusal};
-use crate::figures::Blocker;
+use innodebt_engine::figures::Blocker;
 
 /// Plans killing the session that holds the blocking read view.
 pub fn plan_kill(blocker: &Blocker, ctx: &PlanContext) -> Result<ChangePlan, Refusal> {

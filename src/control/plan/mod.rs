@@ -11,8 +11,8 @@ mod rseg;
 
 use thiserror::Error;
 
-use crate::figures::{Figures, Unreadable};
-use crate::source::flavor::Flavor;
+use innodebt_engine::figures::{Figures, Unreadable};
+use innodebt_server::flavor::Flavor;
 
 pub use kill::{age_text, plan_kill};
 pub use knob::{plan_set, plan_step};

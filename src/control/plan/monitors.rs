@@ -2,7 +2,7 @@
 //! per module group, and a read-back of what is still off.
 
 use super::{ChangePlan, PlanAction, PlanContext, Refusal, sql_quote};
-use crate::source::flavor::MONITOR_GROUPS;
+use innodebt_server::flavor::MONITOR_GROUPS;
 
 /// The `innodb_monitor_enable` group that switches on `counter` (counters with no group of
 /// their own in [`MONITOR_GROUPS`] are enabled by name).

@@ -5,8 +5,8 @@
 //! (a restart; MariaDB ≥ 10.5: fixed at 128).
 
 use super::{ChangePlan, PlanAction, PlanContext, Refusal};
-use crate::figures::Rollback;
-use crate::source::flavor::{MAX_ROLLBACK_SEGMENTS, RsegWayOut};
+use innodebt_engine::figures::Rollback;
+use innodebt_server::flavor::{MAX_ROLLBACK_SEGMENTS, RsegWayOut};
 
 const VARIABLE: &str = "innodb_rollback_segments";
 

@@ -2,7 +2,7 @@
 //! flavour, steps, the blocked-purge warnings, monitors and kills.
 
 use super::*;
-use crate::figures::Blocker;
+use innodebt_engine::figures::Blocker;
 
 fn mariadb() -> Flavor {
     Flavor::detect("10.11.19-MariaDB-0+deb12u1", "Debian 12", false)
@@ -399,11 +399,11 @@ fn monitors_one_statement_per_group() {
 #[test]
 fn an_unreadable_source_is_refused_with_its_privilege() {
     let u = Unreadable {
-        source: crate::sample::SourceKind::InnodbMetrics,
+        source: innodebt_server::sample::SourceKind::InnodbMetrics,
         what: "information_schema.INNODB_METRICS".into(),
         privilege: Some("PROCESS".into()),
         error: "error 1227: Access denied".into(),
-        figures: vec![crate::figures::FigureId::PurgeRecords],
+        figures: vec![innodebt_engine::figures::FigureId::PurgeRecords],
     };
     assert_eq!(
         Refusal::metrics_unreadable(&u).to_string(),

@@ -85,7 +85,7 @@ async fn three_hours_of_dolphie_import_in_the_memory_of_one() {
     // Every row became a sample, the server kept running (no restart at a lap's end), and the
     // figures are known throughout.
     for (out, rows) in [(&hour_out, hour_rows), (&three_out, three_rows)] {
-        let cap = innodebt::capture::open(out).expect("open the import");
+        let cap = innodebt_capture::open(out).expect("open the import");
         assert!(cap.end.is_complete(), "{:?}", cap.end);
         let samples = cap
             .events

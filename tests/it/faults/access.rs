@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use innodebt::source::live::BACKOFF_CAP;
+use innodebt_poller::live::BACKOFF_CAP;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder};
 

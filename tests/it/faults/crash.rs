@@ -4,10 +4,10 @@
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use innodebt::derive::Deriver;
-use innodebt::figures::Figures;
-use innodebt::sample::SourceEvent;
-use innodebt::source::live::BACKOFF_CAP;
+use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::Figures;
+use innodebt_poller::live::BACKOFF_CAP;
+use innodebt_server::sample::SourceEvent;
 
 use super::{
     SCREEN_WAIT, background_runtime, capture_events, header, numbers_after, recording_dashboard,

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use innodebt::capture;
-use innodebt::sample::SourceEvent;
+use innodebt_capture as capture;
+use innodebt_server::sample::SourceEvent;
 use serde_json::Value;
 
 /// Long enough for a loaded 2-core CI machine, short enough to fail a hang quickly.

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use innodebt::sample::SourceEvent;
+use innodebt_server::sample::SourceEvent;
 
 use super::{
     SCREEN_WAIT, capture_events, header, read_pid, recording_dashboard, replay_json_at,
@@ -13,7 +13,7 @@ use super::{
 use crate::common::wait::hold;
 use crate::common::{PrivateServer, ServerConfig};
 
-fn samples(events: &[SourceEvent]) -> Vec<&innodebt::sample::Sample> {
+fn samples(events: &[SourceEvent]) -> Vec<&innodebt_server::sample::Sample> {
     events.iter().filter_map(SourceEvent::as_sample).collect()
 }
 
