@@ -11,7 +11,7 @@
 //!   recorder, `serve::recorder::Rolling`): `--once --at` and the hour's export from it;
 //! - the anchor: `zstd -dc FILE`, decompressing the whole file.
 //!
-//! `cargo bench --bench replay` (all three), or `-- 1h 24h`; `-- --runs=5` for more dashboard
+//! `cargo bench --bench replay --features bench-timings` (all three), or `-- 1h 24h`; `-- --runs=5` for more dashboard
 //! runs (default 3; `--once` runs 5 times per point). Every figure is the median of its runs.
 //! The captures are written once and kept under `target/replay-bench/` (named by generator,
 //! format and derivation version, so a change to any of them writes them again).
@@ -493,6 +493,12 @@ impl Tui {
 }
 
 fn main() {
+    // The dashboard's key-to-frame times come from the binary's own hook, which a release build
+    // has only with this feature.
+    if !cfg!(feature = "bench-timings") {
+        eprintln!("run it as: cargo bench --bench replay --features bench-timings");
+        std::process::exit(2);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let runs: usize = args
         .iter()
