@@ -1,5 +1,5 @@
 //! Replay of long captures through the real release binary (`innodebt replay`), for captures
-//! of 1 hour, 24 hours and 7 days at 1 s, against issue 16's targets:
+//! of 1 hour, 24 hours and 7 days at 1 s, against the targets in BENCHMARKS.md:
 //! - the dashboard (`innodebt replay FILE` in a 200×60 tmux pane): time from exec to the first
 //!   frame, peak RSS (VmHWM) once open and after seeking from end to end, seek + draw time
 //!   (key read → frame written, timed inside the binary through `INNODEBT_TIMINGS`), CPU while

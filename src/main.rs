@@ -26,10 +26,9 @@ fn main() -> ExitCode {
     let serve = matches!(cli.command, Some(innodebt::cli::Command::Serve(_)));
     // `serve` runs every target, scrape and timer on the one thread that starts it (a
     // thousand targets' polls and scrapes need a tenth of a core): a worker beside it only
-    // adds wake-ups between the two, accepting on one and answering on the other. At 1,000
-    // targets two workers cost 14.2 % of a core against 12.2 % for one, and one 9.1 % against
-    // 7.9–8.4 % for none (A/B pairs, BENCHMARKS.md). The dashboards keep two workers; tokio's
-    // own TOKIO_WORKER_THREADS, when set, asks for that many.
+    // adds wake-ups between the two, accepting on one and answering on the other, and each
+    // worker more costs CPU (BENCHMARKS.md, serve's design choices). The dashboards keep two
+    // workers; tokio's own TOKIO_WORKER_THREADS, when set, asks for that many.
     let workers = std::env::var_os("TOKIO_WORKER_THREADS").is_some();
     let mut builder = if serve && !workers {
         tokio::runtime::Builder::new_current_thread()

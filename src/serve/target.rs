@@ -54,7 +54,7 @@ thread_local! {
         std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
     // An event's JSON and its compressed form, written into buffers kept per thread: made
     // afresh they were several large allocations per sample of every target, each one
-    // sweeping glibc's fast bins (`malloc_consolidate`, 4 % of serve's CPU at 1,000 targets).
+    // sweeping glibc's fast bins (`malloc_consolidate`; BENCHMARKS.md, serve's design choices).
     static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>)> =
         const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }

@@ -136,7 +136,7 @@ fn assert_same_verdicts(at: &str) -> Value {
 
 #[test]
 fn text_carries_the_verdicts_the_json_has_at_every_moment() {
-    // The moment the issue was found at: a read view blocks purge with the lag trap armed.
+    // A read view blocks purge with the lag trap armed.
     let json = assert_same_verdicts("+100s");
     assert_eq!(
         json_kinds(&json),

@@ -231,7 +231,7 @@ fn bad_credentials_fail_clearly_without_the_password() {
     assert!(out.stdout.is_empty());
 }
 
-/// The incident, for real: a REPEATABLE READ snapshot blocks purge under write load.
+/// The incident, for real: a REPEATABLE READ snapshot blocks purge under write load.
 /// One `--once` (two samples a second apart) must name it — never answer "healthy" — from
 /// what one look proves: purge's position stood still behind it while the trx id counter moved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -207,10 +207,10 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
     load.stop().await;
 }
 
-/// Issue 25's case on a private MariaDB ≥ 10.6.16 (MDEV-32050): several sessions each hold an
-/// open write while others commit; once history has piled up, `--once` names the oldest
-/// writer in its verdict, and `history.held_by` — what the History panel draws — names the
-/// same session, with the verdict's severity and how many are open (it said "no blocker").
+/// History held by open writes, on a private MariaDB ≥ 10.6.16 (MDEV-32050): several sessions
+/// each hold an open write while others commit; once history has piled up, `--once` names the
+/// oldest writer in its verdict, and `history.held_by` — what the History panel draws — names
+/// the same session, with the verdict's severity and how many are open, never "no blocker".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn held_by_names_the_open_writer_the_verdict_names() {
     const WRITERS: u64 = 8;

@@ -1,4 +1,4 @@
-//! Verdicts that claim no more than they know (issue 11): `unknown` until the data is there,
+//! Verdicts that claim no more than they know: `unknown` until the data is there,
 //! a one-shot look that names a blocker, purge lag in transactions, no alarm over nothing,
 //! open write transactions holding history, and held verdicts that say they are clearing.
 
@@ -108,7 +108,7 @@ fn a_problem_verdict_and_what_is_unknown_both_show_problem_first() {
     );
 }
 
-/// The issue's incident: a REPEATABLE READ view open for 25 s under write load, history
+/// The incident: a REPEATABLE READ view open for 25 s under write load, history
 /// 1,206 growing 43/s. One look = two SEIS reads a second apart: the trx id counter moved,
 /// `Purge done for trx's n:o <` did not (SEIS, MariaDB `lock_print_info_summary`).
 fn incident(t: i64) -> Figures {
