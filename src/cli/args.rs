@@ -46,8 +46,47 @@ pub struct Cli {
     #[command(flatten)]
     pub options: Options,
 
+    #[command(flatten)]
+    pub prometheus: PrometheusArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// One server's figures from the Prometheus that already scrapes it (mysqld_exporter's series
+/// or `innodebt serve`'s), instead of a connection: no database account needed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+#[command(next_help_heading = "From Prometheus (instead of connecting)")]
+pub struct PrometheusArgs {
+    /// Read the server's series from this Prometheus (or Thanos, Mimir, VictoriaMetrics): its
+    /// base URL (http://prometheus:9090). Needs --instance; the server is never connected to.
+    #[arg(long, value_name = "URL", requires = "instance")]
+    pub prometheus: Option<String>,
+    /// The `instance` label of the server's series in that Prometheus.
+    #[arg(long, value_name = "INSTANCE", requires = "prometheus")]
+    pub instance: Option<String>,
+    /// The `job` label, where several jobs scrape the instance.
+    #[arg(long, value_name = "JOB", requires = "prometheus")]
+    pub job: Option<String>,
+    /// More PromQL label matchers (repeatable): --match 'env="prod"'.
+    #[arg(long = "match", value_name = "MATCHER", requires = "prometheus")]
+    pub matchers: Vec<String>,
+    /// The series' scrape interval: one sample per step, a refresh per step.
+    #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_timeout,
+          requires = "prometheus")]
+    pub step: Duration,
+    /// The server as it was at this time (RFC 3339, or HH:MM:SS today in UTC), not now.
+    #[arg(long, value_name = "TIME", value_parser = parse_time_spec, requires = "prometheus")]
+    pub at: Option<TimeSpec>,
+    /// A file holding user:password for Prometheus's basic auth.
+    #[arg(long, value_name = "FILE", requires = "prometheus")]
+    pub basic_auth_file: Option<PathBuf>,
+    /// A file holding a bearer token for Prometheus.
+    #[arg(long, value_name = "FILE", requires = "prometheus")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// PEM CA certificates to verify an https Prometheus with (default: the web's roots).
+    #[arg(long, value_name = "FILE", requires = "prometheus")]
+    pub ca_file: Option<PathBuf>,
 }
 
 /// The mysql client's connection flags.

@@ -21,6 +21,14 @@ pub(super) async fn main(cli: &Cli, args: &CheckArgs) -> ExitCode {
 async fn look(cli: &Cli, args: &CheckArgs) -> Result<Report, String> {
     // A bad expression is found before the server is asked anything.
     let thresholds = Thresholds::parse(args.warning.as_deref(), args.critical.as_deref())?;
+    // From Prometheus: no account on the server, the same judgement.
+    let from_prometheus = [&args.prometheus, &cli.prometheus]
+        .into_iter()
+        .find(|p| p.prometheus.is_some());
+    if let Some(p) = from_prometheus {
+        let figures = super::prometheus::look(cli, p).await?;
+        return Ok(check::judge(&figures, &thresholds));
+    }
     let resolved = cli.connect_options().map_err(|e| e.to_string())?;
     for w in &resolved.warnings {
         eprintln!("innodebt: warning: {w}");

@@ -7,6 +7,7 @@ mod captures;
 mod check;
 mod import;
 mod live;
+mod prometheus;
 mod record;
 mod review;
 mod session;
@@ -19,6 +20,7 @@ pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, th
 pub async fn main(cli: Cli) -> ExitCode {
     match &cli.command {
         None if cli.options.demo => captures::demo(&cli).await,
+        None if cli.prometheus.prometheus.is_some() => prometheus::main(cli).await,
         None => live::main(cli).await,
         Some(Command::Record {
             file,

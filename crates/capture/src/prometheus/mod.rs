@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 pub use api::{Auth, Endpoint, Series};
 
 use super::format::Header;
-use innodebt_server::sample::SourceEvent;
+use innodebt_server::sample::{ServerInfo, SourceEvent};
 
 /// Prometheus refuses a query_range of more than 11,000 points per series.
 const MAX_POINTS: u64 = 11_000;
@@ -90,6 +90,8 @@ pub struct Request {
     pub to: DateTime<Utc>,
     pub step: Duration,
     pub auth: Auth,
+    /// The longest one request may take ([`api::REQUEST_TIMEOUT`] for an import).
+    pub timeout: Duration,
 }
 
 /// `1 s`, `15 s`, `500 ms`: the resolution as the header says it.
@@ -166,7 +168,7 @@ impl Import {
                 "--step must be at least 1ms (use your scrape interval, e.g. 15s)".into(),
             ));
         }
-        let ep = Endpoint::new(&req.url, &req.auth)?;
+        let ep = Endpoint::new(&req.url, &req.auth)?.with_timeout(req.timeout);
         let url = ep.shown().to_string();
         let (start, end) = (unix(req.from), unix(req.to));
         let data = ep
@@ -250,6 +252,38 @@ impl Import {
         let next = chunk_end.saturating_add(self.step_ms);
         self.next_ms = (next <= self.span_ms && chunk_end < self.span_ms).then_some(next);
         Ok(Some(self.mapper.chunk(&series)))
+    }
+
+    /// Moves the window's end on to `to`, for a live feed: the next chunks read the steps
+    /// after the last one read, through the same mapper, so rates and the server's
+    /// description carry on. Nothing changes when `to` is not past the window's end.
+    pub fn follow(&mut self, to: DateTime<Utc>) {
+        let Ok(span_ms) = u64::try_from((to - self.req.from).num_milliseconds()) else {
+            return;
+        };
+        if self.next_ms.is_none() {
+            // Prometheus evaluated the last chunk at `from + k × step` up to its end: the
+            // next point is one step after the last of them, and waits until `to` reaches it.
+            let next = (self.span_ms / self.step_ms * self.step_ms).saturating_add(self.step_ms);
+            if next > span_ms {
+                return;
+            }
+            self.next_ms = Some(next);
+        } else if span_ms <= self.span_ms {
+            return;
+        }
+        self.span_ms = span_ms;
+        self.req.to = to;
+    }
+
+    /// The server as its series describe it (what the first chunk's `Connected` carries).
+    pub fn server(&self) -> ServerInfo {
+        self.mapper.info()
+    }
+
+    /// The Prometheus URL, for messages.
+    pub fn url(&self) -> &str {
+        &self.url
     }
 
     /// Samples made so far.
@@ -345,6 +379,7 @@ mod tests {
             to: DateTime::<Utc>::from_timestamp(60, 0).unwrap_or_default(),
             step: Duration::from_secs(15),
             auth: Auth::default(),
+            timeout: api::REQUEST_TIMEOUT,
         };
         let s = req.selector();
         assert!(
