@@ -61,3 +61,9 @@ pub async fn run_without_source(app: crate::app::App, theme: Theme) -> ExitCode 
         Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
     }
 }
+
+/// How long `--once` may watch: the verdicts' trend window plus two intervals of slack.
+pub fn once_watch_limit(interval: std::time::Duration) -> std::time::Duration {
+    let trend = innodebt_engine::verdicts::Thresholds::default().trend_min_span_s;
+    std::time::Duration::from_secs_f64(trend) + interval * 2
+}

@@ -537,6 +537,13 @@ pub struct FleetArgs {
     /// A file holding only the agents' basic-auth password.
     #[arg(long, value_name = "FILE")]
     pub agent_password_file: Option<PathBuf>,
+    /// Take one look at every server, print the fleet nearest breach first and exit.
+    #[arg(long)]
+    pub once: bool,
+    /// Output format for --once.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT",
+          requires = "once")]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]

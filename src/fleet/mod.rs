@@ -5,6 +5,7 @@
 //! polled by its own task (timeout and backoff of its own); the loop never awaits one.
 
 pub mod agent;
+pub mod once;
 pub mod poll;
 pub mod row;
 pub mod state;
@@ -123,19 +124,31 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
             Source::Direct(_) => None,
         });
         tasks.push(match source {
-            Source::Direct(opts) => poll::spawn_direct(
-                i,
-                opts,
-                cfg.clone(),
-                crate::mode::recovery_model(cli),
-                tx.clone(),
-            ),
+            Source::Direct(opts) => {
+                let deriver = Deriver::with_recovery(crate::mode::recovery_model(cli));
+                // One look answers as --once does: a verdict holds once a sample shows it.
+                let deriver = if args.once {
+                    deriver.one_shot()
+                } else {
+                    deriver
+                };
+                poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone())
+            }
             Source::Agent(a) => {
                 poll::spawn_agent(i, a, cli.options.interval, args.timeout, tx.clone())
             }
         });
     }
-    let fleet = Fleet::new(rows, Utc::now());
+    let mut fleet = Fleet::new(rows, Utc::now());
+    if args.once {
+        // Long enough for a poll to time out, two samples and the verdicts' trend window.
+        let limit = args.timeout + crate::mode::once_watch_limit(cli.options.interval);
+        let mut rx = rx;
+        once::look(&mut fleet, &mut rx, limit).await;
+        tasks.iter().for_each(|t| t.abort());
+        once::print(&fleet, args.format, limit);
+        return ExitCode::SUCCESS;
+    }
     let wiring = Wiring {
         incoming: rx,
         tx,

@@ -120,7 +120,7 @@ async fn once(
 /// One look (`--once`, `check`): two samples `--interval` apart, derived — and while the
 /// verdict is still `unknown` only for want of the history trend (purge is behind and one look
 /// cannot tell whether it keeps up), more samples, until the trend window is seen
-/// ([`once_watch_limit`]).
+/// ([`crate::mode::once_watch_limit`]).
 pub(super) async fn look(
     mut session: Session,
     mut deriver: Deriver,
@@ -132,7 +132,7 @@ pub(super) async fn look(
         info: session.info.clone(),
     });
     let label = session.info.label.clone();
-    let limit = once_watch_limit(cfg.interval);
+    let limit = crate::mode::once_watch_limit(cfg.interval);
     let mut figures = None;
     for n in 0u32.. {
         if n > 0 {
@@ -150,12 +150,6 @@ pub(super) async fn look(
         }
     }
     figures.ok_or_else(|| "no figures derived".to_string())
-}
-
-/// How long `--once` may watch: the verdicts' trend window plus two intervals of slack.
-pub(super) fn once_watch_limit(interval: std::time::Duration) -> std::time::Duration {
-    let trend = innodebt_engine::verdicts::Thresholds::default().trend_min_span_s;
-    std::time::Duration::from_secs_f64(trend) + interval * 2
 }
 
 /// The verdict waits for the history trend, and only for that: more samples will answer it.
