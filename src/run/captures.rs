@@ -122,8 +122,7 @@ fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
         Ok((view, _)) => match view.latest {
             Some(f) => {
                 let notes = notes_in(set, pos, pos);
-                print_once(&f, &notes, None, cli.options.format);
-                ExitCode::SUCCESS
+                print_once(&f, &notes, None, cli.options.format)
             }
             None => fail(
                 EXIT_FAILURE,
@@ -198,16 +197,17 @@ pub(super) fn export(
             .open(out)
             .map_err(|e| format!("{}: cannot create: {e}", out.display()))
             .and_then(|f| {
-                write(&mut std::io::BufWriter::new(f))
-                    .map_err(|e| format!("{}: {e}", out.display()))
+                let name = out.display().to_string();
+                crate::mode::write_to(std::io::BufWriter::new(f), &name, |w| write(w).map(drop))
             }),
-        None => write(&mut std::io::stdout().lock()).map_err(|e| format!("writing: {e}")),
+        // A reader that stops early (`| head`) ends it quietly; a full disk does not.
+        None => crate::mode::to_stdout(|w| write(w).map(drop)),
     };
     if let Some(n) = set.note() {
         eprintln!("innodebt: note: {n}");
     }
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -219,7 +219,7 @@ pub(super) fn print_once(
     notes: &[capture::Note],
     what_if: Option<&innodebt_engine::verdicts::whatif::WhatIfReport>,
     format: crate::cli::OutputFormat,
-) {
+) -> ExitCode {
     if notes.is_empty() && what_if.is_none() {
         return print_figures(f, format);
     }
@@ -240,7 +240,7 @@ pub(super) fn print_once(
                     );
                 }
             }
-            crate::mode::emit(&format!("{}\n", crate::output::json_of(&v)));
+            crate::mode::emit(&format!("{}\n", crate::output::json_of(&v)))
         }
         crate::cli::OutputFormat::Text => {
             let mut out = crate::output::text(f);
@@ -255,7 +255,7 @@ pub(super) fn print_once(
             if let Some(w) = what_if {
                 out.push_str(&crate::review::text::what_if(w));
             }
-            crate::mode::emit(&out);
+            crate::mode::emit(&out)
         }
     }
 }
@@ -289,7 +289,7 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
     };
     match innodebt_engine::verdicts::recovery::calibrate_from_error_log(&text) {
         Ok(c) => {
-            println!(
+            let mut out = format!(
                 "{} crash recovery: {} of redo (checkpoint LSN {} → {}) applied in {:.0} s{}",
                 c.server,
                 innodebt_engine::units::bytes(c.redo_bytes),
@@ -300,8 +300,8 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
                     .map(|p| format!(", {p} pages, {} batch(es)", c.batches))
                     .unwrap_or_default(),
             );
-            println!(
-                "redo apply rate: {}/s{} — use it with --recovery-rate {}",
+            out.push_str(&format!(
+                "\nredo apply rate: {}/s{} — use it with --recovery-rate {}",
                 innodebt_engine::units::bytes(c.rate_bytes_per_s as u64),
                 if c.coarse {
                     " (a rough lower bound: the recovery took only a few seconds)"
@@ -309,14 +309,15 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
                     ""
                 },
                 c.rate_bytes_per_s as u64
-            );
-            println!(
-                "innodebt reads the same lines by itself at connect (the @@log_error file when it \
+            ));
+            out.push_str(&format!(
+                "\ninnodebt reads the same lines by itself at connect (the @@log_error file when it \
                  runs on the database host; performance_schema.error_log on MySQL 8.0.22+) and \
                  then says \"calibrated from this server's recovery of {}\" by its estimate",
                 c.started_at.format("%Y-%m-%d")
-            );
-            ExitCode::SUCCESS
+            ));
+            out.push('\n');
+            crate::mode::emit(&out)
         }
         Err(e) => fail(EXIT_CONFIG, format!("{}: {e}", error_log.display())),
     }

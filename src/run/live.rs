@@ -109,10 +109,7 @@ async fn once(
     format: OutputFormat,
 ) -> ExitCode {
     match look(session, deriver, cfg).await {
-        Ok(figures) => {
-            print_figures(&figures, format);
-            ExitCode::SUCCESS
-        }
+        Ok(figures) => print_figures(&figures, format),
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -167,7 +164,10 @@ fn still_watching(f: &innodebt_engine::figures::Figures) -> bool {
     })
 }
 
-pub(super) fn print_figures(figures: &innodebt_engine::figures::Figures, format: OutputFormat) {
+pub(super) fn print_figures(
+    figures: &innodebt_engine::figures::Figures,
+    format: OutputFormat,
+) -> ExitCode {
     match format {
         OutputFormat::Json => crate::mode::emit(&format!("{}\n", output::json(figures))),
         OutputFormat::Text => crate::mode::emit(&output::text(figures)),

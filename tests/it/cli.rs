@@ -796,3 +796,84 @@ fn no_color_flag_and_env() {
     assert!(!no_color(false, Some(OsStr::new(""))));
     assert!(!no_color(false, None));
 }
+
+// ---------------------------------------------------------------------------
+// The real binary: standard output
+// ---------------------------------------------------------------------------
+
+fn demo_capture() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("demo/mariadb-10.11-blocker.idbt")
+        .display()
+        .to_string()
+}
+
+/// `innodebt ARGS` with no option files, stdin from /dev/null.
+fn innodebt(args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(crate::common::innodebt_bin());
+    cmd.arg("--no-defaults")
+        .args(args)
+        .stdin(std::process::Stdio::null());
+    cmd
+}
+
+/// A reader that stops early (`| head -1`) ends the export quietly: exit 0, nothing on
+/// stderr. The JSON Lines of the demo are about 1 MB, far more than a pipe holds, so the
+/// export is still writing when the pipe closes.
+#[test]
+fn a_reader_that_goes_away_ends_the_export_quietly() {
+    use std::io::BufRead as _;
+    let mut child = innodebt(&["export", &demo_capture(), "--format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start innodebt export");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut first = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("read the first line");
+    assert!(first.starts_with('{'), "{first}");
+    // The reader goes away (BufReader and pipe dropped above).
+    let out = child.wait_with_output().expect("innodebt export ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "nothing on stderr: {stderr}");
+}
+
+/// A full disk is not a closed pipe: every headless writer fails with exit 1 and a message
+/// naming standard output (`--once` used to exit 0 with nothing written).
+#[test]
+fn a_full_disk_fails_naming_standard_output() {
+    let demo = demo_capture();
+    for args in [
+        &["export", &demo][..],
+        &["export", &demo, "--format", "json"],
+        &["--demo", "--once"],
+        &["--demo", "--once", "--format", "json"],
+        &["replay", &demo, "--once", "--format", "json"],
+        &["compare", &demo, &demo, "--format", "text"],
+        &["man"],
+        &["completions", "bash"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = innodebt(args).stdout(full).output().expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("writing to standard output") && stderr.contains("No space left"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // The same for `-o FILE`, named by its path.
+    let out = innodebt(&["export", &demo, "-o", "/dev/full"])
+        .output()
+        .expect("run innodebt");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("writing to /dev/full"), "{stderr}");
+}
