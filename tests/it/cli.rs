@@ -798,7 +798,7 @@ fn no_color_flag_and_env() {
 }
 
 // ---------------------------------------------------------------------------
-// The real binary: standard output
+// The real binary: standard output, options that would do nothing
 // ---------------------------------------------------------------------------
 
 fn demo_capture() -> String {
@@ -876,4 +876,67 @@ fn a_full_disk_fails_naming_standard_output() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("writing to /dev/full"), "{stderr}");
+}
+
+/// An option its mode would ignore is refused before anything runs: clap's usage exit code,
+/// the option named and what to do instead.
+#[test]
+fn options_that_would_do_nothing_are_refused() {
+    let demo = demo_capture();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("never.idbt").display().to_string();
+    for (args, option, instead) in [
+        (
+            &["--once", "--record", &record][..],
+            "--record",
+            "innodebt record FILE",
+        ),
+        (&["--format", "json"], "--format json", "--once"),
+        (&["--demo", "replay", &demo], "--demo", "drop --demo"),
+        (&["--demo", "export", &demo], "--demo", "drop --demo"),
+        (&["--record", &record, "replay", &demo], "--record", "drop"),
+        (
+            &["--record", &record, "compare", &demo, &demo],
+            "--record",
+            "drop",
+        ),
+        (&["--once", "export", &demo], "--once", "drop --once"),
+        (
+            &["--format", "json", "export", &demo],
+            "--format",
+            "export FILE --format json",
+        ),
+        (
+            &["replay", &demo, "--format", "json"],
+            "--format json",
+            "--once",
+        ),
+        (&["--demo", "serve"], "--demo", "drop --demo"),
+        (
+            &["--record-queries", "--once"],
+            "--record-queries",
+            "--record FILE",
+        ),
+    ] {
+        let out = innodebt(args)
+            .stdout(std::process::Stdio::piped())
+            .output()
+            .expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(option) && stderr.contains(instead),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(!Path::new(&record).exists(), "nothing recorded");
+    // `check` keeps the monitoring-plugin contract: UNKNOWN on its status line, exit 3.
+    let out = innodebt(&["--once", "check"]).output().expect("run check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.starts_with("INNODEBT UNKNOWN: ") && stdout.contains("--once"),
+        "{stdout}"
+    );
 }
