@@ -1,8 +1,8 @@
 //! What every mode (the dashboard, `serve`, `fleet`, …) shares: how it ends on an error (one
 //! clear line on stderr after the terminal is restored, and an exit code that says which kind
-//! of failure it was), how it writes to standard output, and the recovery model and theme the
-//! flags ask for. Below `run`, which dispatches to `serve` and `fleet`: they use this, not
-//! `run`.
+//! of failure it was), how it writes to standard output, whether a screen has a terminal, and
+//! the recovery model and theme the flags ask for. Below `run`, which
+//! dispatches to `serve` and `fleet`: they use this, not `run`.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -126,6 +126,46 @@ impl<W: Write> Write for Sink<W> {
         self.note(r)
     }
 }
+
+/// A full screen (the dashboard, a replay, the compare screen, the fleet) draws on standard
+/// output and reads keys from standard input, or from the controlling terminal (`/dev/tty`)
+/// when standard input is redirected, as crossterm does. Checked before anything connects or
+/// reads, so that no terminal (cron, `ssh host innodebt`, `setsid`, a pipe) gets one line
+/// saying what works instead — `instead` — not an OS error from raw mode. Exit 2: the
+/// command line asks for what cannot be had here.
+pub fn need_terminal(instead: &str) -> Result<(), ExitCode> {
+    match missing_terminal() {
+        None => Ok(()),
+        Some(why) => Err(fail(EXIT_CONFIG, no_terminal(why, instead))),
+    }
+}
+
+/// The words for a screen without a terminal, shared with `screen`'s set-up error.
+pub fn no_terminal(why: &str, instead: &str) -> String {
+    format!(
+        "no terminal to draw the screen on ({why}): {instead}; over ssh, `ssh -t` gives the \
+         command a terminal"
+    )
+}
+
+/// What is missing for a screen, or `None` when there is a terminal.
+fn missing_terminal() -> Option<&'static str> {
+    use std::io::IsTerminal as _;
+    if !io::stdout().is_terminal() {
+        return Some("standard output is not a terminal");
+    }
+    let keys = io::stdin().is_terminal()
+        || std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .is_ok();
+    (!keys).then_some("standard input is not a terminal and there is no controlling terminal")
+}
+
+/// What a live dashboard without a terminal can do instead.
+pub const LIVE_INSTEAD: &str = "for one look use --once (text, or --format json), and to \
+     record without a screen `innodebt record FILE`";
 
 /// `--recovery-rate` or the published default.
 pub fn recovery_model(cli: &Cli) -> innodebt_engine::verdicts::RecoveryModel {

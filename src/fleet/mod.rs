@@ -106,6 +106,13 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
+    // Before any server is polled.
+    if let Err(code) = crate::mode::need_terminal(
+        "for one look at a server use `innodebt -h HOST --once` (or `check`), and for every \
+         server at once in Prometheus `innodebt serve --config FILE`",
+    ) {
+        return code;
+    }
     let cfg = PollerConfig {
         interval: cli.options.interval,
         innodb_status_every: cli.options.innodb_status_interval,

@@ -35,15 +35,23 @@ pub(super) async fn main(
     at: Option<TimeSpec>,
 ) -> ExitCode {
     match open(cli, path) {
-        Ok(set) => replay_set(cli, set, from, to, at).await,
+        Ok(set) => replay_set(cli, set, from, to, at, REPLAY_INSTEAD).await,
         Err(e) => fail(EXIT_CONFIG, e),
     }
 }
 
+/// What a replay without a terminal can do instead of its screen.
+const REPLAY_INSTEAD: &str = "for one moment use `replay FILE --once --at TIME` (text, or \
+     --format json), and for every sample `innodebt export FILE`";
+const DEMO_INSTEAD: &str = "for the demo's last moment use `innodebt --demo --once` (text, \
+     or --format json)";
+const WHAT_IF_INSTEAD: &str = "for the what-if summary give --format text (or json), and for \
+     one moment with it --once";
+
 pub(super) async fn demo(cli: &Cli) -> ExitCode {
     let name = "demo (MariaDB 10.11, purge blocked)";
     match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli)) {
-        Ok(set) => replay_set(cli, set, None, None, None).await,
+        Ok(set) => replay_set(cli, set, None, None, None, DEMO_INSTEAD).await,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -54,6 +62,7 @@ async fn replay_set(
     from: Option<TimeSpec>,
     to: Option<TimeSpec>,
     at: Option<TimeSpec>,
+    instead: &str,
 ) -> ExitCode {
     if set.is_empty() {
         let why = set.note().unwrap_or_default();
@@ -68,7 +77,7 @@ async fn replay_set(
     }
     let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
     let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
-    show(cli, set, first, last).await
+    show_with(cli, set, first, last, None, instead).await
 }
 
 /// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
@@ -79,21 +88,21 @@ pub(super) async fn show_what_if(
     last: u64,
     report: innodebt_engine::verdicts::whatif::WhatIfReport,
 ) -> ExitCode {
-    show_with(cli, set, first, last, Some(report)).await
+    show_with(cli, set, first, last, Some(report), WHAT_IF_INSTEAD).await
 }
 
-/// The dashboard over a recording.
-async fn show(cli: &Cli, set: CaptureSet, first: u64, last: u64) -> ExitCode {
-    show_with(cli, set, first, last, None).await
-}
-
+/// The dashboard over a recording; `instead` says what works without a terminal.
 async fn show_with(
     cli: &Cli,
     mut set: CaptureSet,
     first: u64,
     last: u64,
     what_if: Option<innodebt_engine::verdicts::whatif::WhatIfReport>,
+    instead: &str,
 ) -> ExitCode {
+    if let Err(code) = crate::mode::need_terminal(instead) {
+        return code;
+    }
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,

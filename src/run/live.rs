@@ -18,6 +18,21 @@ use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 
 pub(super) async fn main(cli: Cli) -> ExitCode {
+    if !cli.options.once {
+        // Both before connecting (or prompting for a password): an existing capture is never
+        // overwritten, and a dashboard needs a terminal.
+        if let Some(path) = &cli.options.record
+            && std::fs::symlink_metadata(path).is_ok()
+        {
+            let e = innodebt_capture::CaptureError::Exists {
+                path: path.display().to_string(),
+            };
+            return fail(super::EXIT_CONFIG, e);
+        }
+        if let Err(code) = crate::mode::need_terminal(crate::mode::LIVE_INSTEAD) {
+            return code;
+        }
+    }
     let opts = match resolve(&cli) {
         Ok(o) => o,
         Err(code) => return code,

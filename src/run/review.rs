@@ -73,6 +73,11 @@ pub(super) async fn compare(
 
 /// The compare screen until `q`.
 async fn show(cli: &Cli, view: review::CompareView) -> ExitCode {
+    if let Err(code) =
+        crate::mode::need_terminal("for the report give --format text (or json), as a pipe gets it")
+    {
+        return code;
+    }
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,

@@ -798,7 +798,7 @@ fn no_color_flag_and_env() {
 }
 
 // ---------------------------------------------------------------------------
-// The real binary: standard output, options that would do nothing
+// The real binary: options that would do nothing, standard output, no terminal
 // ---------------------------------------------------------------------------
 
 fn demo_capture() -> String {
@@ -814,6 +814,22 @@ fn innodebt(args: &[&str]) -> std::process::Command {
     cmd.arg("--no-defaults")
         .args(args)
         .stdin(std::process::Stdio::null());
+    cmd
+}
+
+/// The command in a session of its own: no controlling terminal (as under cron or
+/// `ssh host innodebt`), so /dev/tty cannot be opened.
+fn without_controlling_terminal(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: setsid is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
     cmd
 }
 
@@ -939,4 +955,66 @@ fn options_that_would_do_nothing_are_refused() {
         stdout.starts_with("INNODEBT UNKNOWN: ") && stdout.contains("--once"),
         "{stdout}"
     );
+}
+
+/// No terminal (no controlling terminal, stdin from /dev/null, output to a pipe): the screens
+/// say what works instead — `--once`, `ssh -t` — not an OS error, and the dashboard says so
+/// before it connects (nothing listens on the port given: the answer would be exit 10).
+#[test]
+fn no_terminal_names_once_and_ssh_t() {
+    let demo = demo_capture();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+        .to_string();
+    for args in [
+        &["--demo"][..],
+        &["replay", &demo],
+        &["replay", &demo, "--what-if", "innodb_log_file_size=1G"],
+        &["-h", "127.0.0.1", "-P", &port, "-u", "root"],
+        &["fleet", "-h", "127.0.0.1", "-P", &port],
+    ] {
+        let out = without_controlling_terminal(&mut innodebt(args))
+            .output()
+            .expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("no terminal") && stderr.contains("ssh -t"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    for args in [&["--demo"][..], &["-h", "127.0.0.1", "-P", &port]] {
+        let out = without_controlling_terminal(&mut innodebt(args))
+            .output()
+            .expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--once"), "{args:?}: {stderr}");
+    }
+
+    // Output to a terminal that is not ours, keys from nowhere: still no screen (raw mode
+    // would fail with ENXIO on /dev/tty).
+    for (args, instead) in [
+        (&["--demo"][..], "--once"),
+        (&["compare", &demo, &demo], "--format text"),
+    ] {
+        let pty = nix::pty::openpty(None, None).expect("openpty");
+        let out = without_controlling_terminal(&mut innodebt(args))
+            .stdout(std::fs::File::from(pty.slave))
+            .output()
+            .expect("run innodebt");
+        drop(pty.master);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("standard input is not a terminal")
+                && stderr.contains(instead)
+                && stderr.contains("ssh -t")
+                && !stderr.contains("os error"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
