@@ -13,7 +13,10 @@ fn main() -> ExitCode {
         Err(e) => match innodebt::cli::usage_error_status(&args, &e) {
             // `check`'s caller is a monitoring system: UNKNOWN, on standard output.
             Some(status) => {
-                println!("{status}");
+                // Written or not (a closed pipe is no news to give), the check is UNKNOWN.
+                if let Err(e) = innodebt::mode::write_stdout(&format!("{status}\n")) {
+                    eprintln!("innodebt: {e}");
+                }
                 return ExitCode::from(3);
             }
             None => e.exit(),

@@ -264,6 +264,11 @@ pub struct Options {
     /// Replay the built-in demo, no server needed: a real capture recorded by innodebt from MariaDB 10.11 under write load.
     #[arg(long)]
     pub demo: bool,
+
+    /// `--format` was on the command line (it has a default, so its value cannot say):
+    /// [`parse_args`] sets it from clap's value source, for [`Cli::unused_option`].
+    #[arg(skip)]
+    pub format_given: bool,
 }
 
 impl Default for ConnectionArgs {
@@ -308,6 +313,7 @@ impl Default for Options {
             read_only: false,
             recovery_rate: None,
             demo: false,
+            format_given: false,
         }
     }
 }

@@ -9,6 +9,7 @@ mod env;
 pub mod manual;
 mod parse;
 mod resolve;
+mod unused;
 mod values;
 
 pub use args::{

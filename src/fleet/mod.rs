@@ -107,6 +107,15 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
+    // Before any server is polled.
+    if !args.once
+        && let Err(code) = crate::mode::need_terminal(
+            "for the fleet as text or JSON use `innodebt fleet … --once`, for one server \
+             `innodebt -h HOST --once` (or `check`)",
+        )
+    {
+        return code;
+    }
     let cfg = PollerConfig {
         interval: cli.options.interval,
         innodb_status_every: cli.options.innodb_status_interval,
@@ -146,8 +155,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         let mut rx = rx;
         once::look(&mut fleet, &mut rx, limit).await;
         tasks.iter().for_each(|t| t.abort());
-        once::print(&fleet, args.format, limit);
-        return ExitCode::SUCCESS;
+        return once::print(&fleet, args.format, limit);
     }
     let wiring = Wiring {
         incoming: rx,

@@ -174,8 +174,8 @@ pub fn text(fleet: &Fleet, limit: Duration) -> String {
     out
 }
 
-/// Prints the fleet after one look.
-pub fn print(fleet: &Fleet, format: OutputFormat, limit: Duration) {
+/// Prints the fleet after one look (a reader that stops early is a quiet success).
+pub fn print(fleet: &Fleet, format: OutputFormat, limit: Duration) -> std::process::ExitCode {
     match format {
         OutputFormat::Json => crate::mode::emit(&format!(
             "{}\n",

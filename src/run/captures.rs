@@ -35,15 +35,23 @@ pub(super) async fn main(
     at: Option<TimeSpec>,
 ) -> ExitCode {
     match open(cli, path) {
-        Ok(set) => replay_set(cli, set, from, to, at).await,
+        Ok(set) => replay_set(cli, set, from, to, at, REPLAY_INSTEAD).await,
         Err(e) => fail(EXIT_CONFIG, e),
     }
 }
 
+/// What a replay without a terminal can do instead of its screen.
+const REPLAY_INSTEAD: &str = "for one moment use `replay FILE --once --at TIME` (text, or \
+     --format json), and for every sample `innodebt export FILE`";
+const DEMO_INSTEAD: &str = "for the demo's last moment use `innodebt --demo --once` (text, \
+     or --format json)";
+const WHAT_IF_INSTEAD: &str = "for the what-if summary give --format text (or json), and for \
+     one moment with it --once";
+
 pub(super) async fn demo(cli: &Cli) -> ExitCode {
     let name = "demo (MariaDB 10.11, purge blocked)";
     match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli)) {
-        Ok(set) => replay_set(cli, set, None, None, None).await,
+        Ok(set) => replay_set(cli, set, None, None, None, DEMO_INSTEAD).await,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -54,6 +62,7 @@ async fn replay_set(
     from: Option<TimeSpec>,
     to: Option<TimeSpec>,
     at: Option<TimeSpec>,
+    instead: &str,
 ) -> ExitCode {
     if set.is_empty() {
         let why = set.note().unwrap_or_default();
@@ -68,7 +77,7 @@ async fn replay_set(
     }
     let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
     let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
-    show(cli, set, first, last).await
+    show_with(cli, set, first, last, None, instead).await
 }
 
 /// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
@@ -79,21 +88,21 @@ pub(super) async fn show_what_if(
     last: u64,
     report: innodebt_engine::verdicts::whatif::WhatIfReport,
 ) -> ExitCode {
-    show_with(cli, set, first, last, Some(report)).await
+    show_with(cli, set, first, last, Some(report), WHAT_IF_INSTEAD).await
 }
 
-/// The dashboard over a recording.
-async fn show(cli: &Cli, set: CaptureSet, first: u64, last: u64) -> ExitCode {
-    show_with(cli, set, first, last, None).await
-}
-
+/// The dashboard over a recording; `instead` says what works without a terminal.
 async fn show_with(
     cli: &Cli,
     mut set: CaptureSet,
     first: u64,
     last: u64,
     what_if: Option<innodebt_engine::verdicts::whatif::WhatIfReport>,
+    instead: &str,
 ) -> ExitCode {
+    if let Err(code) = crate::mode::need_terminal(instead) {
+        return code;
+    }
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
@@ -122,8 +131,7 @@ fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
         Ok((view, _)) => match view.latest {
             Some(f) => {
                 let notes = notes_in(set, pos, pos);
-                print_once(&f, &notes, None, cli.options.format);
-                ExitCode::SUCCESS
+                print_once(&f, &notes, None, cli.options.format)
             }
             None => fail(
                 EXIT_FAILURE,
@@ -198,16 +206,17 @@ pub(super) fn export(
             .open(out)
             .map_err(|e| format!("{}: cannot create: {e}", out.display()))
             .and_then(|f| {
-                write(&mut std::io::BufWriter::new(f))
-                    .map_err(|e| format!("{}: {e}", out.display()))
+                let name = out.display().to_string();
+                crate::mode::write_to(std::io::BufWriter::new(f), &name, |w| write(w).map(drop))
             }),
-        None => write(&mut std::io::stdout().lock()).map_err(|e| format!("writing: {e}")),
+        // A reader that stops early (`| head`) ends it quietly; a full disk does not.
+        None => crate::mode::to_stdout(|w| write(w).map(drop)),
     };
     if let Some(n) = set.note() {
         eprintln!("innodebt: note: {n}");
     }
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -219,7 +228,7 @@ pub(super) fn print_once(
     notes: &[capture::Note],
     what_if: Option<&innodebt_engine::verdicts::whatif::WhatIfReport>,
     format: crate::cli::OutputFormat,
-) {
+) -> ExitCode {
     if notes.is_empty() && what_if.is_none() {
         return print_figures(f, format);
     }
@@ -240,7 +249,7 @@ pub(super) fn print_once(
                     );
                 }
             }
-            crate::mode::emit(&format!("{}\n", crate::output::json_of(&v)));
+            crate::mode::emit(&format!("{}\n", crate::output::json_of(&v)))
         }
         crate::cli::OutputFormat::Text => {
             let mut out = crate::output::text(f);
@@ -255,7 +264,7 @@ pub(super) fn print_once(
             if let Some(w) = what_if {
                 out.push_str(&crate::review::text::what_if(w));
             }
-            crate::mode::emit(&out);
+            crate::mode::emit(&out)
         }
     }
 }
@@ -289,7 +298,7 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
     };
     match innodebt_engine::verdicts::recovery::calibrate_from_error_log(&text) {
         Ok(c) => {
-            println!(
+            let mut out = format!(
                 "{} crash recovery: {} of redo (checkpoint LSN {} → {}) applied in {:.0} s{}",
                 c.server,
                 innodebt_engine::units::bytes(c.redo_bytes),
@@ -300,8 +309,8 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
                     .map(|p| format!(", {p} pages, {} batch(es)", c.batches))
                     .unwrap_or_default(),
             );
-            println!(
-                "redo apply rate: {}/s{} — use it with --recovery-rate {}",
+            out.push_str(&format!(
+                "\nredo apply rate: {}/s{} — use it with --recovery-rate {}",
                 innodebt_engine::units::bytes(c.rate_bytes_per_s as u64),
                 if c.coarse {
                     " (a rough lower bound: the recovery took only a few seconds)"
@@ -309,14 +318,15 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
                     ""
                 },
                 c.rate_bytes_per_s as u64
-            );
-            println!(
-                "innodebt reads the same lines by itself at connect (the @@log_error file when it \
+            ));
+            out.push_str(&format!(
+                "\ninnodebt reads the same lines by itself at connect (the @@log_error file when it \
                  runs on the database host; performance_schema.error_log on MySQL 8.0.22+) and \
                  then says \"calibrated from this server's recovery of {}\" by its estimate",
                 c.started_at.format("%Y-%m-%d")
-            );
-            ExitCode::SUCCESS
+            ));
+            out.push('\n');
+            crate::mode::emit(&out)
         }
         Err(e) => fail(EXIT_CONFIG, format!("{}: {e}", error_log.display())),
     }

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use crate::check::{self, Report, Thresholds};
 use crate::cli::{CheckArgs, Cli};
+use crate::mode::fail;
 use innodebt_engine::derive::Deriver;
+use innodebt_engine::figures::Severity;
 use innodebt_poller::connect;
 use innodebt_poller::live::Session;
 
@@ -14,8 +16,11 @@ pub(super) async fn main(cli: &Cli, args: &CheckArgs) -> ExitCode {
     let report = look(cli, args)
         .await
         .unwrap_or_else(|e| Report::unknown(&e));
-    crate::mode::emit(&report.render());
-    ExitCode::from(report.exit_code())
+    match crate::mode::write_stdout(&report.render()) {
+        Ok(()) => ExitCode::from(report.exit_code()),
+        // The status line did not reach the monitoring system: UNKNOWN, never a state.
+        Err(e) => fail(check::exit_code(Severity::Unknown), e),
+    }
 }
 
 async fn look(cli: &Cli, args: &CheckArgs) -> Result<Report, String> {

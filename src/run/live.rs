@@ -18,6 +18,21 @@ use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 
 pub(super) async fn main(cli: Cli) -> ExitCode {
+    if !cli.options.once {
+        // Both before connecting (or prompting for a password): an existing capture is never
+        // overwritten, and a dashboard needs a terminal.
+        if let Some(path) = &cli.options.record
+            && std::fs::symlink_metadata(path).is_ok()
+        {
+            let e = innodebt_capture::CaptureError::Exists {
+                path: path.display().to_string(),
+            };
+            return fail(super::EXIT_CONFIG, e);
+        }
+        if let Err(code) = crate::mode::need_terminal(crate::mode::LIVE_INSTEAD) {
+            return code;
+        }
+    }
     let opts = match resolve(&cli) {
         Ok(o) => o,
         Err(code) => return code,
@@ -109,10 +124,7 @@ async fn once(
     format: OutputFormat,
 ) -> ExitCode {
     match look(session, deriver, cfg).await {
-        Ok(figures) => {
-            print_figures(&figures, format);
-            ExitCode::SUCCESS
-        }
+        Ok(figures) => print_figures(&figures, format),
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -161,7 +173,10 @@ fn still_watching(f: &innodebt_engine::figures::Figures) -> bool {
     })
 }
 
-pub(super) fn print_figures(figures: &innodebt_engine::figures::Figures, format: OutputFormat) {
+pub(super) fn print_figures(
+    figures: &innodebt_engine::figures::Figures,
+    format: OutputFormat,
+) -> ExitCode {
     match format {
         OutputFormat::Json => crate::mode::emit(&format!("{}\n", output::json(figures))),
         OutputFormat::Text => crate::mode::emit(&output::text(figures)),

@@ -105,6 +105,10 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
+    // Before Prometheus is asked anything.
+    if let Err(code) = crate::mode::need_terminal(crate::mode::LIVE_INSTEAD) {
+        return code;
+    }
     let at = match moment(p.at) {
         Ok(t) => t,
         Err(e) => return fail(EXIT_CONFIG, e),

@@ -53,29 +53,31 @@ pub(super) async fn compare(
         };
     }
     match review::compare(&mut iset, iw, &mut bset, bw) {
-        Ok(c) => {
-            match format {
-                OutputFormat::Json => emit(&format!("{}\n", output::json_of(&c))),
-                OutputFormat::Text => {
-                    for w in &c.warnings {
-                        eprintln!("innodebt: warning: {w}");
-                    }
-                    // Capture names and audit labels are data: no terminal controls from them.
-                    let text: String = review::text::comparison(&c, top)
-                        .lines()
-                        .map(|l| crate::text::strip_controls(l) + "\n")
-                        .collect();
-                    emit(&text);
+        Ok(c) => match format {
+            OutputFormat::Json => emit(&format!("{}\n", output::json_of(&c))),
+            OutputFormat::Text => {
+                for w in &c.warnings {
+                    eprintln!("innodebt: warning: {w}");
                 }
+                // Capture names and audit labels are data: no terminal controls from them.
+                let text: String = review::text::comparison(&c, top)
+                    .lines()
+                    .map(|l| crate::text::strip_controls(l) + "\n")
+                    .collect();
+                emit(&text)
             }
-            ExitCode::SUCCESS
-        }
+        },
         Err(e) => fail(EXIT_CONFIG, e),
     }
 }
 
 /// The compare screen until `q`.
 async fn show(cli: &Cli, view: review::CompareView) -> ExitCode {
+    if let Err(code) =
+        crate::mode::need_terminal("for the report give --format text (or json), as a pipe gets it")
+    {
+        return code;
+    }
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
@@ -112,11 +114,10 @@ pub(super) async fn what_if(
         return super::captures::show_what_if(cli, set, w.first, last, report).await;
     }
     if !cli.options.once {
-        match format {
+        return match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),
             OutputFormat::Text => emit(&review::text::what_if(&report)),
-        }
-        return ExitCode::SUCCESS;
+        };
     }
     let pos = at.map(|t| set.index_of(t)).unwrap_or(set.len() - 1);
     let figures = match set.view_at(pos, false) {
@@ -130,6 +131,5 @@ pub(super) async fn what_if(
         );
     };
     let notes = super::captures::notes_in(&mut set, pos, pos);
-    super::captures::print_once(&f, &notes, Some(&report), format);
-    ExitCode::SUCCESS
+    super::captures::print_once(&f, &notes, Some(&report), format)
 }
