@@ -12,7 +12,8 @@
 //! 64M, 256M and 1G and prints the BENCHMARKS.md table.
 //!
 //! `recovery::a_near_empty_recovery_does_not_calibrate` crashes with one row to redo: too small
-//! to time, it must leave the default in place and say why. The ignored
+//! to time, it must leave the default in place and say why; `calibrate_recovery_says_what_the_
+//! estimate_says` holds the subcommand to the model's choice and numbers. The ignored
 //! `restart_by_redo_size_table` measures where a recovery's apply stands out of start-up (the
 //! calibration floor's evidence in BENCHMARKS.md).
 //!
@@ -29,6 +30,7 @@ use std::time::{Duration, Instant};
 use common::wait::wait_for_async_every;
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use innodebt_engine::derive::Deriver;
+use innodebt_engine::verdicts::recovery::RecoveryLog;
 use innodebt_engine::verdicts::{Calibration, RateOrigin, RecoveryModel, calibrate_from_error_log};
 use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
@@ -584,6 +586,81 @@ async fn a_near_empty_recovery_does_not_calibrate() {
         why
     };
     assert!(line.ends_with(last), "{line}");
+}
+
+/// A MariaDB 10.11.19 recovery of 53.6 MB logged as 1 s, then one of 2,898 bytes.
+const LARGE_THEN_SMALL: &str = "\
+2026-11-21 20:37:20 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision 5843d8475120241667a7ce0f8a1abb6c9b43a273 as process 10342
+2026-11-21 20:37:20 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=572420596
+2026-11-21 20:37:21 0 [Note] InnoDB: End of log at LSN=626061190
+2026-11-21 20:37:21 0 [Note] InnoDB: To recover: 1603 pages
+2026-11-21 20:37:21 0 [Note] InnoDB: log sequence number 626061190; transaction id 43900
+2026-11-21 20:37:22 0 [Note] mariadbd: ready for connections.
+2026-11-28 09:12:03 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision 5843d8475120241667a7ce0f8a1abb6c9b43a273 as process 20001
+2026-11-28 09:12:03 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=700000000
+2026-11-28 09:12:03 0 [Note] InnoDB: End of log at LSN=700002898
+2026-11-28 09:12:03 0 [Note] InnoDB: To recover: 12 pages
+2026-11-28 09:12:03 0 [Note] InnoDB: log sequence number 700002898; transaction id 50000
+2026-11-28 09:12:03 0 [Note] mariadbd: ready for connections.
+";
+
+/// `calibrate-recovery` reads a log as innodebt does at connect: the same recovery chosen, the
+/// same words and the model's own rate; with nothing that can be timed, no rate and status 2.
+#[test]
+fn calibrate_recovery_says_what_the_estimate_says() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |text: &str| {
+        let path = dir.path().join("host.err");
+        std::fs::write(&path, text).expect("write the log");
+        let out = std::process::Command::new(common::innodebt_bin())
+            .args(["--no-defaults", "calibrate-recovery", "--error-log"])
+            .arg(&path)
+            .output()
+            .expect("run innodebt");
+        let log = RecoveryLog::parsed(path.display().to_string(), text);
+        let model = RecoveryModel::from_log(
+            &log,
+            &innodebt_server::flavor::MARIADB_105_RECOVERY,
+            "MariaDB 10.11",
+        );
+        (out, model)
+    };
+    let (out, model) = run(LARGE_THEN_SMALL);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(model.origin, RateOrigin::Calibrated);
+    assert!(
+        stdout.contains(&format!("estimate: {}\n", model.rate_source)),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "--recovery-rate {} gives",
+            model.rate_bytes_per_s as u64
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2,898 bytes of redo"), "{stdout}");
+    assert!(stdout.contains("at least 1603 pages"), "{stdout}");
+    // The small one alone: the default stays, and no rate is given.
+    let small = LARGE_THEN_SMALL
+        .lines()
+        .skip(6)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (out, model) = run(&small);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert_eq!(model.origin, RateOrigin::Default);
+    assert!(
+        stdout.contains(&format!("estimate: {}\n", model.rate_source)),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("--recovery-rate"), "{stdout}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
