@@ -287,6 +287,7 @@ pub(super) fn notes_in(
 }
 
 pub(super) fn calibrate(error_log: &Path) -> ExitCode {
+    use innodebt_engine::verdicts::recovery::{RateOrigin, RecoveryLog, RecoveryModel};
     let text = match std::fs::read(error_log) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
@@ -296,38 +297,98 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
             );
         }
     };
-    match innodebt_engine::verdicts::recovery::calibrate_from_error_log(&text) {
-        Ok(c) => {
-            let mut out = format!(
-                "{} crash recovery: {} of redo (checkpoint LSN {} → {}) applied in {:.0} s{}",
-                c.server,
-                innodebt_engine::units::bytes(c.redo_bytes),
-                c.checkpoint_lsn,
-                c.end_lsn,
-                c.seconds,
-                c.pages
-                    .map(|p| format!(", {p} pages, {} batch(es)", c.batches))
-                    .unwrap_or_default(),
-            );
-            out.push_str(&format!(
-                "\nredo apply rate: {}/s{} — use it with --recovery-rate {}",
-                innodebt_engine::units::bytes(c.rate_bytes_per_s as u64),
-                if c.coarse {
-                    " (a rough lower bound: the recovery took only a few seconds)"
-                } else {
-                    ""
-                },
-                c.rate_bytes_per_s as u64
-            ));
-            out.push_str(&format!(
-                "\ninnodebt reads the same lines by itself at connect (the @@log_error file when it \
-                 runs on the database host; performance_schema.error_log on MySQL 8.0.22+) and \
-                 then says \"calibrated from this server's recovery of {}\" by its estimate",
-                c.started_at.format("%Y-%m-%d")
-            ));
-            out.push('\n');
-            crate::mode::emit(&out)
+    let log = RecoveryLog::parsed(error_log.display().to_string(), &text);
+    let last = match &log.found {
+        Ok(c) => c,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    // The flavour's default, as at connect, from the version the log's start line gives.
+    let (default, series) = match last.version.as_deref() {
+        Some(v) => {
+            let flavor = innodebt_server::flavor::Flavor::detect(v, "", false);
+            (flavor.recovery_default(), flavor.series())
         }
-        Err(e) => fail(EXIT_CONFIG, format!("{}: {e}", error_log.display())),
+        None => (
+            innodebt_server::flavor::MYSQL_57_RECOVERY,
+            format!("{} of unknown version (no start line)", last.server),
+        ),
+    };
+    // The model's own choice and numbers: what innodebt says by its estimate.
+    let model = RecoveryModel::from_log(&log, &default, &series);
+    // Those passed over are newer than the one that calibrates.
+    let passed = model
+        .passed_over
+        .iter()
+        .map(|p| (&p.recovery, format!("passed over: {}", p.why)));
+    let used = model
+        .calibration
+        .iter()
+        .map(|e| (e, "calibrates".to_string()));
+    println!("crash recoveries in {}, newest first:", error_log.display());
+    for (e, said) in passed.chain(used) {
+        println!("  {} — {said}", evidence_words(e, &last.server));
     }
+    println!("estimate: {}", model.rate_source);
+    if model.origin != RateOrigin::Calibrated {
+        return fail(
+            EXIT_CONFIG,
+            format!(
+                "no rate for --recovery-rate: {}",
+                model.not_calibrated.as_deref().unwrap_or("not calibrated")
+            ),
+        );
+    }
+    println!(
+        "redo apply rate {:.1} MB/s after {:.2} s of start-up — --recovery-rate {} gives the \
+         rate (without the start-up)",
+        model.rate_bytes_per_s / 1e6,
+        model.startup_s,
+        model.rate_bytes_per_s as u64
+    );
+    println!(
+        "innodebt reads the same lines by itself at connect (the @@log_error file when it runs \
+         on the database host; performance_schema.error_log on MySQL 8.0.22+) and says the same \
+         by its estimate"
+    );
+    ExitCode::SUCCESS
+}
+
+/// One recovery's evidence on a line: "2026-11-21 20:37:20 MariaDB: 53.6 MB of redo (checkpoint
+/// LSN 572420596 → 626061190), at least 1603 pages, 1 batch(es); redo application 1 s by the
+/// log (0.00–2.00 s), restart 2 s by the log".
+fn evidence_words(e: &innodebt_engine::figures::RecoveryEvidence, server: &str) -> String {
+    let whole = e.timestamp_resolution_s >= 1.0;
+    let secs = |s: f64| {
+        if whole {
+            format!("{s:.0} s")
+        } else {
+            format!("{s:.2} s")
+        }
+    };
+    let pages = e
+        .pages_at_least
+        .map(|p| {
+            format!(
+                ", at least {p} pages (the most \"To recover: N pages\" said: it counts what is \
+                 left of a batch)"
+            )
+        })
+        .unwrap_or_default();
+    let restart = match (e.restart_host_s, e.restart_logged_s) {
+        (Some(h), _) => format!(", restart {h:.2} s by the host (process start to pid file)"),
+        (None, Some(l)) => format!(", restart {} by the log", secs(l)),
+        (None, None) => String::new(),
+    };
+    format!(
+        "{} {server}: {} of redo (checkpoint LSN {} → {}){pages}, {} batch(es); redo application \
+         {} by the log ({:.2}–{:.2} s){restart}",
+        e.started_at.format("%Y-%m-%d %H:%M:%S"),
+        innodebt_server::error_log::size_words(e.redo_bytes),
+        e.checkpoint_lsn,
+        e.end_lsn,
+        e.batches,
+        secs(e.logged_s),
+        e.redo_s.0,
+        e.redo_s.1,
+    )
 }

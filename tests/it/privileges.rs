@@ -206,13 +206,16 @@ fn check_figures(g: Grants, v: &Value, what: &str) {
         // Nothing holds history: no holder, by nature.
         .filter(|p| !(trx_read && p == "history.held_by"))
         .filter(|p| !(lwm_off && p == "dirty.lwm_pct"))
-        // The estimate's range comes with a calibration from the error log (these servers'
-        // logs hold no crash recovery): the default rate has none, by nature.
+        // The estimate's range and its evidence come with a calibration from the error log
+        // (these servers' logs hold no crash recovery): the default rate has none, by nature,
+        // and a calibrated one no reason it is not.
         .filter(|p| {
-            p != "recovery.estimate_range_s"
-                || v["recovery"]["rate_source"]
-                    .as_str()
-                    .is_some_and(|s| s.starts_with("calibrated"))
+            let calibrated = v["recovery"]["rate_origin"] == "calibrated";
+            match p.as_str() {
+                "recovery.estimate_range_s" | "recovery.calibration" => calibrated,
+                "recovery.not_calibrated" => !calibrated,
+                _ => true,
+            }
         })
         .filter(|p| !NOT_ON_MARIADB.contains(&p.as_str()))
         // performance_schema's latch instruments are off on these servers (said by

@@ -16,7 +16,10 @@ use innodebt_server::flavor::FlushRegime;
 use innodebt_server::sample::SourceKind;
 
 pub use id::{FigureId, Unit, UnknownRule};
-pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
+pub use judged::{
+    Bound, Missing, PassedOver, RateOrigin, Recovery, RecoveryEvidence, Severity, Sizing, Verdict,
+    VerdictKind,
+};
 pub use rollback::Rollback;
 pub use selfcost::{SelfCost, StatementMs};
 pub use suspect::Suspect;
