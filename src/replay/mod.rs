@@ -8,6 +8,7 @@
 //! A replay on screen holds a [`Recording`] (what it shows of the set, in memory) and reads
 //! only through its [`Loader`] ([`playhead`]), off the UI task.
 
+pub mod damage;
 pub mod open;
 pub mod playhead;
 pub mod recording;

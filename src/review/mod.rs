@@ -150,9 +150,11 @@ pub fn compare_view(
         warnings.push(w);
     }
     for (set, what) in [(&*incident, "incident"), (&*baseline, "baseline")] {
-        if let Some(n) = set.note() {
-            warnings.push(format!("{what} capture: {n}"));
-        }
+        warnings.extend(
+            set.notes()
+                .into_iter()
+                .map(|n| format!("{what} capture: {n}")),
+        );
     }
     let (figures, verdicts) = compare::figure_diffs(&i_side, &b_side);
     let settings = compare::setting_diffs(i_server.as_ref(), b_server.as_ref());

@@ -122,7 +122,7 @@ fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
         Ok((view, _)) => match view.latest {
             Some(f) => {
                 let notes = notes_in(set, pos, pos);
-                print_once(&f, &notes, None, cli.options.format);
+                print_once(&f, &notes, &report_notes(set), None, cli.options.format);
                 ExitCode::SUCCESS
             }
             None => fail(
@@ -203,24 +203,34 @@ pub(super) fn export(
             }),
         None => write(&mut std::io::stdout().lock()).map_err(|e| format!("writing: {e}")),
     };
-    if let Some(n) = set.note() {
-        eprintln!("innodebt: note: {n}");
-    }
+    report_notes(&set);
     match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
 
+/// What the reader found wrong with the capture (damage and what it cost, cut files), on
+/// stderr, one line each: the words every reader of a capture prints. Returned for the JSON.
+pub(super) fn report_notes(set: &CaptureSet) -> Vec<String> {
+    let notes = set.notes();
+    for n in &notes {
+        eprintln!("innodebt: note: {}", crate::text::strip_controls(n));
+    }
+    notes
+}
+
 /// One recorded moment's figures, with the bookmarks riding on its sample (as `export`
-/// carries them) and, for `--what-if`, its report: JSON `notes` and `what_if`, or text lines.
+/// carries them), what the reader found wrong with the capture and, for `--what-if`, its
+/// report: JSON `notes`, `capture_notes` and `what_if`, or text lines.
 pub(super) fn print_once(
     f: &innodebt_engine::figures::Figures,
     notes: &[capture::Note],
+    capture_notes: &[String],
     what_if: Option<&innodebt_engine::verdicts::whatif::WhatIfReport>,
     format: crate::cli::OutputFormat,
 ) {
-    if notes.is_empty() && what_if.is_none() {
+    if notes.is_empty() && capture_notes.is_empty() && what_if.is_none() {
         return print_figures(f, format);
     }
     match format {
@@ -231,6 +241,12 @@ pub(super) fn print_once(
                     o.insert(
                         "notes".into(),
                         serde_json::to_value(notes).unwrap_or_default(),
+                    );
+                }
+                if !capture_notes.is_empty() {
+                    o.insert(
+                        "capture_notes".into(),
+                        serde_json::to_value(capture_notes).unwrap_or_default(),
                     );
                 }
                 if let Some(w) = what_if {

@@ -112,6 +112,7 @@ pub(super) async fn what_if(
         return super::captures::show_what_if(cli, set, w.first, last, report).await;
     }
     if !cli.options.once {
+        super::captures::report_notes(&set);
         match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),
             OutputFormat::Text => emit(&review::text::what_if(&report)),
@@ -130,6 +131,7 @@ pub(super) async fn what_if(
         );
     };
     let notes = super::captures::notes_in(&mut set, pos, pos);
-    super::captures::print_once(&f, &notes, Some(&report), format);
+    let capture_notes = super::captures::report_notes(&set);
+    super::captures::print_once(&f, &notes, &capture_notes, Some(&report), format);
     ExitCode::SUCCESS
 }
