@@ -20,7 +20,6 @@ use super::summary::{
     self, BUCKET_SAMPLES, Checkpoint, Initial, SectionState, SectionSummary, StoredState,
     Summarizer,
 };
-use crate::cli::TimeSpec;
 use crate::view::moments::{Moment, MomentKind, peak_moment};
 use innodebt_capture::spill::Spill;
 use innodebt_capture::{CaptureIndex, End, FrameInfo, Note};
@@ -632,18 +631,6 @@ impl CaptureSet {
         let (f, k, r) = self.locate(pos)?;
         let state = self.state(f, k).ok()?;
         state.rows.get(usize::try_from(r).ok()?).map(|row| row.at)
-    }
-
-    /// A `--from/--to/--at` time (`HH:MM:SS` on the first sample's day, RFC 3339, or an
-    /// offset from the first sample) → the first sample at or after it.
-    pub fn index_of(&mut self, spec: TimeSpec) -> u64 {
-        let start = self.sample_time(0).unwrap_or_default();
-        let target = match spec {
-            TimeSpec::Offset(d) => start + chrono::Duration::from_std(d).unwrap_or_default(),
-            TimeSpec::Instant(t) => t.with_timezone(&Utc),
-            TimeSpec::Clock(clock) => start.date_naive().and_time(clock).and_utc(),
-        };
-        self.index_at(target)
     }
 
     /// Every bookmark, the files' and those added during this replay, in time order.

@@ -10,7 +10,8 @@ use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, Recording, Replay};
 use crate::cli::{Cli, ExportFormat, TimeSpec};
-use crate::replay::CaptureSet;
+use crate::replay::{CaptureSet, Ends};
+use crate::review::Window;
 use innodebt_capture as capture;
 
 /// The demo: a real capture recorded by innodebt from MariaDB under write load, with a long
@@ -20,11 +21,6 @@ const DEMO: &[u8] = include_bytes!("../../demo/mariadb-10.11-blocker.idbt");
 /// A capture file, a directory of captures or a pt-stalk directory, through its index.
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
-}
-
-/// A `--from/--to/--at` time → a sample index.
-fn index_of(set: &mut CaptureSet, spec: TimeSpec) -> u64 {
-    set.index_of(spec)
 }
 
 pub(super) async fn main(
@@ -62,13 +58,18 @@ async fn replay_set(
             format!("{}: no samples to replay. {why}", set.name()),
         );
     }
+    let w = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+        Ok(w) => w,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     if cli.options.once {
-        let pos = at.map(|t| index_of(&mut set, t)).unwrap_or(set.len() - 1);
+        let pos = match at.map(|t| set.resolve(t, "--at")).transpose() {
+            Ok(pos) => pos.unwrap_or(set.len() - 1),
+            Err(e) => return fail(EXIT_CONFIG, e),
+        };
         return once_at(&mut set, pos, cli);
     }
-    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
-    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
-    show(cli, set, first, last).await
+    show(cli, set, w.first, w.last).await
 }
 
 /// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
@@ -177,8 +178,10 @@ pub(super) fn export(
     if set.is_empty() {
         return fail(EXIT_CONFIG, format!("{}: no samples to export", set.name()));
     }
-    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
-    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
+    let (first, last) = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+        Ok(w) => (w.first, w.last),
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     let notes = notes_in(&mut set, first, last);
     let mut write = |out: &mut dyn std::io::Write| {
         let figures = set.figures(first, last);

@@ -352,7 +352,7 @@ async fn real_pt_stalk_capture_imports_and_replays() {
 /// every reader says what damage cost, in the same words — `replay --once` on stderr and in
 /// its JSON (`capture_notes`), `export`, `compare` and `replay --what-if` — how much of the
 /// capture could be read, where the damage is and which stretch of time it took (up to the
-/// writer's end mark).
+/// writer's end mark). A time in the lost stretch is refused like any time after the capture.
 #[test]
 fn a_damaged_capture_says_what_it_lost_in_every_reader() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -426,4 +426,17 @@ fn a_damaged_capture_says_what_it_lost_in_every_reader() {
         .flat_map(|side| notes.iter().map(move |n| format!("{side} capture: {n}")))
         .collect();
     assert_eq!(c["warnings"], serde_json::json!(expected));
+
+    let out = Command::new(common::innodebt_bin())
+        .args(["replay", &f, "--once", "--at", "+2m"])
+        .output()
+        .expect("run innodebt");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--at +2m (21:21:11) is after what can be read of the capture: ")
+            && err
+                .contains("21:19:11 → 21:20:48 UTC (1m37s; damaged: 1m37s of 3m30s could be read)"),
+        "{err}"
+    );
 }
