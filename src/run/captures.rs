@@ -10,7 +10,8 @@ use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, Recording, Replay};
 use crate::cli::{Cli, ExportFormat, TimeSpec};
-use crate::replay::CaptureSet;
+use crate::replay::{CaptureSet, Ends};
+use crate::review::Window;
 use innodebt_capture as capture;
 
 /// The demo: a real capture recorded by innodebt from MariaDB under write load, with a long
@@ -20,11 +21,6 @@ const DEMO: &[u8] = include_bytes!("../../demo/mariadb-10.11-blocker.idbt");
 /// A capture file, a directory of captures or a pt-stalk directory, through its index.
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
-}
-
-/// A `--from/--to/--at` time → a sample index.
-fn index_of(set: &mut CaptureSet, spec: TimeSpec) -> u64 {
-    set.index_of(spec)
 }
 
 pub(super) async fn main(
@@ -71,13 +67,18 @@ async fn replay_set(
             format!("{}: no samples to replay. {why}", set.name()),
         );
     }
+    let w = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+        Ok(w) => w,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     if cli.options.once {
-        let pos = at.map(|t| index_of(&mut set, t)).unwrap_or(set.len() - 1);
+        let pos = match at.map(|t| set.resolve(t, "--at")).transpose() {
+            Ok(pos) => pos.unwrap_or(set.len() - 1),
+            Err(e) => return fail(EXIT_CONFIG, e),
+        };
         return once_at(&mut set, pos, cli);
     }
-    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
-    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
-    show_with(cli, set, first, last, None, instead).await
+    show_with(cli, set, w.first, w.last, None, instead).await
 }
 
 /// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
@@ -131,7 +132,7 @@ fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
         Ok((view, _)) => match view.latest {
             Some(f) => {
                 let notes = notes_in(set, pos, pos);
-                print_once(&f, &notes, None, cli.options.format)
+                print_once(&f, &notes, &report_notes(set), None, cli.options.format)
             }
             None => fail(
                 EXIT_FAILURE,
@@ -185,8 +186,10 @@ pub(super) fn export(
     if set.is_empty() {
         return fail(EXIT_CONFIG, format!("{}: no samples to export", set.name()));
     }
-    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
-    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
+    let (first, last) = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+        Ok(w) => (w.first, w.last),
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     let notes = notes_in(&mut set, first, last);
     let mut write = |out: &mut dyn std::io::Write| {
         let figures = set.figures(first, last);
@@ -212,24 +215,34 @@ pub(super) fn export(
         // A reader that stops early (`| head`) ends it quietly; a full disk does not.
         None => crate::mode::to_stdout(|w| write(w).map(drop)),
     };
-    if let Some(n) = set.note() {
-        eprintln!("innodebt: note: {n}");
-    }
+    report_notes(&set);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
 
+/// What the reader found wrong with the capture (damage and what it cost, cut files), on
+/// stderr, one line each: the words every reader of a capture prints. Returned for the JSON.
+pub(super) fn report_notes(set: &CaptureSet) -> Vec<String> {
+    let notes = set.notes();
+    for n in &notes {
+        eprintln!("innodebt: note: {}", crate::text::strip_controls(n));
+    }
+    notes
+}
+
 /// One recorded moment's figures, with the bookmarks riding on its sample (as `export`
-/// carries them) and, for `--what-if`, its report: JSON `notes` and `what_if`, or text lines.
+/// carries them), what the reader found wrong with the capture and, for `--what-if`, its
+/// report: JSON `notes`, `capture_notes` and `what_if`, or text lines.
 pub(super) fn print_once(
     f: &innodebt_engine::figures::Figures,
     notes: &[capture::Note],
+    capture_notes: &[String],
     what_if: Option<&innodebt_engine::verdicts::whatif::WhatIfReport>,
     format: crate::cli::OutputFormat,
 ) -> ExitCode {
-    if notes.is_empty() && what_if.is_none() {
+    if notes.is_empty() && capture_notes.is_empty() && what_if.is_none() {
         return print_figures(f, format);
     }
     match format {
@@ -240,6 +253,12 @@ pub(super) fn print_once(
                     o.insert(
                         "notes".into(),
                         serde_json::to_value(notes).unwrap_or_default(),
+                    );
+                }
+                if !capture_notes.is_empty() {
+                    o.insert(
+                        "capture_notes".into(),
+                        serde_json::to_value(capture_notes).unwrap_or_default(),
                     );
                 }
                 if let Some(w) = what_if {

@@ -461,6 +461,29 @@ fn damaged_and_cut_captures_replay_what_they_hold() {
             *x ^= 0x5a;
         }
     });
+    // The section's summary is intact, so the damage is found when the section is first read:
+    // a replay's loader brings it to the dashboard's header then.
+    {
+        use innodebt::replay::{Goto, Recording, WindowRequest};
+        let rec = Recording::new(open(&p));
+        assert_eq!(rec.damage, None, "not read yet");
+        let last = rec.len() - 1;
+        let found = (0..=last).step_by(97).find_map(|pos| {
+            let req = WindowRequest {
+                ticket: pos,
+                to: Goto::Sample(pos),
+                first: 0,
+                last,
+            };
+            rec.loader.load(&req).expect("a window").damage
+        });
+        assert!(
+            found
+                .as_deref()
+                .is_some_and(|d| d.starts_with("damaged: ") && d.ends_with("could be read")),
+            "{found:?}"
+        );
+    }
     let mut set = open(&p);
     let n = set.len();
     assert!(n > len / 2, "{n} of {len}");
@@ -472,6 +495,15 @@ fn damaged_and_cut_captures_replay_what_they_hold() {
         set.note().is_some_and(|n| n.contains("damaged")),
         "{:?}",
         set.note()
+    );
+    // What it cost: the samples after the last one decoded, up to the section's last by its
+    // summary.
+    let notes = set.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("(the section's last, by its summary; ")),
+        "{notes:?}"
     );
     let (view, _) = set.view_at(n - 1, true).expect("the end replays");
     let (expected, _) = reference(
