@@ -404,6 +404,8 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         (12, 0x92c2_4e4f),
         // The redo write rate's hour kept as minute sums in the state, not as points.
         (13, 0x843a_7069),
+        // `purge.lag_trx` is `lag_trx_numbers`.
+        (14, 0x1d82_70cc),
     ];
     let want = pinned
         .iter()

@@ -106,7 +106,7 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
         seis.figures,
         vec![
             FigureId::PurgeState,
-            FigureId::PurgeLagTrx,
+            FigureId::PurgeLagTrxNumbers,
             FigureId::PurgeLagSeconds,
             FigureId::PurgeLagSecondsFrom,
             FigureId::PurgeLagTransactions,
