@@ -26,7 +26,6 @@ use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::term;
 use crate::theme::Theme;
-use innodebt_engine::derive::Deriver;
 use innodebt_poller::live::PollerConfig;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
@@ -123,13 +122,9 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
             Source::Direct(_) => None,
         });
         tasks.push(match source {
-            Source::Direct(opts) => poll::spawn_direct(
-                i,
-                opts,
-                cfg.clone(),
-                crate::mode::recovery_model(cli),
-                tx.clone(),
-            ),
+            Source::Direct(opts) => {
+                poll::spawn_direct(i, opts, cfg.clone(), crate::mode::deriver(cli), tx.clone())
+            }
             Source::Agent(a) => {
                 poll::spawn_agent(i, a, cli.options.interval, args.timeout, tx.clone())
             }
@@ -320,7 +315,7 @@ fn open_dashboard(
     cli: &Cli,
 ) -> Open {
     let mut app = App::new(cli.options.interval, Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(crate::mode::recovery_model(cli)));
+    app.live = DataView::new(crate::mode::deriver(cli));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
     for ev in recent {

@@ -16,7 +16,6 @@ use crate::cli::ConnectOptions;
 use crate::openmetrics::parse;
 use crate::target::{Derived, Target, TargetSpec, connector, spawn_target};
 use innodebt_engine::derive::Deriver;
-use innodebt_engine::verdicts::RecoveryModel;
 use innodebt_poller::live::{PollerConfig, backoff};
 use innodebt_server::sample::SourceEvent;
 
@@ -33,7 +32,7 @@ pub fn spawn_direct(
     index: usize,
     opts: ConnectOptions,
     mut cfg: PollerConfig,
-    recovery: RecoveryModel,
+    deriver: Deriver,
     tx: mpsc::Sender<Incoming>,
 ) -> JoinHandle<()> {
     cfg.label = opts.label();
@@ -47,7 +46,7 @@ pub fn spawn_direct(
             first: None,
             connect: connector(opts),
             cfg,
-            deriver: Some(Deriver::with_recovery(recovery)),
+            deriver: Some(deriver),
             events: 64,
             commands: 1,
             start_after: Duration::ZERO,

@@ -317,6 +317,54 @@ async fn once_on_an_idle_server_is_healthy_because_purge_has_caught_up() {
     assert_eq!(u(&v, &["purge", "open_rw_trx"]), Some(0));
 }
 
+/// One look at a lightly loaded 16 MiB redo: a smaller size would hold the peak it saw, but a
+/// peak of seconds says nothing of tomorrow's batch job, so the advice to shrink waits for a
+/// day of watching and the JSON says what was watched. Given a span it has watched
+/// (`--sizing-span 0s`), the shrink is advised.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_withholds_a_shrink_until_the_peak_was_watched_long_enough() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::paced(server.opts(), 1, 50);
+    load.wait_ops(50).await;
+    let v = once(&server, &[]);
+    let s = &v["sizing"];
+    assert_eq!(s["current_capacity_bytes"].as_u64(), Some(16 << 20), "{s}");
+    assert_eq!(s["shrink_withheld"], true, "{s}");
+    assert_eq!(
+        s["advised_capacity_bytes"], s["current_capacity_bytes"],
+        "{s}"
+    );
+    assert_eq!(s["span_needed_s"].as_f64(), Some(86_400.0), "{s}");
+    let span = s["span_s"].as_f64().expect("span_s");
+    assert!((0.0..10.0).contains(&span), "{s}");
+    assert!(
+        s["span_from"]
+            .as_str()
+            .is_some_and(|t| t <= v["sampled_at"].as_str().unwrap_or_default()),
+        "{s}"
+    );
+    let advice = s["advice"].as_str().unwrap_or_default();
+    assert!(
+        advice.contains("advice to shrink needs 24h of watching (or --sizing-span)"),
+        "{advice}"
+    );
+    assert!(!advice.contains("headroom"), "{advice}");
+
+    let v = once(&server, &["--sizing-span", "0s"]);
+    load.stop().await;
+    let s = &v["sizing"];
+    assert_eq!(s["shrink_withheld"], false, "{s}");
+    assert_eq!(s["span_needed_s"].as_f64(), Some(0.0), "{s}");
+    assert!(
+        s["advised_capacity_bytes"]
+            .as_u64()
+            .is_some_and(|a| a < 16 << 20),
+        "{s}"
+    );
+    let advice = s["advice"].as_str().unwrap_or_default();
+    assert!(advice.contains("still leaves 20 % headroom"), "{advice}");
+}
+
 /// MariaDB ≥ 10.6.16 frees no history while a read-write transaction is open, even one
 /// without a read view that purge passes (`trx0purge.cc free_history_rseg`): history grows
 /// one per commit while purge keeps pace. `--once` names that transaction — not a read view,

@@ -338,7 +338,7 @@ async fn once_json_and_text_name_the_privilege_each_account_lacks() {
                 "{g:?}: {}",
                 text.stdout
             );
-            assert!(!text.stdout.contains("needs"), "{g:?}: {}", text.stdout);
+            assert!(!text.stdout.contains("privilege"), "{g:?}: {}", text.stdout);
         } else {
             assert!(
                 blocker_line.contains("unknown")
