@@ -175,6 +175,12 @@ pub fn recovery_model(cli: &Cli) -> innodebt_engine::verdicts::RecoveryModel {
         .unwrap_or_else(innodebt_engine::verdicts::RecoveryModel::published_default)
 }
 
+/// A deriver with the reader's settings: `--recovery-rate` and `--sizing-span`.
+pub fn deriver(cli: &Cli) -> innodebt_engine::derive::Deriver {
+    innodebt_engine::derive::Deriver::with_recovery(recovery_model(cli))
+        .with_sizing_span(cli.options.sizing_span)
+}
+
 /// `--theme` / `--no-color` / `NO_COLOR` → the theme, or a message naming the bad file.
 pub fn theme(cli: &Cli) -> Result<Theme, ExitCode> {
     if cli.no_color() {

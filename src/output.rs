@@ -14,7 +14,9 @@ use innodebt_server::sample::SourceKind;
 /// shape could misread the new one: a field removed or renamed, its type, unit or meaning
 /// changed, a verdict kind or severity renamed or removed. New fields, verdict kinds and
 /// `unavailable` sources leave it alone (readers ignore what they do not know).
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `purge.lag_trx` became `purge.lag_trx_numbers` (it counts transaction numbers, not
+/// transactions: those are `purge.lag_transactions`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The figures with their schema version first.
 #[derive(serde::Serialize)]
@@ -285,7 +287,7 @@ fn purge_lag(p: &Purge) -> String {
         Some(false) => ", not moving",
         _ => "",
     };
-    match (p.lag_trx, p.lag_transactions_basis.as_deref()) {
+    match (p.lag_trx_numbers, p.lag_transactions_basis.as_deref()) {
         (Some(n), Some(basis)) if n > 0 => format!("{words}{moving} ({n} trx numbers; {basis})"),
         _ => format!("{words}{moving}"),
     }

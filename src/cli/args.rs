@@ -261,6 +261,12 @@ pub struct Options {
     #[arg(long, value_name = "RATE", value_parser = parse_rate, global = true)]
     pub recovery_rate: Option<u64>,
 
+    /// Advise a smaller redo only once the peak checkpoint age was watched this long, so
+    /// that it covers the workload's cycle (advice to grow never waits).
+    #[arg(long, value_name = "DUR", default_value = "24h", value_parser = parse_duration,
+          global = true)]
+    pub sizing_span: Duration,
+
     /// Replay the built-in demo, no server needed: a real capture recorded by innodebt from MariaDB 10.11 under write load.
     #[arg(long)]
     pub demo: bool,
@@ -312,6 +318,7 @@ impl Default for Options {
             record_queries: false,
             read_only: false,
             recovery_rate: None,
+            sizing_span: Duration::from_secs(86_400),
             demo: false,
             format_given: false,
         }

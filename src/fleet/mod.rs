@@ -27,7 +27,6 @@ use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::term;
 use crate::theme::Theme;
-use innodebt_engine::derive::Deriver;
 use innodebt_poller::live::PollerConfig;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
@@ -134,8 +133,8 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         });
         tasks.push(match source {
             Source::Direct(opts) => {
-                let deriver = Deriver::with_recovery(crate::mode::recovery_model(cli));
                 // One look answers as --once does: a verdict holds once a sample shows it.
+                let deriver = crate::mode::deriver(cli);
                 let deriver = if args.once {
                     deriver.one_shot()
                 } else {
@@ -341,7 +340,7 @@ fn open_dashboard(
     cli: &Cli,
 ) -> Open {
     let mut app = App::new(cli.options.interval, Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(crate::mode::recovery_model(cli)));
+    app.live = DataView::new(crate::mode::deriver(cli));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
     for ev in recent {

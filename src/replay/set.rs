@@ -86,6 +86,8 @@ pub struct CaptureSet {
     name: String,
     pub(crate) files: Vec<SetFile>,
     pub(crate) recovery: RecoveryModel,
+    /// `--sizing-span`: like `recovery`, the reader's, applied to every restored view.
+    pub(crate) sizing_span: std::time::Duration,
     spill: Spill,
     cache: VecDeque<((usize, usize), Arc<StoredState>)>,
     initials: VecDeque<(usize, Arc<Initial>)>,
@@ -106,6 +108,9 @@ impl CaptureSet {
             name,
             files: Vec::new(),
             recovery,
+            sizing_span: std::time::Duration::from_secs_f64(
+                innodebt_engine::verdicts::sizing::DEFAULT_SPAN_S,
+            ),
             spill: Spill::default(),
             cache: VecDeque::new(),
             initials: VecDeque::new(),
@@ -132,6 +137,13 @@ impl CaptureSet {
         let mut set = CaptureSet::new(name.to_string(), recovery);
         set.add(index)?;
         Ok(set)
+    }
+
+    /// Judges sizing with the reader's `--sizing-span` (what was watched comes from the
+    /// capture, from its first sample).
+    pub fn with_sizing_span(mut self, span: std::time::Duration) -> Self {
+        self.sizing_span = span;
+        self
     }
 
     pub fn name(&self) -> &str {

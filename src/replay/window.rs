@@ -235,12 +235,15 @@ impl CaptureSet {
     /// The view at the start of section `k` of file `f`, with `charts`.
     fn start_view(&mut self, f: usize, k: usize, charts: Charts) -> Result<DataView, String> {
         let (checkpoint, engine) = self.start_state(f, k)?;
-        DataView::restore(checkpoint.view, self.recovery.clone(), engine, charts).map_err(|e| {
-            format!(
-                "{}: the state before section {k} does not fit its rows ({e})",
-                self.files[f].index.path().display()
-            )
-        })
+        let mut view = DataView::restore(checkpoint.view, self.recovery.clone(), engine, charts)
+            .map_err(|e| {
+                format!(
+                    "{}: the state before section {k} does not fit its rows ({e})",
+                    self.files[f].index.path().display()
+                )
+            })?;
+        view.deriver.set_sizing_span(self.sizing_span);
+        Ok(view)
     }
 
     /// The chart series as they stood before section `k` of file `f`: walks the stored rows

@@ -21,6 +21,7 @@ const DEMO: &[u8] = include_bytes!("../../demo/mariadb-10.11-blocker.idbt");
 /// A capture file, a directory of captures or a pt-stalk directory, through its index.
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
+        .map(|s| s.with_sizing_span(cli.options.sizing_span))
 }
 
 pub(super) async fn main(
@@ -46,7 +47,9 @@ const WHAT_IF_INSTEAD: &str = "for the what-if summary give --format text (or js
 
 pub(super) async fn demo(cli: &Cli) -> ExitCode {
     let name = "demo (MariaDB 10.11, purge blocked)";
-    match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli)) {
+    match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli))
+        .map(|s| s.with_sizing_span(cli.options.sizing_span))
+    {
         Ok(set) => replay_set(cli, set, None, None, None, DEMO_INSTEAD).await,
         Err(e) => fail(EXIT_FAILURE, e),
     }

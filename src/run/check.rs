@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use crate::check::{self, Report, Thresholds};
 use crate::cli::{CheckArgs, Cli};
 use crate::mode::fail;
-use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::Severity;
 use innodebt_poller::connect;
 use innodebt_poller::live::Session;
@@ -44,7 +43,7 @@ async fn look(cli: &Cli, args: &CheckArgs) -> Result<Report, String> {
     let session = Session::open(conn, &cfg)
         .await
         .map_err(|e| format!("{}: {e}", opts.label()))?;
-    let deriver = Deriver::with_recovery(super::recovery_model(cli)).one_shot();
+    let deriver = crate::mode::deriver(cli).one_shot();
     let figures = super::live::look(session, deriver, &cfg).await?;
     Ok(check::judge(&figures, &thresholds))
 }

@@ -47,7 +47,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         Err(code) => return code,
     };
     if cli.options.once {
-        let deriver = Deriver::with_recovery(super::recovery_model(&cli)).one_shot();
+        let deriver = crate::mode::deriver(&cli).one_shot();
         return once(session, deriver, &cfg, cli.options.format).await;
     }
     // Recording starts before the screen takes over, so a bad path is a plain message.
@@ -60,7 +60,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     };
     let polling = spawn_poller(session, opts.clone(), cfg.clone());
     let mut app = App::new(cfg.interval, chrono::Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(super::recovery_model(&cli)));
+    app.live = DataView::new(crate::mode::deriver(&cli));
     app.read_only = cli.options.read_only;
     app.recording = cli
         .options

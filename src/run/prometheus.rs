@@ -15,7 +15,6 @@ use crate::app::{App, DataView};
 use crate::cli::{Cli, PrometheusArgs, TimeSpec};
 use crate::tui;
 use innodebt_capture::prometheus::{Auth, Import, Request};
-use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::Figures;
 use innodebt_server::sample::SourceEvent;
 
@@ -67,7 +66,7 @@ fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, 
 pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, String> {
     let req = request(cli, p, moment(p.at)?)?;
     let mut import = Import::open(&req).await.map_err(|e| e.to_string())?;
-    let mut deriver = Deriver::with_recovery(super::recovery_model(cli));
+    let mut deriver = crate::mode::deriver(cli);
     let mut last = None;
     while let Some(chunk) = import.next_chunk().await.map_err(|e| e.to_string())? {
         for event in &chunk {
@@ -127,7 +126,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     let follow = p.at.is_none();
     let feed = tokio::spawn(feed(import, p.step, follow, tx));
     let mut app = App::new(p.step, Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(super::recovery_model(&cli)));
+    app.live = DataView::new(crate::mode::deriver(&cli));
     // No connection: nothing can be changed from here.
     app.read_only = true;
     let wiring = tui::Wiring {

@@ -13,6 +13,7 @@ use crate::review::{self, Window};
 
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
+        .map(|s| s.with_sizing_span(cli.options.sizing_span))
 }
 
 /// `compare INCIDENT BASELINE`: the report in `--format` (text or JSON); without one, on a

@@ -21,7 +21,7 @@ use crate::target::{Derived, DerivedEvents, TargetSpec, connector, spawn_target}
 use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::Figures;
 use innodebt_engine::metrics::counters::Counters;
-use innodebt_engine::verdicts::{RecoveryModel, fresh};
+use innodebt_engine::verdicts::fresh;
 use innodebt_poller::live::{PollerCommand, PollerConfig};
 use innodebt_server::sample::SourceEvent;
 
@@ -186,7 +186,7 @@ impl Target {
         name: &str,
         opts: ConnectOptions,
         (mut cfg, phase): (PollerConfig, Duration),
-        recovery: RecoveryModel,
+        deriver: Deriver,
         recorder: Option<Feed>,
         incidents: Option<SharedIncidents>,
     ) -> Arc<Target> {
@@ -197,7 +197,7 @@ impl Target {
             first: None,
             connect: connector(opts),
             cfg,
-            deriver: Some(Deriver::with_recovery(recovery)),
+            deriver: Some(deriver),
             events: 256,
             commands: 4,
             start_after: phase,

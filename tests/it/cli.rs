@@ -444,6 +444,7 @@ fn options_and_defaults() {
     assert_eq!(o.query_timeout, Duration::from_secs(5));
     assert_eq!(o.theme, "dark");
     assert_eq!(o.recovery_rate, None);
+    assert_eq!(o.sizing_span, Duration::from_secs(86_400));
 
     let cli = parse(&[
         "--once",
@@ -466,6 +467,8 @@ fn options_and_defaults() {
         "--read-only",
         "--recovery-rate",
         "12MB/s",
+        "--sizing-span",
+        "7d",
         "--demo",
     ]);
     let o = &cli.options;
@@ -482,6 +485,14 @@ fn options_and_defaults() {
     assert_eq!(o.record.as_deref(), Some(Path::new("out.idbt")));
     // bytesize's rules: MB is 1000², MiB 1024²; a bare M is 1024², as in MySQL.
     assert_eq!(o.recovery_rate, Some(12_000_000));
+    assert_eq!(o.sizing_span, Duration::from_secs(7 * 86_400));
+    // A global flag, after a subcommand too; humantime like every other duration.
+    assert_eq!(
+        parse(&["replay", "x.idbt", "--sizing-span", "2h30m"])
+            .options
+            .sizing_span,
+        Duration::from_secs(9_000)
+    );
     assert_eq!(
         parse(&["--recovery-rate", "10M"]).options.recovery_rate,
         Some(10 << 20)

@@ -104,7 +104,7 @@ fn assert_same_verdicts(at: &str) -> Value {
     let kinds = json_kinds(&json);
     assert!(!kinds.is_empty(), "--at {at}: no verdict in the JSON");
     assert_eq!(text_kinds(&text), kinds, "--at {at}:\n{text}");
-    assert_eq!(json["schema_version"], 1, "--at {at}");
+    assert_eq!(json["schema_version"], 2, "--at {at}");
     if !json["recovery"].is_null() {
         assert!(
             text.lines()

@@ -284,6 +284,23 @@ pub struct Sizing {
     /// Worst-case recovery (checkpoint age at the sync point) at the advised size: the price.
     pub worst_case_recovery_s_at_advised: f64,
     pub worst_case_recovery_s_now: Option<f64>,
+    /// The first sample of the span the peak is from: what innodebt watched (a session, a
+    /// capture from its start, or since a redo resize). Server uptime is no evidence of the
+    /// peak: no status variable keeps the highest checkpoint age.
+    #[serde(default)]
+    pub span_from: DateTime<Utc>,
+    /// Seconds watched since `span_from`: the samples' intervals, a restart's or a
+    /// reconnection's gap left out.
+    #[serde(default)]
+    pub span_s: f64,
+    /// The span advice to shrink needs (`--sizing-span`, by default a day).
+    #[serde(default)]
+    pub span_needed_s: f64,
+    /// A smaller size would hold the peak so far, but `span_s` is short of `span_needed_s`:
+    /// the advised size is the current one, and the advice says what is still needed. Advice
+    /// to grow never waits.
+    #[serde(default)]
+    pub shrink_withheld: bool,
     pub advice: String,
     /// Why the one-hour rule misleads.
     pub note: String,
