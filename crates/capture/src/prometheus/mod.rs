@@ -368,6 +368,52 @@ async fn instances(ep: &Endpoint, start: &str, end: &str) -> String {
 mod tests {
     use super::*;
 
+    /// An import over `from .. from + span_s` at `step_s`, every chunk read.
+    fn read_through(span_s: i64, step_s: u64) -> Import {
+        let from = DateTime::<Utc>::from_timestamp(1_000, 0).unwrap();
+        let req = Request {
+            url: "http://p:9090".into(),
+            instance: "db:9104".into(),
+            job: None,
+            matchers: Vec::new(),
+            from,
+            to: from + chrono::Duration::seconds(span_s),
+            step: Duration::from_secs(step_s),
+            auth: Auth::default(),
+            timeout: api::REQUEST_TIMEOUT,
+        };
+        Import {
+            ep: Endpoint::new(&req.url, &req.auth).unwrap(),
+            url: req.url.clone(),
+            mapper: map::Mapper::new(&[], "db"),
+            step_ms: step_s * 1000,
+            span_ms: u64::try_from(span_s).unwrap() * 1000,
+            chunk_steps: 100,
+            next_ms: None,
+            req,
+        }
+    }
+
+    #[test]
+    fn a_followed_window_goes_on_one_step_after_the_last_point_read() {
+        // Read up to +62 s at 15 s: Prometheus evaluated +0, +15, +30, +45, +60.
+        let mut i = read_through(62, 15);
+        let from = i.req.from;
+        // Less than a step on: nothing new to read, the window stays.
+        i.follow(from + chrono::Duration::seconds(70));
+        assert_eq!((i.next_ms, i.span_ms), (None, 62_000));
+        // Past the next point: it is read next, on the same grid.
+        i.follow(from + chrono::Duration::seconds(80));
+        assert_eq!((i.next_ms, i.span_ms), (Some(75_000), 80_000));
+        // While that is unread, the end moves on alone.
+        i.follow(from + chrono::Duration::seconds(95));
+        assert_eq!((i.next_ms, i.span_ms), (Some(75_000), 95_000));
+        // Never backwards.
+        i.follow(from + chrono::Duration::seconds(10));
+        assert_eq!((i.next_ms, i.span_ms), (Some(75_000), 95_000));
+        assert_eq!(i.req.to, from + chrono::Duration::seconds(95));
+    }
+
     #[test]
     fn selector_and_words() {
         let req = Request {
