@@ -162,7 +162,7 @@ pub struct Redo {
     #[serde(default)]
     pub adaptive_flushing: Option<bool>,
     /// The async point: checkpoint age at which the server flushes hard (with adaptive
-    /// flushing OFF, where MySQL starts). On MySQL 8.0.20+ that is `log_max_modified_age_async`
+    /// flushing OFF, where MySQL starts). On MySQL 8.0.13+ that is `log_max_modified_age_async`
     /// minus the free-check margin (≈ 5 % of capacity), not the counter itself.
     pub async_point_bytes: Option<u64>,
     /// Where user threads stall: MySQL 5.7 (and MariaDB < 10.5.7) the sync point; MySQL 8.0+

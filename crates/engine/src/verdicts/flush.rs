@@ -110,7 +110,7 @@ pub(crate) fn flush_pressure(f: &Figures, flavor: Flavor, j: &FlushJudgement) ->
         } else {
             // Past the async point each flavour's page cleaner does something else
             // (`Flavor::past_async_effect`): MariaDB flushes ahead counted as background,
-            // MySQL at full adaptive pace. MySQL 8.0.20+ acts a margin before its counter:
+            // MySQL at full adaptive pace. MySQL 8.0.13+ acts a margin before its counter:
             // the point is named as the panel names it.
             let words = flavor.point_words();
             let point = match words.sync_flush {

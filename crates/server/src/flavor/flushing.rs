@@ -219,6 +219,37 @@ mod tests {
         assert_eq!(f.flush_regime(p.async_point, off), FlushRegime::PastAsync);
     }
 
+    /// The lwm at 2 × 48 MiB and `innodb_adaptive_flushing_lwm` 10, per release range, by
+    /// `buf0flu.cc af_get_pct_for_lsn` (`af_lwm = lwm × capacity / 100`):
+    /// - `mysql-server 5.7.30` and `8.0.11`: of `log_get_capacity()` = 90,593,280 → 9,059,328;
+    /// - `mysql-server 8.0.13` (to 8.0.17): of `lsn_capacity_for_free_check −
+    ///   log_translate_sn_to_lsn(log_free_check_margin())` = 86,063,616 − 5,487,580 =
+    ///   80,576,036 → 8,057,603;
+    /// - `mysql-server 8.0.18` (to 8.0.29; `Adaptive_flush::get_pct_for_lsn` from 8.0.21): of
+    ///   `log_get_free_check_capacity(*log_sys)` = align_down(80,576,036, 512) = 80,576,000 →
+    ///   8,057,600 — not of `lsn_real_capacity` (100,659,200 → 10,065,920).
+    #[test]
+    fn mysql_lwm_per_release_range_at_2_x_48_mib() {
+        let info = vars(&[("innodb_adaptive_flushing_lwm", "10".into())]);
+        for (v, lwm) in [
+            ("5.7.30", 9_059_328),
+            ("8.0.11", 9_059_328),
+            ("8.0.13", 8_057_603),
+            ("8.0.17", 8_057_603),
+            ("8.0.18", 8_057_600),
+            ("8.0.21", 8_057_600),
+            ("8.0.29", 8_057_600),
+        ] {
+            let f = Flavor::detect(v, "MySQL Community Server - GPL", false);
+            let p = f.redo_points_at_capacity(96 * MIB, 16384, 2, 0);
+            assert_eq!(f.adaptive_lwm_bytes(&info, &p), lwm, "{v}");
+        }
+        // 8.0.18+: the lwm's base is the stall point itself, as on 8.0.30+.
+        let f = Flavor::detect("8.0.18", "MySQL Community Server - GPL", false);
+        let p = f.redo_points_at_capacity(96 * MIB, 16384, 2, 0);
+        assert_eq!(p.lwm_base, p.sync_point);
+    }
+
     /// 8.0.30+ `Adaptive_flush::get_pct_for_lsn`: lwm % of `limit_for_free_check` (the stall).
     #[test]
     fn mysql_8030_lwm_is_of_the_free_check_limit() {

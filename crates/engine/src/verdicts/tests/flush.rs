@@ -28,7 +28,7 @@ fn flush_pressure_warning_at_async_critical_at_sync() {
         "{}",
         w.message
     );
-    // MySQL 8.0.20+ acts before its async counter (log0chkp.cc log_get_max_modified_age_async
+    // MySQL 8.0.13+ acts before its async counter (log0chkp.cc log_get_max_modified_age_async
     // minus the free-check margin): the verdict names that point as the panel does.
     assert!(
         w.message.contains("is past the flush hard point"),
