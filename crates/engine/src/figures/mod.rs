@@ -407,13 +407,17 @@ pub struct Purge {
     pub blocked: Option<bool>,
     /// How far purge is behind, in transaction numbers: SEIS `Trx id counter` − `Purge done
     /// for trx's n:o <` of the last SEIS read (ids and commit numbers share the counter, so a
-    /// write transaction counts about 2). Small: purge has caught up, whatever the history
-    /// length says; large and growing: purge cannot proceed or cannot keep up.
+    /// write transaction counts about 2; on MySQL an INSERT-only one counts 1 and leaves no
+    /// history, so there the numbers alone overstate — see `lag_transactions`). Small: purge
+    /// has caught up, whatever the history length says; large and growing: purge cannot
+    /// proceed or cannot keep up.
     #[serde(default)]
     pub lag_trx: Option<u64>,
     /// How long ago purge's position was the newest commit: seconds back from the last SEIS
     /// read to when `Trx id counter` stood where `Purge done for trx's n:o <` stands, from
-    /// the counter's own readings. What a DBA can act on, where `lag_trx` counts numbers.
+    /// the counter's own readings. What a DBA can act on, where `lag_trx` counts numbers. 0
+    /// where history is empty and an INSERT-only transaction leaves none (MySQL): the
+    /// counter ran ahead of a purge with nothing to do.
     #[serde(default)]
     pub lag_s: Option<f64>,
     /// How `lag_s` was found: between two readings, extrapolated at the counter's rate, or
@@ -421,7 +425,8 @@ pub struct Purge {
     #[serde(default)]
     pub lag_s_from: Option<LagSecondsFrom>,
     /// An estimate of the committed read-write transactions purge is behind: `lag_trx` over
-    /// the numbers each one takes (see `lag_transactions_basis`).
+    /// the numbers each one takes; where an INSERT-only transaction leaves no history (MySQL),
+    /// at most the history length — 0 with an empty history (see `lag_transactions_basis`).
     #[serde(default)]
     pub lag_transactions: Option<u64>,
     /// What `lag_transactions` rests on, in words.
@@ -461,7 +466,8 @@ impl Purge {
     /// (`≤7292 trx`). `None` while no recent SEIS gave purge's position.
     pub fn lag_words(&self) -> Option<String> {
         let numbers = self.lag_trx?;
-        if numbers == 0 {
+        // No transaction behind: on MySQL an INSERT-only load moves the counter, not history.
+        if numbers == 0 || self.lag_transactions == Some(0) {
             return Some("caught up".into());
         }
         let secs = self.lag_s.map(|s| {

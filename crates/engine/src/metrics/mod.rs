@@ -15,8 +15,8 @@ mod state;
 use chrono::{DateTime, Utc};
 
 use crate::figures::{
-    Blocker, BySource, Dirty, FigureId, Figures, Flush, FlushSource, History, OldestRw, Purge,
-    Redo, ServerFigures, Undo, Unreadable, seconds_to_point,
+    Blocker, BySource, Dirty, FigureId, Figures, Flush, FlushSource, History, LagSecondsFrom,
+    OldestRw, Purge, Redo, ServerFigures, Undo, Unreadable, seconds_to_point,
 };
 use rates::{counter_rate, gauge_change, metric_rate, sum_known};
 use slow::SlowCounters;
@@ -418,11 +418,22 @@ impl Context<'_> {
         };
         // Purge's position and pace from SEIS, while its last read is recent.
         let position = self.slow.purge_position_at(self.cur.mono_s);
-        let pace = position.and(self.slow.purge_pace);
         let lag_numbers = position.map(|(_, counter, done)| counter.saturating_sub(done));
-        let lag_s = self.slow.purge_lag_s_at(self.cur.mono_s);
-        let lag_transactions = lag_numbers
-            .map(|n| purge_lag::transactions_behind(n, self.flavor.trx_numbers_per_commit()));
+        let per_commit = self.flavor.trx_numbers_per_commit();
+        let lag_transactions =
+            lag_numbers.map(|n| purge_lag::transactions_behind(n, per_commit, history));
+        // Where an INSERT-only transaction takes a number but leaves no history (MySQL), an
+        // empty history means purge has nothing to do, however far the counter ran ahead of
+        // its position: not behind, and a position that stands still is not a pace of 0.
+        let nothing_to_purge = !per_commit.insert_only_in_history && history == Some(0);
+        let pace = position
+            .and(self.slow.purge_pace)
+            .filter(|_| !nothing_to_purge);
+        let lag_s = if nothing_to_purge && position.is_some() {
+            Some((0.0, LagSecondsFrom::Readings))
+        } else {
+            self.slow.purge_lag_s_at(self.cur.mono_s)
+        };
         Purge {
             records_per_s: records,
             undo_pages_per_s: self.metric_rate("purge_undo_log_pages"),

@@ -21,7 +21,7 @@ mod words;
 use serde::{Deserialize, Serialize};
 
 pub use flushing::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeLines};
-pub use knobs::{DmlDelayRule, KnobSpec};
+pub use knobs::{DmlDelayRule, KnobSpec, TrxNumbers};
 pub use recovery::{
     ERROR_LOG_FILE_SQL, ERROR_LOG_TABLE_SQL, MARIADB_105_RECOVERY, MYSQL_56_RECOVERY,
     MYSQL_57_RECOVERY, MYSQL_80_RECOVERY, RecoveryDefault,
