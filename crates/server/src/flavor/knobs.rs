@@ -88,17 +88,6 @@ impl Flavor {
         self.dml_delay_rule() != DmlDelayRule::MariadbAfterProgress
     }
 
-    /// Whether an open read-write transaction keeps purge from freeing the history it has
-    /// processed in every rollback segment: MariaDB frees a segment's history only once the
-    /// purge view sees the segment's last writer and no transaction references it
-    /// (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`, MDEV-32050; the
-    /// `history_held_by_open_writes` verdict), so segments written since the oldest open
-    /// read-write transaction began stay — soon all of them. MDEV-32050's fix versions:
-    /// 10.6.16, 10.10.7, 10.11.6, 11.0.4, 11.1.3, 11.2.2 (10.7–10.9 had ended). Before it,
-    /// MariaDB's `trx_purge_truncate_rseg_history` freed up to the purged number in every
-    /// segment not in use (`!rseg.is_referenced()`): an open writer held only its own
-    /// segment's history, which the history length barely shows. MySQL's checks only the
-    /// purged number (`undo_trx_no >= limit->trx_no`).
     /// Whether SHOW ENGINE INNODB STATUS prints "Trx read view will not see …" under each
     /// transaction that holds a read view, so that a listed transaction without the line
     /// holds none. Seen on MariaDB 10.11.19 (an open INSERT listed without it, an open SELECT
@@ -108,6 +97,20 @@ impl Flavor {
         self.kind == FlavorKind::Mariadb
     }
 
+    /// Whether an open read-write transaction keeps purge from freeing the history it has
+    /// processed in every rollback segment: MariaDB frees a segment's history only once the
+    /// purge view sees the segment's last writer and no transaction references it
+    /// (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`, MDEV-32050; the
+    /// `history_held_by_open_writes` verdict), so segments written since the oldest open
+    /// read-write transaction began stay — soon all of them. MDEV-32050's fix versions:
+    /// 10.6.16, 10.10.7, 10.11.6, 11.0.4, 11.1.3, 11.2.2 (10.7–10.9 had ended). Before it,
+    /// MariaDB's `trx_purge_truncate_history` freed a segment's history up to the purged number
+    /// only if no transaction referenced the segment and purge had passed its last writer
+    /// (`!rseg.is_referenced() && rseg.needs_purge <= head.trx_no`, MariaDB 11.0.2
+    /// `trx0purge.cc`; `needs_purge` is the last writer's id + 1): an open writer held its own
+    /// segment's history, and under steady writes the segments written since purge's
+    /// position stayed until purge passed them — which the history length barely shows.
+    /// MySQL's checks only the purged number (`undo_trx_no >= limit->trx_no`).
     pub fn history_waits_for_open_writes(&self) -> bool {
         if self.kind != FlavorKind::Mariadb {
             return false;

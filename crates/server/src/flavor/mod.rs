@@ -34,7 +34,7 @@ pub use redo80::{
     MYSQL_80_ALIGNED, MYSQL_80_NEW_MARGINS, MYSQL_80_NOT_READ, Mysql80Redo, mysql_80_points,
     mysql_80_points_with, mysql_8011_points_with, mysql_8013_points_with,
 };
-pub use rseg::{MAX_ROLLBACK_SEGMENTS, RsegLayout, RsegWayOut, instrument_key};
+pub use rseg::{MAX_ROLLBACK_SEGMENTS, RsegLayout, RsegWayOut, SeisLatch, instrument_key};
 pub use sql::{
     METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, RSEG_METRICS, SESSION_SUMS, STATUS, VARIABLES,
     read_only_key, variables_sql,

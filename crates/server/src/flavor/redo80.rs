@@ -209,11 +209,8 @@ fn new_margins(
     aligned: bool,
 ) -> RedoPoints {
     let (writer, limit) = capacities(file_size, files, page);
-    let (up, down): (fn(u64) -> u64, fn(u64) -> u64) = if aligned {
-        (|v| align_up(v, LOG_BLOCK), |v| align_down(v, LOG_BLOCK))
-    } else {
-        (|v| v, |v| v)
-    };
+    let up = |v: u64| if aligned { align_up(v, LOG_BLOCK) } else { v };
+    let down = |v: u64| if aligned { align_down(v, LOG_BLOCK) } else { v };
     let counter_async = up(limit - limit / 8);
     let counter_sync = up(limit - limit / 16);
     // `log_calc_concurrency_margin`, capped at `max_concurrency_margin`; `log_free_check_margin`
