@@ -652,3 +652,61 @@ fn an_insert_only_mysql_load_shows_no_purge_lag_history_does_not_have() {
     assert_eq!(p.moving, Some(false));
     assert!(p.lag_s.is_some_and(|s| s >= 50.0), "{:?}", p.lag_s);
 }
+
+/// Where the oldest dirty page's age comes from, by flavour: INNODB_METRICS
+/// `log_lsn_buf_pool_oldest_approx` on MySQL 8.0.13+ (mysql-server 8.0.18 `srv0mon.cc`,
+/// `buf_pool_get_oldest_modification_approx()`: 0 with nothing dirty), SEIS `Pages flushed up
+/// to` on MariaDB (10.11.18 `log0log.cc log_print`: the oldest page) — on MySQL 8.0 that line
+/// is `available_for_checkpoint_lsn` (mysql-server 8.0.18 `log_print`), the checkpoint
+/// candidate. The regime names the age it was judged on.
+#[test]
+fn the_oldest_dirty_pages_age_comes_from_the_flavours_source() {
+    use innodebt_server::flavor::RegimeAge;
+    use innodebt_server::sample::MetricValue;
+    let seis = || InnodbStatus {
+        lsn: Some(5_000),
+        checkpoint_lsn: Some(4_000),
+        pages_flushed_lsn: Some(4_800),
+        ..InnodbStatus::default()
+    };
+    let mut d = connected();
+    let mut s = usage_sample(0.0, false);
+    s.innodb_status = Some(seis());
+    let f = d.push_sample(&s).expect("figures");
+    assert_eq!(f.redo.oldest_page_age_bytes, Some(200));
+    assert_eq!(f.redo.checkpoint_candidate_age_bytes, None);
+    assert_eq!(f.redo.flush_regime_age, Some(RegimeAge::OldestPage));
+
+    let mut d = Deriver::new();
+    d.push(&SourceEvent::Connected {
+        at: Utc::now(),
+        info: ServerInfo {
+            version: "8.0.28".into(),
+            version_comment: "MySQL Community Server - GPL".into(),
+            flavor: innodb_flavor("8.0.28", "MySQL Community Server - GPL"),
+            ..ServerInfo::mariadb_10_11(&[("innodb_log_file_size", "50331648".into())])
+        },
+    });
+    let mut s = usage_sample(0.0, false);
+    s.unavailable.clear();
+    s.innodb_status = Some(seis());
+    let f = d.push_sample(&s).expect("figures");
+    assert_eq!(f.redo.oldest_page_age_bytes, None);
+    assert_eq!(f.redo.checkpoint_candidate_age_bytes, Some(200));
+    assert_eq!(
+        f.redo.flush_regime_age,
+        Some(RegimeAge::CheckpointCandidate)
+    );
+    let mut s = usage_sample(1.0, false);
+    s.unavailable.clear();
+    s.metrics.insert(
+        "log_lsn_buf_pool_oldest_approx".into(),
+        MetricValue {
+            count: 0,
+            enabled: true,
+        },
+    );
+    let f = d.push_sample(&s).expect("figures");
+    assert_eq!(f.redo.oldest_page_age_bytes, Some(0), "0: nothing dirty");
+    assert_eq!(f.redo.flush_regime_age, Some(RegimeAge::OldestPage));
+}

@@ -12,7 +12,7 @@ mod suspect;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use innodebt_server::flavor::FlushRegime;
+use innodebt_server::flavor::{FlushRegime, RegimeAge};
 use innodebt_server::sample::SourceKind;
 
 pub use id::{FigureId, Unit, UnknownRule};
@@ -204,9 +204,31 @@ pub struct Redo {
     #[serde(default)]
     pub severity: Option<Severity>,
     /// What the page cleaner does for redo at this age, by the flavour's rules: `below_lwm`,
-    /// `adaptive`, `adaptive_off`, `past_async`, `sync_flush`, `past_stall`.
+    /// `adaptive`, `adaptive_off`, `past_async`, `sync_flush`, `past_stall`. Each line is
+    /// judged on the age the server judges it on (docs/flushing.md): the lwm and adaptive
+    /// flushing on the oldest dirty page's (`flush_regime_age` says which age was used).
     #[serde(default)]
     pub flush_regime: Option<FlushRegime>,
+    /// The age of the oldest dirty page: current LSN − the oldest modification in the buffer
+    /// pool, what the page cleaner judges its lwm and adaptive rate on — INNODB_METRICS
+    /// `log_lsn_buf_pool_oldest_approx` (MySQL 8.0.13+) or `log_lsn_buf_pool_oldest` where
+    /// counting, else SEIS `Pages flushed up to` (MariaDB, MySQL 5.7). 0 with nothing dirty;
+    /// never more than the checkpoint age. `null` when unread.
+    #[serde(default)]
+    pub oldest_page_age_bytes: Option<u64>,
+    /// MySQL 8.0+: current LSN − SEIS `Pages flushed up to`, which there is
+    /// `available_for_checkpoint_lsn`: what sync flushing is judged on, at most the flush-order
+    /// lag above the oldest page's age. `null` elsewhere.
+    #[serde(default)]
+    pub checkpoint_candidate_age_bytes: Option<u64>,
+    /// Which age the line that decided `flush_regime` was judged on: `oldest_page` (the lwm,
+    /// adaptive flushing; MySQL's async point, 5.7's sync point); `checkpoint_candidate` (MySQL
+    /// 8.0+'s sync flushing, or its SEIS stand-in for the oldest page); `checkpoint` (MariaDB's
+    /// async and M, MySQL 8's stall: the server's own); `checkpoint_stand_in` (the oldest
+    /// page's age unread: the checkpoint age, never smaller, so the regime may read higher
+    /// than the server's). Judged with `flush_regime`.
+    #[serde(default)]
+    pub flush_regime_age: Option<RegimeAge>,
 }
 
 impl Redo {
@@ -220,6 +242,36 @@ impl Redo {
 }
 
 impl Redo {
+    /// The age `flush_regime_age` names.
+    pub fn flush_regime_age_bytes(&self) -> Option<u64> {
+        self.age_bytes(self.flush_regime_age?)
+    }
+
+    /// The age of that kind.
+    pub fn age_bytes(&self, kind: RegimeAge) -> Option<u64> {
+        match kind {
+            RegimeAge::OldestPage => self.oldest_page_age_bytes,
+            RegimeAge::CheckpointCandidate => self.checkpoint_candidate_age_bytes,
+            RegimeAge::Checkpoint | RegimeAge::CheckpointStandIn => self.checkpoint_age_bytes,
+        }
+    }
+
+    /// Which age the flush regime was judged on, in the panel's words: `oldest dirty page 3.1
+    /// MiB`, `oldest dirty page ≤ 3.1 MiB` (MySQL 8's SEIS candidate), or that the checkpoint
+    /// age stood in for an unread oldest page. Nothing where the server judges that line on
+    /// the checkpoint age itself (the age shown beside it).
+    pub fn flush_regime_age_words(&self) -> Option<String> {
+        match self.flush_regime_age? {
+            RegimeAge::Checkpoint => None,
+            RegimeAge::CheckpointStandIn => Some(RegimeAge::CheckpointStandIn.words().into()),
+            judged => Some(format!(
+                "{} {}",
+                judged.words(),
+                crate::units::bytes(self.flush_regime_age_bytes()?)
+            )),
+        }
+    }
+
     /// Checkpoint age as a percentage of the async point.
     pub fn pct_of_async(&self) -> Option<f64> {
         match (self.checkpoint_age_bytes, self.async_point_bytes) {

@@ -20,7 +20,9 @@ mod words;
 
 use serde::{Deserialize, Serialize};
 
-pub use flushing::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeLines};
+pub use flushing::{
+    DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeAge, RegimeAges, RegimeLines,
+};
 pub use knobs::{DmlDelayRule, KnobSpec, TrxNumbers};
 pub use recovery::{
     ERROR_LOG_FILE_SQL, ERROR_LOG_TABLE_SQL, MARIADB_105_RECOVERY, MYSQL_56_RECOVERY,
@@ -36,8 +38,8 @@ pub use redo80::{
 };
 pub use rseg::{MAX_ROLLBACK_SEGMENTS, RsegLayout, RsegWayOut, SeisLatch, instrument_key};
 pub use sql::{
-    METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, RSEG_METRICS, SESSION_SUMS, STATUS, VARIABLES,
-    read_only_key, variables_sql,
+    METRICS, MONITOR_GROUPS, OLDEST_PAGE_METRICS, READ_ONLY_PROBED, RSEG_METRICS, SESSION_SUMS,
+    STATUS, VARIABLES, read_only_key, variables_sql,
 };
 pub use words::PointWords;
 
