@@ -70,6 +70,12 @@ pub const NOT_IN_CSV: &[(FigureId, &str)] = &[
         "judged into severity and verdicts",
     ),
     (FigureId::FlushRegime, "words"),
+    (FigureId::FlushRegimeAge, "words"),
+    (FigureId::OldestPageAge, "not yet a column"),
+    (
+        FigureId::CheckpointCandidateAge,
+        "MySQL 8.0+ only, what sync flushing is judged on; not yet a column",
+    ),
     (FigureId::IoCapacity, "a setting"),
     (FigureId::IoCapacityMax, "a setting"),
     (

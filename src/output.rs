@@ -125,9 +125,14 @@ pub fn text(f: &Figures) -> String {
             .adaptive_lwm_pct
             .unwrap_or(DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
         let flavor = Flavor::of_server(&f.server.flavor, &f.server.version);
+        // And which age it was judged on (the oldest dirty page's, or what stood in).
+        let judged = r
+            .flush_regime_age_words()
+            .map(|w| format!(" · {w}"))
+            .unwrap_or_default();
         let _ = writeln!(
             o,
-            "          {}",
+            "          {}{judged}",
             flavor.flush_regime_words(regime, lwm_pct)
         );
     }

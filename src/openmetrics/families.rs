@@ -199,7 +199,7 @@ pub const FIGURES: &[Family<Figures>] = &[
     figure(
         "innodebt_async_point_bytes",
         "bytes",
-        "Checkpoint age at which InnoDB flushes hard: the async point (MySQL 8.0.20+: the async counter minus the free-check margin)",
+        "Checkpoint age at which InnoDB flushes hard: the async point (MySQL 8.0.13+: the async counter minus the free-check margin)",
         FigureId::AsyncPoint,
     ),
     figure(

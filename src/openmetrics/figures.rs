@@ -48,6 +48,15 @@ pub const NOT_EXPORTED: &[(FigureId, &str)] = &[
         "judged into innodebt_verdict (flush_pressure) and innodebt_severity",
     ),
     (FigureId::FlushList, "total minus LRU: both are families"),
+    (
+        FigureId::FlushRegimeAge,
+        "which age innodebt_flush_regime was judged on: words, in the JSON",
+    ),
+    (FigureId::OldestPageAge, "not yet a family"),
+    (
+        FigureId::CheckpointCandidateAge,
+        "MySQL 8.0+ only, what sync flushing is judged on; not yet a family",
+    ),
     (FigureId::IoCapacity, "a server variable: mysqld_exporter's"),
     (
         FigureId::IoCapacityMax,

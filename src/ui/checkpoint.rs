@@ -3,8 +3,9 @@
 //! names them (`Flavor::point_words`): the adaptive-flushing lwm where redo-driven flushing
 //! starts, then async / sync on MySQL 5.7, async / furious flush (M) on MariaDB, flush hard /
 //! sync flush / stall on MySQL 8.0+ (which acts before its async counter). The regime line
-//! says what the page cleaner does at this age (`redo.flush_regime`, judged once). Past async
-//! is a warning, past the stall line critical — by colour and symbol.
+//! says what the page cleaner does at this age (`redo.flush_regime`, judged once) and the age
+//! it was judged on (the oldest dirty page's, or what stood in). Past async is a warning, past
+//! the stall line critical — by colour and symbol.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -14,7 +15,7 @@ use crate::app::{App, Panel};
 use crate::theme::{Severity, Theme, ThemeItem};
 use innodebt_engine::figures::{FigureId, Figures};
 use innodebt_engine::units;
-use innodebt_server::flavor::Flavor;
+use innodebt_server::flavor::{Flavor, RegimeAge};
 
 use super::chart::{Plot, Threshold, TimeChart, Unit, why_missing};
 use super::flow::{CHART_MIN_COLS, CHART_MIN_ROWS, Item, draw_lines, flow};
@@ -64,7 +65,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .adaptive_lwm_pct
             .unwrap_or(innodebt_server::flavor::DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT);
         let state = flavor.flush_regime_words(regime, lwm_pct);
-        items.push(Item::new(vec![Span::styled(state, sev_style)]));
+        // The age the regime was judged on: the oldest dirty page's, beside it; where that was
+        // unread, the checkpoint age stood in, said in the same words (`--once` says why).
+        match r.flush_regime_age {
+            Some(RegimeAge::CheckpointStandIn) => items.push(Item::new(vec![Span::styled(
+                format!("{state} by checkpoint age"),
+                sev_style,
+            )])),
+            _ => {
+                items.push(Item::new(vec![Span::styled(state, sev_style)]));
+                if let Some(judged) = r.flush_regime_age_words() {
+                    items.push(Item::new(vec![Span::styled(judged, dim)]));
+                }
+            }
+        }
     }
     items.extend(Item::needs_privilege(
         f,

@@ -400,6 +400,8 @@ impl Feed {
                 let mut st = self.seis.clone();
                 st.lsn = Some(self.lsn);
                 st.checkpoint_lsn = Some(self.lsn - age);
+                // The oldest dirty page at the checkpoint: its age is the checkpoint age.
+                st.pages_flushed_lsn = Some(self.lsn - age);
                 st.history_length = Some(self.history);
                 st.trx_id_counter = Some(self.trx_counter);
                 st.purge_done_trx = Some(self.purge_done);

@@ -10,7 +10,10 @@
 //!   `log_set_capacity`): `Max checkpoint age` = `max_checkpoint_age` (the margin),
 //!   `Checkpoint age target` = `max_checkpoint_age_async` = margin − margin/32.
 //! - Percona 8.0 < .30 (`log0chkp.cc`): `Max checkpoint age` = `log_get_free_check_capacity`
-//!   (where writes wait: our stall point), `Checkpoint age target` = `max_checkpoint_age_async`.
+//!   (where writes wait: our stall point), `Checkpoint age target` = `max_checkpoint_age_async`
+//!   — by the release's arithmetic (`Mysql80Redo`: 8.0.11, 8.0.13–8.0.17 unaligned,
+//!   8.0.18–8.0.29 aligned to 512-byte blocks; the corpus's 8.0.29 values are the aligned
+//!   ones, 464 B above the unaligned target).
 //! - Percona 8.0.30+: `Max checkpoint age` = `log_free_check_capacity` (our stall point).
 //! - MariaDB ≥ 10.5.7: `Innodb_checkpoint_max_age` = `log_sys.max_checkpoint_age` = M.
 //!
@@ -25,9 +28,7 @@ use std::path::Path;
 use crate::common::gate;
 
 use innodebt_server::flavor::{
-    Flavor, MYSQL_80_REWRITE, mariadb_points, mysql_57_max_checkpoint_age,
-    mysql_80_checkpoint_age_target, mysql_80_early_checkpoint_age_target,
-    mysql_80_early_points_with, mysql_80_points_with, mysql_8030_points_with,
+    Flavor, Mysql80Redo, mariadb_points, mysql_57_max_checkpoint_age, mysql_8030_points_with,
 };
 use innodebt_server::innodb_status;
 use innodebt_server::textdump;
@@ -249,11 +250,9 @@ fn kind_of(what: &str) -> Kind {
 enum Family {
     /// MySQL/Percona 5.x, MariaDB before 10.5.7.
     Classic,
-    /// MySQL/Percona 8.0.0–8.0.19, before the 2020 rewrite of `log0chkp.cc`
-    /// (`redo_early80.rs`, docs/flushing.md).
-    EightEarly,
-    /// MySQL/Percona 8.0.20–8.0.29.
-    Eight,
+    /// MySQL/Percona 8.0.0–8.0.29, by the release's `log0chkp.cc` arithmetic
+    /// (`crates/server/src/flavor/redo80.rs`, docs/flushing.md).
+    Eight(Mysql80Redo),
     /// MySQL/Percona 8.0.30+.
     EightThirty,
     /// MariaDB 10.5.7+.
@@ -270,9 +269,8 @@ fn family(flavour: &str, version: &str) -> Family {
     }
     match v {
         (8, 0, p) if p >= 30 => Family::EightThirty,
-        v @ (8, 0, _) if v < MYSQL_80_REWRITE => Family::EightEarly,
-        (8, _, _) => Family::Eight,
-        (m, _, _) if m >= 9 => Family::EightThirty,
+        (8, 0, _) => Family::Eight(Mysql80Redo::of(v)),
+        (m, _, _) if m >= 8 => Family::EightThirty,
         _ => Family::Classic,
     }
 }
@@ -299,35 +297,23 @@ fn ours(fam: Family, kind: Kind, l: Layout, version: &str) -> Option<u64> {
             let m = mysql_57_max_checkpoint_age(l.file_size, l.files, PAGE, l.thread_concurrency);
             Some(m - m / 32)
         }
-        // 8.0.11–8.0.19: the stall is `sn_limit_for_start`, the target `max_checkpoint_age_async`
-        // (what Percona printed there is unverified: no sample of those releases carries one).
-        (Family::EightEarly, Kind::MaxAge) => Some(
-            mysql_80_early_points_with(l.file_size, l.files, PAGE, l.thread_concurrency).sync_point,
+        // 8.0.0–8.0.29: the stall is where writes wait, the target `max_checkpoint_age_async`
+        // (what Percona printed before 8.0.18 is unverified: no sample of those releases
+        // carries one).
+        (Family::Eight(r), Kind::MaxAge) => Some(
+            r.points_with(l.file_size, l.files, PAGE, l.thread_concurrency)
+                .sync_point,
         ),
-        (Family::EightEarly, Kind::Target) => Some(mysql_80_early_checkpoint_age_target(
-            l.file_size,
-            l.files,
-            PAGE,
-        )),
-        (Family::EightEarly, Kind::CounterAsync) => {
-            mysql_80_early_points_with(l.file_size, l.files, PAGE, l.thread_concurrency)
+        (Family::Eight(r), Kind::Target) => {
+            Some(r.checkpoint_age_target(l.file_size, l.files, PAGE))
+        }
+        (Family::Eight(r), Kind::CounterAsync) => {
+            r.points_with(l.file_size, l.files, PAGE, l.thread_concurrency)
                 .counter_async
         }
-        (Family::EightEarly, Kind::CounterSync) => {
-            mysql_80_early_points_with(l.file_size, l.files, PAGE, l.thread_concurrency)
+        (Family::Eight(r), Kind::CounterSync) => {
+            r.points_with(l.file_size, l.files, PAGE, l.thread_concurrency)
                 .counter_sync
-        }
-        (Family::Eight, Kind::MaxAge) => {
-            Some(mysql_80_points_with(l.file_size, l.files, PAGE, l.thread_concurrency).sync_point)
-        }
-        (Family::Eight, Kind::Target) => {
-            Some(mysql_80_checkpoint_age_target(l.file_size, l.files, PAGE))
-        }
-        (Family::Eight, Kind::CounterAsync) => {
-            mysql_80_points_with(l.file_size, l.files, PAGE, l.thread_concurrency).counter_async
-        }
-        (Family::Eight, Kind::CounterSync) => {
-            mysql_80_points_with(l.file_size, l.files, PAGE, l.thread_concurrency).counter_sync
         }
         (Family::EightThirty, Kind::MaxAge) => {
             Some(mysql_8030_points_with(l.capacity, PAGE, l.thread_concurrency).sync_point)
@@ -359,7 +345,7 @@ fn candidates(fam: Family) -> Vec<Layout> {
                     }
                 }
             }
-            Family::Eight | Family::EightEarly => out.push(Layout {
+            Family::Eight(_) => out.push(Layout {
                 file_size: mib * MIB,
                 files: 2,
                 thread_concurrency: 0,

@@ -2,7 +2,8 @@
 //! (`buf0flu.cc af_needed_for_redo`: age > `innodb_adaptive_flushing_lwm` % of
 //! `log_sys.log_capacity`), and the regime `--once` judges from it: the lwm follows the
 //! variable at runtime, `innodb_adaptive_flushing=OFF` is read, and the regime the JSON gives
-//! is the one the figures beside it imply (docs/flushing.md).
+//! is the one the figures beside it imply (docs/flushing.md), the lwm judged on the oldest
+//! dirty page's age.
 
 use crate::common;
 
@@ -13,17 +14,31 @@ fn u(v: &Value, path: &[&str]) -> Option<u64> {
     path.iter().try_fold(v, |v, k| v.get(k))?.as_u64()
 }
 
-/// The regime by MariaDB's page-cleaner rules, from the figures in the JSON.
+/// The regime by MariaDB's page-cleaner rules, from the figures in the JSON: M and async on
+/// the checkpoint age (`mtr0mtr.cc log_close`), the lwm on the oldest dirty page's
+/// (`af_needed_for_redo(oldest_lsn)`), which SEIS `Pages flushed up to` gives.
 fn expected_regime(v: &Value) -> &'static str {
     let r = &v["redo"];
     let get = |k: &str| r[k].as_u64();
     let age = get("checkpoint_age_bytes").expect("age");
+    let oldest = get("oldest_page_age_bytes").expect("the oldest dirty page's age");
+    assert!(oldest <= age, "{r}");
     let adaptive = r["adaptive_flushing"].as_bool().unwrap_or(true);
+    let on_checkpoint = age >= get("async_point_bytes").expect("async");
+    assert_eq!(
+        r["flush_regime_age"],
+        if on_checkpoint {
+            "checkpoint"
+        } else {
+            "oldest_page"
+        },
+        "{r}"
+    );
     if age >= get("sync_point_bytes").expect("M") {
         "past_stall"
-    } else if age >= get("async_point_bytes").expect("async") {
+    } else if on_checkpoint {
         "past_async"
-    } else if age >= get("adaptive_lwm_bytes").expect("lwm") {
+    } else if oldest >= get("adaptive_lwm_bytes").expect("lwm") {
         if adaptive { "adaptive" } else { "adaptive_off" }
     } else {
         "below_lwm"

@@ -55,6 +55,7 @@ const NEEDS_PROCESS: &[&str] = &[
     "purge.open_rw_trx",
     "purge.oldest_rw",
     "rollback.undo_slots_cached",
+    "redo.oldest_page_age_bytes",
 ];
 
 /// MySQL 8.0+ only (the `log_max_modified_age_*` counters and where sync flushing starts),
@@ -65,6 +66,7 @@ const NOT_ON_MARIADB: &[&str] = &[
     "redo.counter_sync_bytes",
     "redo.sync_flush_bytes",
     "redo.max_checkpoint_age_bytes",
+    "redo.checkpoint_candidate_age_bytes",
 ];
 
 /// The latch-wait figures, and the judgement that needs them.

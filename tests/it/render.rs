@@ -1366,7 +1366,7 @@ fn mysql_8_checkpoint_panel_in_its_own_words() {
                 text.contains("counters say async 77.5 MiB · sync 83.1 MiB"),
                 "{text}"
             );
-            // MySQL 8.0.20+ flushes hard a margin before its async counter: never called async alone.
+            // MySQL 8.0.13+ flushes hard a margin before its async counter: never called async alone.
             assert!(!text.contains("past async"), "{text}");
             assert!(!text.contains("async 72.3"), "{text}");
         }

@@ -406,8 +406,10 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         (13, 0x843a_7069),
         // The recovery estimate carries its rate's origin and evidence and the recoveries
         // passed over as too small to time; `purge.lag_trx` is `lag_trx_numbers`; the peak
-        // tracker keeps the span it watched and sizing states it.
-        (15, 0x49d2_360d),
+        // tracker keeps the span it watched and sizing states it; the flush regime judged on
+        // the oldest dirty page's age (with the age it used); MySQL 8.0 redo points by
+        // release; purge lag on MySQL bounded by history.
+        (16, 0x9bcc_e78b),
     ];
     let want = pinned
         .iter()

@@ -186,6 +186,7 @@ impl Deriver {
         // The judgement, written once: every reader of the figures shows these.
         figures.redo.severity = a.flush.checkpoint_age;
         figures.redo.flush_regime = a.flush.regime;
+        figures.redo.flush_regime_age = a.flush.regime_age;
         figures.dirty.severity = a.flush.dirty;
         figures.rollback.severity = a.rollback;
         figures.history.growth_per_s = a.purge.history_growth_per_s;

@@ -14,7 +14,7 @@ use crate::verdicts::{
 /// Bump when what derivation computes or remembers changes: checkpoints stored by another
 /// version are then not trusted, and a replay derives those files from their start instead.
 /// `tests/it/replay_window.rs` pins a fingerprint of the demo's states to this number.
-pub const DERIVATION_VERSION: u32 = 15;
+pub const DERIVATION_VERSION: u32 = 16;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeriverState {

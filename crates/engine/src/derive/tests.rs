@@ -640,3 +640,123 @@ fn held_by_names_what_the_verdict_names() {
     f.verdicts[0].clearing = true;
     assert_eq!(held_by(&f), None);
 }
+
+/// A server under an INSERT-only load, SEIS read every 10 s: the counter runs 1,000 numbers
+/// ahead each read, purge's position stands, history stays 0 (`flavor` says what that means).
+fn insert_only_load(version: &str, comment: &str) -> Figures {
+    let mut d = Deriver::new();
+    d.push(&SourceEvent::Connected {
+        at: Utc::now(),
+        info: ServerInfo {
+            version: version.into(),
+            version_comment: comment.into(),
+            flavor: innodb_flavor(version, comment),
+            ..ServerInfo::mariadb_10_11(&[("innodb_log_file_size", "50331648".into())])
+        },
+    });
+    let mut last = None;
+    for i in 0..6u64 {
+        let t = 10.0 * i as f64;
+        let mut s = usage_sample(t, false);
+        s.unavailable.clear();
+        s.status.insert("Innodb_history_list_length".into(), 0);
+        s.innodb_status = Some(InnodbStatus {
+            trx_id_counter: Some(50_000 + 1_000 * i),
+            purge_done_trx: Some(50_000),
+            history_length: Some(0),
+            ..InnodbStatus::default()
+        });
+        last = d.push_sample(&s);
+    }
+    last.expect("figures")
+}
+
+fn innodb_flavor(version: &str, comment: &str) -> innodebt_server::flavor::Flavor {
+    innodebt_server::flavor::Flavor::detect(version, comment, false)
+}
+
+/// mysql-server 5.7.30 / 8.0.18 `trx0trx.cc trx_write_serialisation_history`: an INSERT-only
+/// transaction takes an id but no commit number and leaves nothing in history, so purge's
+/// position stays while the counter runs — with history 0 purge has nothing to do: no lag in
+/// transactions or seconds, no pace of 0 to call "not moving". MariaDB 10.11.18
+/// (`trx_t::write_serialisation_history`: every read-write transaction in history) is judged
+/// as before on the same readings.
+#[test]
+fn an_insert_only_mysql_load_shows_no_purge_lag_history_does_not_have() {
+    let f = insert_only_load("8.0.36", "MySQL Community Server - GPL");
+    let p = &f.purge;
+    assert_eq!(p.lag_trx_numbers, Some(5_000), "the numbers are the server's");
+    assert_eq!(p.lag_transactions, Some(0));
+    assert_eq!(p.lag_s, Some(0.0));
+    assert_eq!(p.pace, None);
+    assert_ne!(p.moving, Some(false));
+    assert_eq!(p.lag_words().as_deref(), Some("caught up"));
+    let basis = p.lag_transactions_basis.as_deref().unwrap_or_default();
+    assert!(basis.starts_with("at most the history length"), "{basis}");
+
+    let m = insert_only_load("10.11.19-MariaDB", "");
+    let p = &m.purge;
+    assert_eq!(p.lag_trx_numbers, Some(5_000));
+    assert_eq!(p.lag_transactions, Some(2_500));
+    assert_eq!(p.pace, Some(0.0));
+    assert_eq!(p.moving, Some(false));
+    assert!(p.lag_s.is_some_and(|s| s >= 50.0), "{:?}", p.lag_s);
+}
+
+/// Where the oldest dirty page's age comes from, by flavour: INNODB_METRICS
+/// `log_lsn_buf_pool_oldest_approx` on MySQL 8.0.13+ (mysql-server 8.0.18 `srv0mon.cc`,
+/// `buf_pool_get_oldest_modification_approx()`: 0 with nothing dirty), SEIS `Pages flushed up
+/// to` on MariaDB (10.11.18 `log0log.cc log_print`: the oldest page) — on MySQL 8.0 that line
+/// is `available_for_checkpoint_lsn` (mysql-server 8.0.18 `log_print`), the checkpoint
+/// candidate. The regime names the age it was judged on.
+#[test]
+fn the_oldest_dirty_pages_age_comes_from_the_flavours_source() {
+    use innodebt_server::flavor::RegimeAge;
+    use innodebt_server::sample::MetricValue;
+    let seis = || InnodbStatus {
+        lsn: Some(5_000),
+        checkpoint_lsn: Some(4_000),
+        pages_flushed_lsn: Some(4_800),
+        ..InnodbStatus::default()
+    };
+    let mut d = connected();
+    let mut s = usage_sample(0.0, false);
+    s.innodb_status = Some(seis());
+    let f = d.push_sample(&s).expect("figures");
+    assert_eq!(f.redo.oldest_page_age_bytes, Some(200));
+    assert_eq!(f.redo.checkpoint_candidate_age_bytes, None);
+    assert_eq!(f.redo.flush_regime_age, Some(RegimeAge::OldestPage));
+
+    let mut d = Deriver::new();
+    d.push(&SourceEvent::Connected {
+        at: Utc::now(),
+        info: ServerInfo {
+            version: "8.0.28".into(),
+            version_comment: "MySQL Community Server - GPL".into(),
+            flavor: innodb_flavor("8.0.28", "MySQL Community Server - GPL"),
+            ..ServerInfo::mariadb_10_11(&[("innodb_log_file_size", "50331648".into())])
+        },
+    });
+    let mut s = usage_sample(0.0, false);
+    s.unavailable.clear();
+    s.innodb_status = Some(seis());
+    let f = d.push_sample(&s).expect("figures");
+    assert_eq!(f.redo.oldest_page_age_bytes, None);
+    assert_eq!(f.redo.checkpoint_candidate_age_bytes, Some(200));
+    assert_eq!(
+        f.redo.flush_regime_age,
+        Some(RegimeAge::CheckpointCandidate)
+    );
+    let mut s = usage_sample(1.0, false);
+    s.unavailable.clear();
+    s.metrics.insert(
+        "log_lsn_buf_pool_oldest_approx".into(),
+        MetricValue {
+            count: 0,
+            enabled: true,
+        },
+    );
+    let f = d.push_sample(&s).expect("figures");
+    assert_eq!(f.redo.oldest_page_age_bytes, Some(0), "0: nothing dirty");
+    assert_eq!(f.redo.flush_regime_age, Some(RegimeAge::OldestPage));
+}

@@ -120,6 +120,10 @@ figure_ids! {
     SyncPoint => "redo.sync_point_bytes", Bytes, |f| u(f.redo.sync_point_bytes);
     CheckpointAgeSeverity => "redo.severity", Text, none;
     FlushRegime => "redo.flush_regime", Text, none;
+    FlushRegimeAge => "redo.flush_regime_age", Text, none;
+    OldestPageAge => "redo.oldest_page_age_bytes", Bytes, |f| u(f.redo.oldest_page_age_bytes);
+    CheckpointCandidateAge => "redo.checkpoint_candidate_age_bytes", Bytes,
+        |f| u(f.redo.checkpoint_candidate_age_bytes);
     FlushTotal => "flush.total_pages_per_s", PagesPerSecond, |f| f.flush.total_pages_per_s;
     FlushAdaptive => "flush.by_source_pages_per_s.adaptive", PagesPerSecond,
         |f| f.flush.by_source_pages_per_s.adaptive;
@@ -252,6 +256,7 @@ impl FigureId {
                 DirtyBytes,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                FlushRegimeAge,
                 DirtySeverity,
             ],
             SourceKind::InnodbMetrics => &[
@@ -275,6 +280,8 @@ impl FigureId {
                 UndoResidentPct,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                FlushRegimeAge,
+                OldestPageAge,
                 UndoSlotsUsed,
                 UndoSlotsCached,
             ],
@@ -304,6 +311,9 @@ impl FigureId {
                 HistoryLength,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                FlushRegimeAge,
+                OldestPageAge,
+                CheckpointCandidateAge,
                 SeisRsegWaiters,
                 SeisTrxSysWaiters,
             ],
@@ -323,6 +333,7 @@ impl FigureId {
                 DirtyLwmPct,
                 CheckpointAgeSeverity,
                 FlushRegime,
+                FlushRegimeAge,
                 DirtySeverity,
                 RollbackSegments,
                 RollbackSegmentsSetting,

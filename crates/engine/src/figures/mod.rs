@@ -12,7 +12,7 @@ mod suspect;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use innodebt_server::flavor::FlushRegime;
+use innodebt_server::flavor::{FlushRegime, RegimeAge};
 use innodebt_server::sample::SourceKind;
 
 pub use id::{FigureId, Unit, UnknownRule};
@@ -165,7 +165,7 @@ pub struct Redo {
     #[serde(default)]
     pub adaptive_flushing: Option<bool>,
     /// The async point: checkpoint age at which the server flushes hard (with adaptive
-    /// flushing OFF, where MySQL starts). On MySQL 8.0.20+ that is `log_max_modified_age_async`
+    /// flushing OFF, where MySQL starts). On MySQL 8.0.13+ that is `log_max_modified_age_async`
     /// minus the free-check margin (≈ 5 % of capacity), not the counter itself.
     pub async_point_bytes: Option<u64>,
     /// Where user threads stall: MySQL 5.7 (and MariaDB < 10.5.7) the sync point; MySQL 8.0+
@@ -207,9 +207,31 @@ pub struct Redo {
     #[serde(default)]
     pub severity: Option<Severity>,
     /// What the page cleaner does for redo at this age, by the flavour's rules: `below_lwm`,
-    /// `adaptive`, `adaptive_off`, `past_async`, `sync_flush`, `past_stall`.
+    /// `adaptive`, `adaptive_off`, `past_async`, `sync_flush`, `past_stall`. Each line is
+    /// judged on the age the server judges it on (docs/flushing.md): the lwm and adaptive
+    /// flushing on the oldest dirty page's (`flush_regime_age` says which age was used).
     #[serde(default)]
     pub flush_regime: Option<FlushRegime>,
+    /// The age of the oldest dirty page: current LSN − the oldest modification in the buffer
+    /// pool, what the page cleaner judges its lwm and adaptive rate on — INNODB_METRICS
+    /// `log_lsn_buf_pool_oldest_approx` (MySQL 8.0.13+) or `log_lsn_buf_pool_oldest` where
+    /// counting, else SEIS `Pages flushed up to` (MariaDB, MySQL 5.7). 0 with nothing dirty;
+    /// never more than the checkpoint age. `null` when unread.
+    #[serde(default)]
+    pub oldest_page_age_bytes: Option<u64>,
+    /// MySQL 8.0+: current LSN − SEIS `Pages flushed up to`, which there is
+    /// `available_for_checkpoint_lsn`: what sync flushing is judged on, at most the flush-order
+    /// lag above the oldest page's age. `null` elsewhere.
+    #[serde(default)]
+    pub checkpoint_candidate_age_bytes: Option<u64>,
+    /// Which age the line that decided `flush_regime` was judged on: `oldest_page` (the lwm,
+    /// adaptive flushing; MySQL's async point, 5.7's sync point); `checkpoint_candidate` (MySQL
+    /// 8.0+'s sync flushing, or its SEIS stand-in for the oldest page); `checkpoint` (MariaDB's
+    /// async and M, MySQL 8's stall: the server's own); `checkpoint_stand_in` (the oldest
+    /// page's age unread: the checkpoint age, never smaller, so the regime may read higher
+    /// than the server's). Judged with `flush_regime`.
+    #[serde(default)]
+    pub flush_regime_age: Option<RegimeAge>,
 }
 
 impl Redo {
@@ -223,6 +245,36 @@ impl Redo {
 }
 
 impl Redo {
+    /// The age `flush_regime_age` names.
+    pub fn flush_regime_age_bytes(&self) -> Option<u64> {
+        self.age_bytes(self.flush_regime_age?)
+    }
+
+    /// The age of that kind.
+    pub fn age_bytes(&self, kind: RegimeAge) -> Option<u64> {
+        match kind {
+            RegimeAge::OldestPage => self.oldest_page_age_bytes,
+            RegimeAge::CheckpointCandidate => self.checkpoint_candidate_age_bytes,
+            RegimeAge::Checkpoint | RegimeAge::CheckpointStandIn => self.checkpoint_age_bytes,
+        }
+    }
+
+    /// Which age the flush regime was judged on, in the panel's words: `oldest dirty page 3.1
+    /// MiB`, `oldest dirty page ≤ 3.1 MiB` (MySQL 8's SEIS candidate), or that the checkpoint
+    /// age stood in for an unread oldest page. Nothing where the server judges that line on
+    /// the checkpoint age itself (the age shown beside it).
+    pub fn flush_regime_age_words(&self) -> Option<String> {
+        match self.flush_regime_age? {
+            RegimeAge::Checkpoint => None,
+            RegimeAge::CheckpointStandIn => Some(RegimeAge::CheckpointStandIn.words().into()),
+            judged => Some(format!(
+                "{} {}",
+                judged.words(),
+                crate::units::bytes(self.flush_regime_age_bytes()?)
+            )),
+        }
+    }
+
     /// Checkpoint age as a percentage of the async point.
     pub fn pct_of_async(&self) -> Option<f64> {
         match (self.checkpoint_age_bytes, self.async_point_bytes) {
@@ -410,22 +462,28 @@ pub struct Purge {
     pub blocked: Option<bool>,
     /// How far purge is behind, in transaction numbers: SEIS `Trx id counter` − `Purge done
     /// for trx's n:o <` of the last SEIS read (ids and commit numbers share the counter, so a
-    /// write transaction counts about 2). Small: purge has caught up, whatever the history
-    /// length says; large and growing: purge cannot proceed or cannot keep up.
-    /// (`lag_trx` before schema 2: read under that name from older state.)
+    /// write transaction counts about 2; on MySQL an INSERT-only one counts 1 and leaves no
+    /// history, so there the numbers alone overstate — see `lag_transactions`). Small: purge
+    /// has caught up, whatever the history length says; large and growing: purge cannot
+    /// proceed or cannot keep up. (`lag_trx` before schema 2: read under that name from older
+    /// state.)
     #[serde(default, alias = "lag_trx")]
     pub lag_trx_numbers: Option<u64>,
     /// How long ago purge's position was the newest commit: seconds back from the last SEIS
     /// read to when `Trx id counter` stood where `Purge done for trx's n:o <` stands, from
-    /// the counter's own readings. What a DBA can act on, where `lag_trx_numbers` counts numbers.
+    /// the counter's own readings. What a DBA can act on, where `lag_trx_numbers` counts
+    /// numbers. 0 where history is empty and an INSERT-only transaction leaves none (MySQL):
+    /// the counter ran ahead of a purge with nothing to do.
     #[serde(default)]
     pub lag_s: Option<f64>,
     /// How `lag_s` was found: between two readings, extrapolated at the counter's rate, or
     /// only a lower bound (the counter did not move).
     #[serde(default)]
     pub lag_s_from: Option<LagSecondsFrom>,
-    /// An estimate of the committed read-write transactions purge is behind: `lag_trx_numbers` over
-    /// the numbers each one takes (see `lag_transactions_basis`).
+    /// An estimate of the committed read-write transactions purge is behind:
+    /// `lag_trx_numbers` over the numbers each one takes; where an INSERT-only transaction
+    /// leaves no history (MySQL), at most the history length — 0 with an empty history (see
+    /// `lag_transactions_basis`).
     #[serde(default)]
     pub lag_transactions: Option<u64>,
     /// What `lag_transactions` rests on, in words.
@@ -465,7 +523,8 @@ impl Purge {
     /// (`≤7292 trx`). `None` while no recent SEIS gave purge's position.
     pub fn lag_words(&self) -> Option<String> {
         let numbers = self.lag_trx_numbers?;
-        if numbers == 0 {
+        // No transaction behind: on MySQL an INSERT-only load moves the counter, not history.
+        if numbers == 0 || self.lag_transactions == Some(0) {
             return Some("caught up".into());
         }
         let secs = self.lag_s.map(|s| {

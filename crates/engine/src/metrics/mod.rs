@@ -15,15 +15,15 @@ mod state;
 use chrono::{DateTime, Utc};
 
 use crate::figures::{
-    Blocker, BySource, Dirty, FigureId, Figures, Flush, FlushSource, History, OldestRw, Purge,
-    Redo, ServerFigures, Undo, Unreadable, seconds_to_point,
+    Blocker, BySource, Dirty, FigureId, Figures, Flush, FlushSource, History, LagSecondsFrom,
+    OldestRw, Purge, Redo, ServerFigures, Undo, Unreadable, seconds_to_point,
 };
 use rates::{counter_rate, gauge_change, metric_rate, sum_known};
 use slow::SlowCounters;
 pub use state::MeasurerState;
 
 use innodebt_server::blocker;
-use innodebt_server::flavor::{self, Flavor};
+use innodebt_server::flavor::{self, Flavor, RegimeAge};
 use innodebt_server::innodb_status::InnodbStatus;
 use innodebt_server::sample::{
     Sample, ServerInfo, SourceEvent, SourceKind, TrxRow, Unavailable, UndoScan,
@@ -285,6 +285,7 @@ impl Context<'_> {
             );
         }
         let age = pair.map(|(lsn, chk)| lsn.saturating_sub(chk));
+        let (oldest_page_age, candidate_age) = self.oldest_page_ages(pair);
         let capacity = points.map(|p| p.capacity);
         // Redo generated = the LSN's advance. Innodb_os_log_written counts whole 512-byte
         // blocks and rewrites the last partial block on every write (MySQL/Percona), so it
@@ -320,6 +321,39 @@ impl Context<'_> {
             // Judged by the verdicts.
             severity: None,
             flush_regime: None,
+            oldest_page_age_bytes: oldest_page_age,
+            checkpoint_candidate_age_bytes: candidate_age,
+            flush_regime_age: None,
+        }
+    }
+
+    /// The oldest dirty page's age, and MySQL 8's checkpoint candidate's, each at most the
+    /// checkpoint age: the flavour's INNODB_METRICS counter against this sample's LSN (0:
+    /// nothing dirty), else the last SEIS's `Pages flushed up to` against its own LSN — which
+    /// is the oldest page on MariaDB and 5.7, the checkpoint candidate on MySQL 8.0+
+    /// (`Flavor::pages_flushed_up_to`). A `Pages flushed up to` below the SEIS's own
+    /// checkpoint or past its LSN is a misread, not an age.
+    fn oldest_page_ages(&self, pair: Option<(u64, u64)>) -> (Option<u64>, Option<u64>) {
+        let Some((lsn, chk)) = pair else {
+            return (None, None);
+        };
+        let checkpoint_age = lsn.saturating_sub(chk);
+        let counted = self
+            .cur
+            .metric(self.flavor.oldest_page_metric())
+            .and_then(|v| u64::try_from(v).ok())
+            .map(|oldest| match oldest {
+                0 => 0,
+                o => lsn.saturating_sub(o).min(checkpoint_age),
+            });
+        let seis = self.last_status.and_then(|st| {
+            let (seis_lsn, flushed) = (st.lsn?, st.pages_flushed_lsn?);
+            let sane = flushed <= seis_lsn && st.checkpoint_lsn.is_none_or(|c| flushed >= c);
+            sane.then(|| (seis_lsn - flushed).min(checkpoint_age))
+        });
+        match self.flavor.pages_flushed_up_to() {
+            RegimeAge::OldestPage => (counted.or(seis), None),
+            _ => (counted, seis),
         }
     }
 
@@ -418,11 +452,22 @@ impl Context<'_> {
         };
         // Purge's position and pace from SEIS, while its last read is recent.
         let position = self.slow.purge_position_at(self.cur.mono_s);
-        let pace = position.and(self.slow.purge_pace);
         let lag_numbers = position.map(|(_, counter, done)| counter.saturating_sub(done));
-        let lag_s = self.slow.purge_lag_s_at(self.cur.mono_s);
-        let lag_transactions = lag_numbers
-            .map(|n| purge_lag::transactions_behind(n, self.flavor.trx_numbers_per_commit()));
+        let per_commit = self.flavor.trx_numbers_per_commit();
+        let lag_transactions =
+            lag_numbers.map(|n| purge_lag::transactions_behind(n, per_commit, history));
+        // Where an INSERT-only transaction takes a number but leaves no history (MySQL), an
+        // empty history means purge has nothing to do, however far the counter ran ahead of
+        // its position: not behind, and a position that stands still is not a pace of 0.
+        let nothing_to_purge = !per_commit.insert_only_in_history && history == Some(0);
+        let pace = position
+            .and(self.slow.purge_pace)
+            .filter(|_| !nothing_to_purge);
+        let lag_s = if nothing_to_purge && position.is_some() {
+            Some((0.0, LagSecondsFrom::Readings))
+        } else {
+            self.slow.purge_lag_s_at(self.cur.mono_s)
+        };
         Purge {
             records_per_s: records,
             undo_pages_per_s: self.metric_rate("purge_undo_log_pages"),

@@ -1,15 +1,19 @@
 //! How far purge is behind, in what a DBA can act on. SEIS gives two transaction *numbers*:
-//! `Trx id counter` and `Purge done for trx's n:o <`. Every committed read-write transaction
-//! takes two from that one counter — its id when it first writes, its commit number when it
-//! commits (mysql-server `trx0sys.ic trx_sys_allocate_trx_id_or_no`, called by both
+//! `Trx id counter` and `Purge done for trx's n:o <`. Ids and commit numbers come from that one
+//! counter (mysql-server `trx0sys.ic trx_sys_allocate_trx_id_or_no`, called by both
 //! `trx_sys_allocate_trx_id` and `trx_sys_allocate_trx_no`; MariaDB `trx0sys.h
-//! trx_sys_t::get_new_trx_id` and `assign_new_trx_no`) — and internal transactions take more.
-//! So the gap is turned into time (how long ago the counter stood where purge stands now,
-//! from the counter's own readings) and into an estimate of transactions with its basis.
+//! trx_sys_t::get_new_trx_id` and `assign_new_trx_no`); how many a committed transaction takes,
+//! and whether it leaves history, is the flavour's ([`Flavor::trx_numbers_per_commit`]: on
+//! MySQL an INSERT-only transaction takes 1 and leaves none) — and internal transactions take
+//! more. So the gap is turned into time (how long ago the counter stood where purge stands
+//! now, from the counter's own readings) and into an estimate of transactions with its basis.
+//!
+//! [`Flavor::trx_numbers_per_commit`]: innodebt_server::flavor::Flavor::trx_numbers_per_commit
 
 use std::collections::VecDeque;
 
 use crate::figures::LagSecondsFrom;
+use innodebt_server::flavor::TrxNumbers;
 
 /// How many counter readings are kept: SEIS is read every ~10 s, so about ten minutes.
 pub(super) const COUNTER_READINGS: usize = 64;
@@ -70,17 +74,57 @@ pub(super) fn remember(readings: &mut CounterReadings, mono_s: f64, counter: u64
     }
 }
 
-/// The estimate of transactions behind: the numbers over the flavour's numbers per commit,
-/// and the basis in words.
-pub(super) fn transactions_behind(numbers: u64, per_commit: u64) -> (u64, String) {
-    let per = per_commit.max(1);
-    (
-        numbers / per,
-        format!(
-            "at most: {per} transaction numbers per committed read-write transaction \
-             (its id and its commit number); internal transactions take more"
+/// The estimate of transactions purge is behind, and its basis in words: the `numbers`
+/// behind over the numbers each transaction purge has work for takes (its id and its commit
+/// number). Where an INSERT-only transaction takes fewer numbers and leaves no history (MySQL),
+/// the numbers behind are 1–2 a commit and only those with history are purge's work: at most
+/// the `history` length (read with the sample), so a history of 0 is nothing behind.
+pub(super) fn transactions_behind(
+    numbers: u64,
+    per: TrxNumbers,
+    history: Option<u64>,
+) -> (u64, String) {
+    let by_numbers = numbers / per.with_update.max(1);
+    if per.insert_only_in_history {
+        return (
+            by_numbers,
+            format!(
+                "at most: {} transaction numbers per committed read-write transaction (its id \
+                 and its commit number); internal transactions take more",
+                per.with_update
+            ),
+        );
+    }
+    let mix = format!(
+        "a transaction that only inserted takes {} number and leaves no history, one that \
+         updated or deleted {} (its id and its commit number) and an undo log in history, so \
+         the numbers behind are {}–{} a commit",
+        per.insert_only, per.with_update, per.insert_only, per.with_update
+    );
+    match history {
+        Some(h) if h <= by_numbers => (
+            h,
+            format!(
+                "at most the history length: purge has work only for what is in history; {mix}"
+            ),
         ),
-    )
+        Some(_) => (
+            by_numbers,
+            format!(
+                "at most: {} numbers per transaction purge has work for; {mix}; internal \
+                 transactions take more",
+                per.with_update
+            ),
+        ),
+        None => (
+            by_numbers,
+            format!(
+                "at most: {} numbers per transaction purge has work for (history unread, fewer \
+                 may be behind); {mix}; internal transactions take more",
+                per.with_update
+            ),
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -146,14 +190,48 @@ mod tests {
         assert_eq!(r.iter().copied().collect::<Vec<_>>(), [(1_000.0, 5)]);
     }
 
+    const MARIADB: TrxNumbers = TrxNumbers {
+        insert_only: 2,
+        with_update: 2,
+        insert_only_in_history: true,
+    };
+    const MYSQL: TrxNumbers = TrxNumbers {
+        insert_only: 1,
+        with_update: 2,
+        insert_only_in_history: false,
+    };
+
     #[test]
     fn transactions_are_numbers_over_two_with_the_basis_said() {
-        // trx_sys_allocate_trx_id_or_no (MySQL) / assign_new_trx_no (MariaDB): 2 a commit.
-        let (n, basis) = transactions_behind(14_584, 2);
+        // MariaDB 10.11.18 trx_t::write_serialisation_history: assign_new_trx_no for any undo,
+        // 2 a commit; the history length does not enter.
+        for history in [None, Some(0), Some(100_000)] {
+            let (n, basis) = transactions_behind(14_584, MARIADB, history);
+            assert_eq!(n, 7_292);
+            assert!(
+                basis.starts_with("at most: 2 transaction numbers"),
+                "{basis}"
+            );
+        }
+    }
+
+    /// mysql-server 5.7.30 / 8.0.18 `trx0trx.cc trx_write_serialisation_history`: only a
+    /// transaction with update undo takes a commit number and goes to history, so an
+    /// INSERT-only load moves the counter 1 a commit while history stays 0: nothing behind.
+    #[test]
+    fn mysql_insert_only_load_is_not_purge_lag() {
+        let (n, basis) = transactions_behind(14_584, MYSQL, Some(0));
+        assert_eq!(n, 0);
+        assert!(basis.starts_with("at most the history length"), "{basis}");
+        assert!(basis.contains("1–2 a commit"), "{basis}");
+        // A few updates among the inserts: at most what history holds.
+        assert_eq!(transactions_behind(14_584, MYSQL, Some(40)).0, 40);
+        // History past the numbers' bound: the numbers bound, 2 a transaction with history.
+        let (n, basis) = transactions_behind(14_584, MYSQL, Some(90_000));
         assert_eq!(n, 7_292);
-        assert!(
-            basis.starts_with("at most: 2 transaction numbers"),
-            "{basis}"
-        );
+        assert!(basis.starts_with("at most: 2 numbers"), "{basis}");
+        let (n, basis) = transactions_behind(14_584, MYSQL, None);
+        assert_eq!(n, 7_292);
+        assert!(basis.contains("history unread"), "{basis}");
     }
 }

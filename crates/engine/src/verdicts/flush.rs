@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::figures::{Dirty, Figures, Redo};
 use crate::units::bytes;
-use innodebt_server::flavor::{Flavor, FlushRegime, RegimeLines};
+use innodebt_server::flavor::{Flavor, FlushRegime, RegimeAge, RegimeAges, RegimeLines};
 
 use super::zones::Zone;
 use super::{Finding, Severity};
@@ -24,20 +24,31 @@ pub struct FlushJudgement {
     /// What the page cleaner does for redo at this age (`Flavor::flush_regime`).
     #[serde(default)]
     pub regime: Option<FlushRegime>,
+    /// Which age the line that decided the regime was judged on.
+    #[serde(default)]
+    pub regime_age: Option<RegimeAge>,
 }
 
 pub(crate) fn judge(f: &Figures, flavor: Flavor) -> FlushJudgement {
+    let regime = regime(&f.redo, flavor);
     FlushJudgement {
         checkpoint_age: checkpoint_age(&f.redo),
         dirty: dirty(&f.dirty),
-        regime: regime(&f.redo, flavor),
+        regime: regime.map(|(r, _)| r),
+        regime_age: regime.map(|(_, a)| a),
     }
 }
 
-/// Unknown while the age or the async / stall points are. `innodb_adaptive_flushing` unknown
-/// counts as ON, its default.
-fn regime(r: &Redo, flavor: Flavor) -> Option<FlushRegime> {
-    let age = r.checkpoint_age_bytes?;
+/// Unknown while the checkpoint age or the async / stall points are; each line judged on the
+/// age the flavour's server judges it on (the oldest dirty page's where read, else the
+/// nearest stand-in that is never smaller, and which one is said). `innodb_adaptive_flushing`
+/// unknown counts as ON, its default.
+fn regime(r: &Redo, flavor: Flavor) -> Option<(FlushRegime, RegimeAge)> {
+    let ages = RegimeAges {
+        checkpoint: r.checkpoint_age_bytes?,
+        oldest_page: r.oldest_page_age_bytes,
+        checkpoint_candidate: r.checkpoint_candidate_age_bytes,
+    };
     let lines = RegimeLines {
         lwm: r.adaptive_lwm_bytes,
         async_point: r.async_point_bytes.filter(|p| *p > 0)?,
@@ -45,7 +56,7 @@ fn regime(r: &Redo, flavor: Flavor) -> Option<FlushRegime> {
         stall: r.sync_point_bytes.filter(|p| *p > 0)?,
         adaptive: r.adaptive_flushing.unwrap_or(true),
     };
-    Some(flavor.flush_regime(age, lines))
+    Some(flavor.flush_regime(ages, lines))
 }
 
 /// Unknown while the age or the points are (no points: nothing to say "below" of): the
@@ -110,19 +121,33 @@ pub(crate) fn flush_pressure(f: &Figures, flavor: Flavor, j: &FlushJudgement) ->
         } else {
             // Past the async point each flavour's page cleaner does something else
             // (`Flavor::past_async_effect`): MariaDB flushes ahead counted as background,
-            // MySQL at full adaptive pace. MySQL 8.0.20+ acts a margin before its counter:
+            // MySQL at full adaptive pace. MySQL 8.0.13+ acts a margin before its counter:
             // the point is named as the panel names it.
             let words = flavor.point_words();
             let point = match words.sync_flush {
                 Some(_) => format!("the {} point", words.flushing_starts),
                 None => "the async point".to_string(),
             };
-            reasons.push(format!(
-                "checkpoint age {} is past {point} {}{of_capacity}: {}",
-                bytes(age),
-                bytes(r.async_point_bytes.unwrap_or_default()),
-                flavor.past_async_effect(r.adaptive_flushing.unwrap_or(true))
-            ));
+            let at = bytes(r.async_point_bytes.unwrap_or_default());
+            match (j.regime, j.regime_age.and_then(|a| r.age_bytes(a))) {
+                // MySQL judges its async point on the oldest dirty page's age, which is
+                // younger: the page cleaner has not turned to flushing hard (the regime says
+                // what it does), the checkpoint lags behind the flushing.
+                (Some(regime), Some(cleaner)) if regime < FlushRegime::PastAsync => {
+                    reasons.push(format!(
+                        "checkpoint age {} is past {point} {at}{of_capacity}, the oldest dirty \
+                         page's age {} is not: the checkpoint lags behind the flushing, and \
+                         the page cleaner has not turned to flushing hard",
+                        bytes(age),
+                        bytes(cleaner)
+                    ));
+                }
+                _ => reasons.push(format!(
+                    "checkpoint age {} is past {point} {at}{of_capacity}: {}",
+                    bytes(age),
+                    flavor.past_async_effect(r.adaptive_flushing.unwrap_or(true))
+                )),
+            }
         }
     }
     if let (Some(Severity::Warning), Some(pct), Some(max)) = (j.dirty, f.dirty.pct, f.dirty.max_pct)

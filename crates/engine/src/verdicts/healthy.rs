@@ -83,6 +83,7 @@ mod tests {
             checkpoint_age: Some(Severity::Ok),
             dirty: Some(Severity::Ok),
             regime: None,
+            regime_age: None,
         };
         message(&f, &judged, &flush, &Thresholds::default())
     }

@@ -10,10 +10,11 @@
 //! history from being freed; only segments last written before it still are. History then
 //! grows one per commit while purge keeps pace (measured on 10.11.19: the same with 1, 8 or
 //! 128 open; back to 0 within a second of the commit). Before MDEV-32050 only the segments
-//! open transactions were using were held (`trx_purge_truncate_rseg_history` freed a
-//! segment's history only if `!rseg.is_referenced()`), which history barely shows
-//! ([`Flavor::history_waits_for_open_writes`]). Neither a read view nor purge's speed is the
-//! cause; committing that transaction is the cure.
+//! open transactions were using, and those written since purge's position, were held
+//! (`trx_purge_truncate_history` freed a segment's history only if `!rseg.is_referenced() &&
+//! rseg.needs_purge <= head.trx_no`: no transaction in it and purge past its last writer),
+//! which history barely shows ([`Flavor::history_waits_for_open_writes`]). Neither a read
+//! view nor purge's speed is the cause; committing that transaction is the cure.
 //!
 //! [`Flavor::history_waits_for_open_writes`]: innodebt_server::flavor::Flavor::history_waits_for_open_writes
 

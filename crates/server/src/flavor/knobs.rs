@@ -18,6 +18,18 @@ pub enum DmlDelayRule {
     MariadbAfterProgress,
 }
 
+/// Transaction numbers one committed read-write transaction takes from the trx id counter,
+/// and whether an INSERT-only one leaves history ([`Flavor::trx_numbers_per_commit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrxNumbers {
+    /// A transaction that only inserted.
+    pub insert_only: u64,
+    /// One that updated or deleted: its id and its commit number.
+    pub with_update: u64,
+    /// Whether an INSERT-only transaction adds an undo log to history (purge has work for it).
+    pub insert_only_in_history: bool,
+}
+
 /// What a version table says about a knob where the server has no
 /// `information_schema.SYSTEM_VARIABLES` to ask (MySQL, Percona).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,17 +88,6 @@ impl Flavor {
         self.dml_delay_rule() != DmlDelayRule::MariadbAfterProgress
     }
 
-    /// Whether an open read-write transaction keeps purge from freeing the history it has
-    /// processed in every rollback segment: MariaDB frees a segment's history only once the
-    /// purge view sees the segment's last writer and no transaction references it
-    /// (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`, MDEV-32050; the
-    /// `history_held_by_open_writes` verdict), so segments written since the oldest open
-    /// read-write transaction began stay — soon all of them. MDEV-32050's fix versions:
-    /// 10.6.16, 10.10.7, 10.11.6, 11.0.4, 11.1.3, 11.2.2 (10.7–10.9 had ended). Before it,
-    /// MariaDB's `trx_purge_truncate_rseg_history` freed up to the purged number in every
-    /// segment not in use (`!rseg.is_referenced()`): an open writer held only its own
-    /// segment's history, which the history length barely shows. MySQL's checks only the
-    /// purged number (`undo_trx_no >= limit->trx_no`).
     /// Whether SHOW ENGINE INNODB STATUS prints "Trx read view will not see …" under each
     /// transaction that holds a read view, so that a listed transaction without the line
     /// holds none. Seen on MariaDB 10.11.19 (an open INSERT listed without it, an open SELECT
@@ -96,6 +97,20 @@ impl Flavor {
         self.kind == FlavorKind::Mariadb
     }
 
+    /// Whether an open read-write transaction keeps purge from freeing the history it has
+    /// processed in every rollback segment: MariaDB frees a segment's history only once the
+    /// purge view sees the segment's last writer and no transaction references it
+    /// (`trx0purge.cc purge_sys_t::iterator::free_history_rseg`, MDEV-32050; the
+    /// `history_held_by_open_writes` verdict), so segments written since the oldest open
+    /// read-write transaction began stay — soon all of them. MDEV-32050's fix versions:
+    /// 10.6.16, 10.10.7, 10.11.6, 11.0.4, 11.1.3, 11.2.2 (10.7–10.9 had ended). Before it,
+    /// MariaDB's `trx_purge_truncate_history` freed a segment's history up to the purged number
+    /// only if no transaction referenced the segment and purge had passed its last writer
+    /// (`!rseg.is_referenced() && rseg.needs_purge <= head.trx_no`, MariaDB 11.0.2
+    /// `trx0purge.cc`; `needs_purge` is the last writer's id + 1): an open writer held its own
+    /// segment's history, and under steady writes the segments written since purge's
+    /// position stayed until purge passed them — which the history length barely shows.
+    /// MySQL's checks only the purged number (`undo_trx_no >= limit->trx_no`).
     pub fn history_waits_for_open_writes(&self) -> bool {
         if self.kind != FlavorKind::Mariadb {
             return false;
@@ -112,14 +127,38 @@ impl Flavor {
         }
     }
 
-    /// Transaction numbers one committed read-write transaction takes from the trx id
-    /// counter SEIS prints: its id and its commit number come from the same counter on every
-    /// flavour (mysql-server 8.x `trx0sys.ic trx_sys_allocate_trx_id_or_no`, behind both
-    /// `trx_sys_allocate_trx_id` and `trx_sys_allocate_trx_no`; 5.7 `trx_sys_get_new_trx_id`
-    /// for both; MariaDB `trx0sys.h trx_sys_t::get_new_trx_id` and `assign_new_trx_no`).
-    /// Measured on MariaDB 10.11.19: 100 autocommit INSERTs moved the counter 202.
-    pub fn trx_numbers_per_commit(&self) -> u64 {
-        2
+    /// What one committed read-write transaction takes from the trx id counter SEIS prints,
+    /// and whether it leaves history for purge. Ids and commit numbers come from the same
+    /// counter on every flavour (mysql-server 8.x `trx0sys.ic trx_sys_allocate_trx_id_or_no`,
+    /// behind both `trx_sys_allocate_trx_id` and `trx_sys_allocate_trx_no`; 5.7
+    /// `trx_sys_get_new_trx_id` for both; MariaDB `trx0sys.h trx_sys_t::get_new_trx_id` and
+    /// `assign_new_trx_no`), but not every transaction takes a commit number:
+    /// - MySQL/Percona 5.7 and 8.x (`mysql-server 5.7.30` and `8.0.18`, `trx0trx.cc
+    ///   trx_write_serialisation_history`): a commit number only with update undo
+    ///   (`trx_serialisation_number_get` under `if (trx->rsegs.m_redo.update_undo …)`; 8.0.31
+    ///   `trx_sys_allocate_trx_no` in `trx_add_to_serialisation_list`), and only update undo
+    ///   goes to history — insert undo is freed or cached at commit (`trx_undo_insert_cleanup`).
+    ///   An INSERT-only transaction takes 1 number and adds nothing to history; one that
+    ///   updated or deleted takes 2 and adds an undo log. So does MariaDB before 10.3, which
+    ///   still had the insert undo log.
+    /// - MariaDB ≥ 10.3 (`MariaDB 10.11.18, trx0trx.cc trx_t::write_serialisation_history`:
+    ///   `assign_new_trx_no` for any undo; MDEV-12288 removed the insert undo log): every
+    ///   read-write transaction takes 2 and adds its undo log to history. Measured on MariaDB
+    ///   10.11.19: 100 autocommit INSERTs moved the counter 202.
+    pub fn trx_numbers_per_commit(&self) -> TrxNumbers {
+        if self.is_mariadb() && (self.major, self.minor) >= (10, 3) {
+            TrxNumbers {
+                insert_only: 2,
+                with_update: 2,
+                insert_only_in_history: true,
+            }
+        } else {
+            TrxNumbers {
+                insert_only: 1,
+                with_update: 2,
+                insert_only_in_history: false,
+            }
+        }
     }
 
     /// This flavour's delay formula in words, for `innodb_max_purge_lag = lag`.
@@ -394,6 +433,33 @@ mod tests {
             0,
             "lag ≥ history"
         );
+    }
+
+    /// `trx0trx.cc trx_write_serialisation_history`: mysql-server 5.7.30 and 8.0.18 give a
+    /// commit number (and a history entry) only to a transaction with update undo, so an
+    /// INSERT-only one takes 1 number; MariaDB 10.11.18 (`trx_t::write_serialisation_history`,
+    /// `assign_new_trx_no` for any undo) gives every read-write transaction 2, as MariaDB
+    /// before 10.3 (its insert undo log) did not.
+    #[test]
+    fn trx_numbers_per_commit_follow_the_serialisation() {
+        for v in ["5.7.44", "8.0.18", "8.0.36", "8.4.3", "10.2.44-MariaDB"] {
+            let n = flavor(v, "").trx_numbers_per_commit();
+            assert_eq!(
+                (n.insert_only, n.with_update, n.insert_only_in_history),
+                (1, 2, false),
+                "{v}"
+            );
+        }
+        let p = flavor("8.0.32-24", "Percona Server (GPL), Release 24").trx_numbers_per_commit();
+        assert_eq!(p.insert_only, 1);
+        for v in ["10.3.39-MariaDB", "10.11.19-MariaDB", "11.4.3-MariaDB"] {
+            let n = flavor(v, "").trx_numbers_per_commit();
+            assert_eq!(
+                (n.insert_only, n.with_update, n.insert_only_in_history),
+                (2, 2, true),
+                "{v}"
+            );
+        }
     }
 
     /// `af_get_pct_for_dirty` (MySQL and MariaDB `buf0flu.cc`): lwm 0 = no low-water mark.

@@ -1,8 +1,9 @@
 //! MySQL 5.7 / 8.0 / 8.0.30+ / 8.4 · Percona · MariaDB: which SQL to run, which redo formulas
 //! apply and what the knobs do. This directory is the ONLY place that knows how servers differ;
 //! everything else asks the [`Flavor`] it was handed. Here: what the server is (detection);
-//! `sql` what to ask it, `redo` its redo capacity and flush points, `knobs` what its purge and
-//! dirty-page settings do and how they can be changed; `words` what the redo points are called;
+//! `sql` what to ask it, `redo` its redo capacity and flush points (`redo80`: MySQL
+//! 8.0.0–8.0.29 by release), `knobs` what its purge and dirty-page settings do and how they
+//! can be changed; `words` what the redo points are called;
 //! `flushing` what the page cleaner does for redo at an age (`innodb_adaptive_flushing[_lwm]`);
 //! `recovery` how fast it recovers from a crash when its own error log cannot say.
 //! `rseg` how many rollback segments writers share, how to get more, and the latches they
@@ -12,31 +13,33 @@ mod flushing;
 mod knobs;
 mod recovery;
 mod redo;
-mod redo_early80;
+mod redo80;
 mod rseg;
 mod sql;
 mod words;
 
 use serde::{Deserialize, Serialize};
 
-pub use flushing::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeLines};
-pub use knobs::{DmlDelayRule, KnobSpec};
+pub use flushing::{
+    DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeAge, RegimeAges, RegimeLines,
+};
+pub use knobs::{DmlDelayRule, KnobSpec, TrxNumbers};
 pub use recovery::{
     ERROR_LOG_FILE_SQL, ERROR_LOG_TABLE_SQL, MARIADB_105_RECOVERY, MYSQL_56_RECOVERY,
     MYSQL_57_RECOVERY, MYSQL_80_RECOVERY, RecoveryDefault,
 };
 pub use redo::{
-    RedoPoints, mariadb_points, mysql_57_max_checkpoint_age, mysql_57_points,
-    mysql_80_checkpoint_age_target, mysql_80_points, mysql_80_points_with, mysql_8030_points,
+    RedoPoints, mariadb_points, mysql_57_max_checkpoint_age, mysql_57_points, mysql_8030_points,
     mysql_8030_points_with,
 };
-pub use redo_early80::{
-    MYSQL_80_REWRITE, mysql_80_early_checkpoint_age_target, mysql_80_early_points_with,
+pub use redo80::{
+    MYSQL_80_ALIGNED, MYSQL_80_NEW_MARGINS, MYSQL_80_NOT_READ, Mysql80Redo, mysql_80_points,
+    mysql_80_points_with, mysql_8011_points_with, mysql_8013_points_with,
 };
-pub use rseg::{MAX_ROLLBACK_SEGMENTS, RsegLayout, RsegWayOut, instrument_key};
+pub use rseg::{MAX_ROLLBACK_SEGMENTS, RsegLayout, RsegWayOut, SeisLatch, instrument_key};
 pub use sql::{
-    METRICS, MONITOR_GROUPS, READ_ONLY_PROBED, RSEG_METRICS, SESSION_SUMS, STATUS, VARIABLES,
-    read_only_key, variables_sql,
+    METRICS, MONITOR_GROUPS, OLDEST_PAGE_METRICS, READ_ONLY_PROBED, RSEG_METRICS, SESSION_SUMS,
+    STATUS, VARIABLES, read_only_key, variables_sql,
 };
 pub use words::PointWords;
 
@@ -105,8 +108,8 @@ impl FlavorKind {
 pub enum RedoModel {
     /// MySQL/Percona ≤ 5.7: N files of `innodb_log_file_size`.
     Mysql57,
-    /// MySQL/Percona 8.0.0–8.0.29 (two arithmetics: before and after 8.0.20's rewrite of
-    /// `log0chkp.cc`, [`Flavor::before_80_rewrite`]).
+    /// MySQL/Percona 8.0.0–8.0.29 (three arithmetics by release: 8.0.11, 8.0.13–8.0.17,
+    /// 8.0.18–8.0.29, [`Flavor::mysql_80_redo`]).
     Mysql80,
     /// MySQL/Percona ≥ 8.0.30 and 8.4+: `innodb_redo_log_capacity`.
     Mysql8030,

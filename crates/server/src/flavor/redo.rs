@@ -26,7 +26,9 @@ pub struct RedoPoints {
     pub sync_flush: Option<u64>,
     /// The capacity `innodb_adaptive_flushing_lwm` is a percentage of (`buf0flu.cc
     /// af_get_pct_for_lsn` / `Adaptive_flush::get_pct_for_lsn`, MariaDB `af_needed_for_redo`):
-    /// 5.7 `log_get_capacity()`, MySQL 8.0.30+ the free-check limit, MariaDB `log_capacity`.
+    /// 5.7 and MySQL 8.0.11 `log_get_capacity()`; MySQL 8.0.13–8.0.29 the free-check capacity
+    /// less the free-check margin (8.0.18+ `log_get_free_check_capacity`, our stall point);
+    /// 8.0.30+ `limit_for_free_check` (the stall point too); MariaDB `log_sys.log_capacity`.
     pub lwm_base: u64,
     /// MySQL 5.7 and MariaDB before 10.5.7: `max_checkpoint_age`, where `log_checkpoint_margin`
     /// forces a synchronous checkpoint — the age can pass the sync point (user threads flush)
@@ -251,7 +253,7 @@ pub(super) fn align_down(v: u64, to: u64) -> u64 {
     v - v % to
 }
 
-fn align_up(v: u64, to: u64) -> u64 {
+pub(super) fn align_up(v: u64, to: u64) -> u64 {
     v.div_ceil(to) * to
 }
 
@@ -304,59 +306,6 @@ pub fn mysql_57_max_checkpoint_age(
     let mut margin = cap.saturating_sub(free);
     margin -= margin / 10;
     margin
-}
-
-/// MySQL 8.0.20–8.0.29 `log_calc_max_ages`: `max_checkpoint_age_async` = align_up(limit −
-/// limit/32), what Percona 8.0 prints as `Checkpoint age target`.
-pub fn mysql_80_checkpoint_age_target(file_size: u64, files: u64, page: u64) -> u64 {
-    let real = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
-    let safety = ((0.1 * real as f64) as u64).min(256 * 4 * page);
-    let writer = align_down(real - safety, LOG_BLOCK);
-    let limit = writer - align_down((writer as f64 * 0.05) as u64, LOG_BLOCK);
-    align_up(limit - limit / 32, LOG_BLOCK)
-}
-
-/// MySQL 8.0.20–8.0.29 with the defaults (16 KiB pages, `innodb_thread_concurrency` 0).
-pub fn mysql_80_points(file_size: u64, files: u64, page: u64) -> RedoPoints {
-    mysql_80_points_with(file_size, files, page, 0)
-}
-
-/// MySQL 8.0.20–8.0.29 (after the 2020 rewrite; before it see [`mysql_80_early_points_with`]),
-/// `log0chkp.cc`: `log_calc_max_ages` gives the counters'
-/// values; `log_calc_concurrency_margin` the margin `log_free_check_margin` adds (the
-/// dict-persist margin, which no variable shows, taken as 0). The page cleaner starts at
-/// `log_get_max_modified_age_async` = async − margin, sync flushing when age + margin > sync
-/// (`log_consider_sync_flush`), and writes wait at `log_get_free_check_capacity`.
-pub fn mysql_80_points_with(
-    file_size: u64,
-    files: u64,
-    page: u64,
-    thread_concurrency: u64,
-) -> RedoPoints {
-    let real = files.saturating_mul(file_size.saturating_sub(LOG_FILE_HDR_SIZE));
-    let safety = ((0.1 * real as f64) as u64).min(256 * 4 * page);
-    let writer = align_down(real - safety, LOG_BLOCK);
-    let extra = align_down((writer as f64 * 0.05) as u64, LOG_BLOCK);
-    let limit = writer - extra;
-    let counter_async = align_up(limit - limit / 8, LOG_BLOCK);
-    let counter_sync = align_up(limit - limit / 16, LOG_BLOCK);
-    let concurrency = (4 * page * (10 + thread_concurrency)
-        + 8 * page
-        + align_down((0.05 * writer as f64) as u64, LOG_BLOCK))
-    .min(align_up(writer / 2, LOG_BLOCK));
-    let margin = sn_to_lsn(concurrency);
-    RedoPoints {
-        capacity: files.saturating_mul(file_size),
-        async_point: align_down(counter_async.saturating_sub(margin), LOG_BLOCK),
-        sync_point: align_down(limit.saturating_sub(margin), LOG_BLOCK),
-        counter_async: Some(counter_async),
-        counter_sync: Some(counter_sync),
-        sync_flush: Some(counter_sync.saturating_sub(margin)),
-        // `log_get_capacity()`: "capacity of log files excluding headers of the log files"
-        // (its declaration in `log0log.h`): `lsn_real_capacity`.
-        lwm_base: real,
-        max_checkpoint_age: None,
-    }
 }
 
 /// MySQL ≥ 8.0.30 with the defaults (16 KiB pages, `innodb_thread_concurrency` 0).
@@ -457,24 +406,6 @@ mod tests {
         // 16 threads × 4 pages = 1,048,576 more data bytes ≈ 1,082,401 LSN bytes, to 512.
         let earlier = p.async_point - tc.async_point;
         assert!((1_081_000..=1_084_000).contains(&earlier), "{earlier}");
-    }
-
-    /// MySQL 8.0.2x `log0chkp.cc log_calc_max_ages` at 2 × 48 MiB: real = 100,659,200,
-    /// safety = 10,065,920, writer = 90,593,280, extra = 4,529,664, limit = 86,063,616;
-    /// counters align up: async 75,305,984, sync 80,685,056. `log_calc_concurrency_margin`:
-    /// 655,360 + 131,072 + 4,529,664 = 5,316,096 sn = 5,487,580 LSN, so the page cleaner
-    /// starts at `log_get_max_modified_age_async` = align_down(75,305,984 − 5,487,580) =
-    /// 69,818,368 and writes wait at align_down(86,063,616 − 5,487,580) = 80,576,000.
-    #[test]
-    fn mysql_80_by_the_source() {
-        let p = mysql_80_points(48 * MIB, 2, 16384);
-        assert_eq!(p.counter_async, Some(75_305_984));
-        assert_eq!(p.counter_sync, Some(80_685_056));
-        assert_eq!(sn_to_lsn(5_316_096), 5_487_580);
-        assert_eq!(p.async_point, 69_818_368);
-        assert_eq!(p.sync_point, 80_576_000);
-        assert_eq!(p.sync_flush, Some(80_685_056 - 5_487_580));
-        assert_eq!(p.capacity, 96 * MIB);
     }
 
     #[test]

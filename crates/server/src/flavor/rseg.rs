@@ -256,18 +256,55 @@ impl Flavor {
         !(self.is_mariadb() && (self.major, self.minor) >= (10, 6))
     }
 
-    /// Whether a SEIS SEMAPHORES wait cell (the `--Thread … has waited at` line and the lock
-    /// lines after it) is on a rollback segment's latch: the mutex or rw-latch was created in
-    /// `trx0rseg.cc` (`Mutex at … created file trx0rseg.cc line …`; 5.7/8.0 name it
-    /// `REDO_RSEG`/`RSEG`).
-    pub fn seis_names_rseg(cell: &str) -> bool {
-        cell.contains("trx0rseg") || cell.contains("RSEG")
+    /// What a SEIS SEMAPHORES wait cell's latch line (`sync0arr.cc sync_array_cell_print`) is
+    /// on, as the rollback-segment figures count it, or `None`. The latch's name decides where
+    /// the server prints one (`sync0sync.cc sync_mutex_to_string`: `Mutex TRX_SYS_RSEG created
+    /// trx0rseg.cc:237`): a persistent segment's mutex (5.7 / MariaDB 10.2–10.5 `REDO_RSEG`;
+    /// MySQL 8 `TRX_SYS_RSEG` in the system tablespace, `UNDO_SPACE_RSEG` in undo tablespaces,
+    /// `mysql-server 8.0.18, trx0rseg.cc trx_rseg_mem_create`) or the `RSEGS` latch over a
+    /// tablespace's list of them is a rollback segment; `TRX_SYS` (and `TRX_SYS_…` but
+    /// segments) the trx-sys mutex. A temporary tablespace's segment (8.0 `TEMP_SPACE_RSEG`,
+    /// 5.7 `NOREDO_RSEG`) is neither: it serves no durable write, and the server's own list
+    /// of segments leaves it out (MariaDB 10.11.18 `trx0sys.h`: `rseg_array` holds the
+    /// persistent ones, `temp_rsegs` apart). Without a name (5.6), the file the latch was
+    /// created in: `trx0rseg.cc` or `trx0sys.cc`.
+    pub fn seis_latch(cell: &str) -> Option<SeisLatch> {
+        let named = cell
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|w| {
+                w.len() > 2
+                    && w.contains('_')
+                    && w.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    || *w == "RSEGS"
+            });
+        match named {
+            Some("TEMP_SPACE_RSEG" | "NOREDO_RSEG") => None,
+            Some(n) if n.ends_with("_RSEG") || n == "RSEGS" => Some(SeisLatch::RollbackSegment),
+            Some(n) if n == "TRX_SYS" || n.starts_with("TRX_SYS_") => Some(SeisLatch::TrxSys),
+            Some(_) => None,
+            None if cell.contains("trx0rseg") => Some(SeisLatch::RollbackSegment),
+            None if cell.contains("trx0sys") => Some(SeisLatch::TrxSys),
+            None => None,
+        }
     }
 
-    /// …or on the trx-sys mutex (created in `trx0sys.cc`, named `TRX_SYS`).
-    pub fn seis_names_trx_sys(cell: &str) -> bool {
-        cell.contains("trx0sys") || cell.contains("TRX_SYS")
+    /// Whether a SEIS wait cell is on a persistent rollback segment's latch ([`Self::seis_latch`]).
+    pub fn seis_names_rseg(cell: &str) -> bool {
+        Self::seis_latch(cell) == Some(SeisLatch::RollbackSegment)
     }
+
+    /// …or on the trx-sys mutex, never both.
+    pub fn seis_names_trx_sys(cell: &str) -> bool {
+        Self::seis_latch(cell) == Some(SeisLatch::TrxSys)
+    }
+}
+
+/// The latch a SEIS wait cell counts on ([`Flavor::seis_latch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeisLatch {
+    RollbackSegment,
+    TrxSys,
 }
 
 fn quoted(names: &[&str]) -> String {
@@ -382,19 +419,60 @@ mod tests {
         }
     }
 
+    /// `sync0arr.cc sync_array_cell_print` + `sync0sync.cc sync_mutex_to_string` print the
+    /// latch's name; `mysql-server 8.0.18, trx0rseg.cc trx_rseg_mem_create` creates
+    /// `TEMP_SPACE_RSEG` / `UNDO_SPACE_RSEG` / `TRX_SYS_RSEG` (all in trx0rseg.cc), 5.7.30
+    /// `REDO_RSEG` / `NOREDO_RSEG`; `TRX_SYS` is the trx-sys mutex. Each cell counts once, and
+    /// a temporary tablespace's segment not at all.
     #[test]
     fn seis_cells_name_their_latch() {
-        assert!(Flavor::seis_names_rseg(
-            "Mutex at 0x7f, Mutex REDO_RSEG created trx0rseg.cc:206, lock var 1"
-        ));
-        assert!(Flavor::seis_names_rseg(
-            "Mutex at 0x7f created file trx0rseg.cc line 200"
-        ));
-        assert!(Flavor::seis_names_trx_sys(
-            "Mutex at 0x7f created file trx0sys.cc line 1"
-        ));
-        assert!(!Flavor::seis_names_rseg(
-            "X-lock on RW-latch at 0x7f created in file dict0dict.cc"
-        ));
+        let cases = [
+            (
+                "Mutex at 0x7f, Mutex REDO_RSEG created trx0rseg.cc:206, lock var 1",
+                Some(SeisLatch::RollbackSegment),
+            ),
+            (
+                "Mutex at 0x7f, Mutex TRX_SYS_RSEG created trx0rseg.cc:237, lock var 1",
+                Some(SeisLatch::RollbackSegment),
+            ),
+            (
+                "Mutex at 0x7f, Mutex UNDO_SPACE_RSEG created trx0rseg.cc:235, lock var 1",
+                Some(SeisLatch::RollbackSegment),
+            ),
+            (
+                "Mutex at 0x7f, Mutex TEMP_SPACE_RSEG created trx0rseg.cc:233, lock var 1",
+                None,
+            ),
+            (
+                "Mutex at 0x7f, Mutex NOREDO_RSEG created trx0rseg.cc:208, lock var 1",
+                None,
+            ),
+            (
+                "Mutex at 0x7f, Mutex TRX_SYS created trx0sys.cc:480, lock var 1",
+                Some(SeisLatch::TrxSys),
+            ),
+            (
+                "Mutex at 0x7f created file trx0rseg.cc line 200",
+                Some(SeisLatch::RollbackSegment),
+            ),
+            (
+                "Mutex at 0x7f created file trx0sys.cc line 1",
+                Some(SeisLatch::TrxSys),
+            ),
+            (
+                "X-lock on RW-latch at 0x7f created in file dict0dict.cc",
+                None,
+            ),
+        ];
+        for (cell, want) in cases {
+            assert_eq!(Flavor::seis_latch(cell), want, "{cell}");
+            let counted = u8::from(Flavor::seis_names_rseg(cell))
+                + u8::from(Flavor::seis_names_trx_sys(cell));
+            assert_eq!(
+                counted,
+                u8::from(want.is_some()),
+                "{cell}: counted once at most"
+            );
+        }
     }
 }

@@ -101,6 +101,13 @@ pub const METRICS: &[&str] = &[
 /// counts by default, `used` does not).
 pub const RSEG_METRICS: &[&str] = &["trx_undo_slots_used", "trx_undo_slots_cached"];
 
+/// INNODB_METRICS counters of the oldest dirty page's modification, read where the server has
+/// them switched on (module_log) and never listed as off: what the flush regime is judged on
+/// ([`Flavor::oldest_page_metric`] says which this server has; SEIS `Pages flushed up to` is
+/// the fallback).
+pub const OLDEST_PAGE_METRICS: &[&str] =
+    &["log_lsn_buf_pool_oldest", "log_lsn_buf_pool_oldest_approx"];
+
 /// The `innodb_monitor_enable` names that switch on what [`METRICS`] needs.
 pub const MONITOR_GROUPS: &[&str] = &[
     "module_buffer",
@@ -230,9 +237,10 @@ impl Flavor {
             "STATUS = 'enabled'"
         };
         format!(
-            "SELECT NAME, COUNT, {enabled} FROM information_schema.INNODB_METRICS WHERE NAME IN ({},{})",
+            "SELECT NAME, COUNT, {enabled} FROM information_schema.INNODB_METRICS WHERE NAME IN ({},{},{})",
             quoted_list(METRICS),
-            quoted_list(RSEG_METRICS)
+            quoted_list(RSEG_METRICS),
+            quoted_list(OLDEST_PAGE_METRICS)
         )
     }
 

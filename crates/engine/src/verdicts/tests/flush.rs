@@ -28,7 +28,7 @@ fn flush_pressure_warning_at_async_critical_at_sync() {
         "{}",
         w.message
     );
-    // MySQL 8.0.20+ acts before its async counter (log0chkp.cc log_get_max_modified_age_async
+    // MySQL 8.0.13+ acts before its async counter (log0chkp.cc log_get_max_modified_age_async
     // minus the free-check margin): the verdict names that point as the panel does.
     assert!(
         w.message.contains("is past the flush hard point"),
@@ -173,6 +173,75 @@ fn past_sync_flush_is_the_regimes_judgement() {
     assert_eq!(v.severity, Severity::Warning);
     assert!(
         !v.message.contains("sync flushing") && !v.message.contains("0 B"),
+        "{}",
+        v.message
+    );
+}
+
+/// MariaDB 10.11.18 `buf0flu.cc af_needed_for_redo(oldest_lsn)`: the page cleaner judges its
+/// lwm on the oldest dirty page's age, not the checkpoint's. Seen on 10.11 under load:
+/// checkpoint age 10.8 MiB, past the 5.8 MiB lwm (64 MiB log), while the page cleaner flushed
+/// 0 pages/s — its oldest page (SEIS `Pages flushed up to`, `log0log.cc log_print`:
+/// `buf_pool.get_oldest_modification(lsn)`) was 2 MiB old. Not adaptive flushing; and the
+/// regime says which age it judged.
+#[test]
+fn the_flush_regime_is_judged_on_the_oldest_dirty_page() {
+    use innodebt_server::flavor::{FlushRegime, RegimeAge};
+    let p = mariadb_points(64 * MIB, 16_384, (10, 11));
+    let mut f = fig(0);
+    f.redo.capacity_bytes = Some(p.capacity);
+    f.redo.async_point_bytes = Some(p.async_point);
+    f.redo.sync_point_bytes = Some(p.sync_point);
+    f.redo.sync_flush_bytes = None;
+    f.redo.adaptive_lwm_bytes = Some(6_038_691);
+    f.redo.checkpoint_age_bytes = Some(10_800 * 1024);
+    f.redo.oldest_page_age_bytes = Some(2 * MIB);
+    let mut e = VerdictEngine::default();
+    let a = e.observe(0.0, &f, mariadb());
+    assert_eq!(a.flush.regime, Some(FlushRegime::BelowLwm));
+    assert_eq!(a.flush.regime_age, Some(RegimeAge::OldestPage));
+    f.redo.flush_regime_age = a.flush.regime_age;
+    assert_eq!(
+        f.redo.flush_regime_age_words().as_deref(),
+        Some("oldest dirty page 2.0 MiB")
+    );
+    // The oldest page's age unread: the checkpoint age stands in, and the words say so.
+    f.redo.oldest_page_age_bytes = None;
+    let mut e = VerdictEngine::default();
+    let a = e.observe(0.0, &f, mariadb());
+    assert_eq!(a.flush.regime, Some(FlushRegime::Adaptive));
+    assert_eq!(a.flush.regime_age, Some(RegimeAge::CheckpointStandIn));
+    f.redo.flush_regime_age = a.flush.regime_age;
+    assert_eq!(
+        f.redo.flush_regime_age_words().as_deref(),
+        Some("judged on checkpoint age: oldest dirty page unread")
+    );
+}
+
+/// mysql-server 8.0.18 `buf0flu.cc page_cleaner_flush_pages_recommendation`: the async point
+/// (`af_get_pct_for_lsn`'s `limit_for_age`) is judged on the oldest page's age too. Checkpoint
+/// age past it, the oldest page not: the warning stands (the zone is the checkpoint age's) but
+/// does not say the page cleaner flushes hard, which the regime does not show.
+#[test]
+fn mysql_past_async_by_checkpoint_but_not_by_the_oldest_page() {
+    use innodebt_server::flavor::FlushRegime;
+    let mut f = fig(0);
+    f.redo.adaptive_lwm_bytes = Some(8 * MIB);
+    f.redo.checkpoint_age_bytes = f.redo.async_point_bytes.map(|a| a + 1);
+    f.redo.oldest_page_age_bytes = Some(20 * MIB);
+    let mut e = VerdictEngine::default();
+    e.observe(0.0, &f, mysql());
+    f.sampled_at = at(1);
+    let a = e.observe(1.0, &f, mysql());
+    assert_eq!(a.flush.regime, Some(FlushRegime::Adaptive));
+    let v = a
+        .get(VerdictKind::FlushPressure)
+        .expect("past async by checkpoint");
+    assert_eq!(v.severity, Severity::Warning);
+    assert!(
+        v.message
+            .contains("the oldest dirty page's age 20.0 MiB is not")
+            && !v.message.contains("adaptive flushing at full pace"),
         "{}",
         v.message
     );

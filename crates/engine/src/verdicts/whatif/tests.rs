@@ -167,7 +167,7 @@ fn mysql_57_and_80_two_files_by_hand() {
         "{worst}"
     );
 
-    // MySQL 8.0.20–8.0.29, 2 × 48 MiB, where the server acts (log0chkp.cc log_calc_max_ages
+    // MySQL 8.0.18–8.0.29, 2 × 48 MiB, where the server acts (log0chkp.cc log_calc_max_ages
     // and log_calc_concurrency_margin): counter async 75,305,984 − margin 5,487,580 →
     // 69,818,368 (to 512); writes wait at the free-check limit, 80,576,000.
     let i = info("8.0.28", "MySQL Community Server - GPL", &[]);
