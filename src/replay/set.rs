@@ -171,6 +171,11 @@ impl CaptureSet {
         (!self.notes.is_empty()).then(|| self.notes.join("; "))
     }
 
+    /// The same, one entry each.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     pub fn push_note(&mut self, note: String) {
         self.notes.push(note);
     }
@@ -491,13 +496,18 @@ impl CaptureSet {
     /// A `--from/--to/--at` time (`HH:MM:SS` on the first sample's day, RFC 3339, or an
     /// offset from the first sample) → the first sample at or after it.
     pub fn index_of(&mut self, spec: TimeSpec) -> u64 {
+        let target = self.instant_of(spec);
+        self.index_at(target)
+    }
+
+    /// The instant a `--from/--to/--at` time names (see [`CaptureSet::index_of`]).
+    pub fn instant_of(&mut self, spec: TimeSpec) -> DateTime<Utc> {
         let start = self.sample_time(0).unwrap_or_default();
-        let target = match spec {
+        match spec {
             TimeSpec::Offset(d) => start + chrono::Duration::from_std(d).unwrap_or_default(),
             TimeSpec::Instant(t) => t.with_timezone(&Utc),
             TimeSpec::Clock(clock) => start.date_naive().and_time(clock).and_utc(),
-        };
-        self.index_at(target)
+        }
     }
 
     /// Every bookmark, the files' and those added during this replay, in time order.
