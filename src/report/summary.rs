@@ -1,0 +1,312 @@
+//! "What went wrong": the verdict line at the worst moment, then each kind of problem the
+//! verdicts found — when it began, how long it held, its worst moment with the verdict's own
+//! words there and the figures behind them, and for a read view blocking purge the sessions
+//! that held it (thread, user, host, statement).
+
+use super::Report;
+use super::doc::{Block, Inline, b, code, dim, t};
+use super::episodes::{BlockerSeen, Episode};
+use innodebt_engine::figures::{Severity, VerdictKind};
+use innodebt_engine::units::{duration, secs};
+
+/// Episodes listed one by one under a kind, at most.
+const EPISODE_ROWS: usize = 12;
+/// The longest statement shown, in characters.
+const STATEMENT_CHARS: usize = 1_000;
+
+/// The verdict's words as a reader of the page needs them: the dashboard's key hints
+/// (`(K, asks first)`, `(key l)`) name keys of a screen the reader does not have.
+pub fn words(message: &str) -> String {
+    let mut out = crate::text::sanitize(message, 4_000);
+    for hint in [" (K, asks first)", " (key l)"] {
+        out = out.replace(hint, "");
+    }
+    out
+}
+
+/// Server text (a statement, a user, a host): what a terminal would act on removed, folded to
+/// one line, cut to `max` characters.
+pub fn server_text(s: &str, max: usize) -> String {
+    let clean = crate::text::sanitize(s, max + 1);
+    if clean.chars().count() > max {
+        let cut: String = clean.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        clean
+    }
+}
+
+/// `report@localhost`, or what is known of it.
+pub fn who(user: Option<&str>, host: Option<&str>) -> String {
+    match (user, host) {
+        (Some(u), Some(h)) => format!("{}@{}", server_text(u, 80), server_text(h, 120)),
+        (Some(u), None) => server_text(u, 80),
+        (None, Some(h)) => format!("@{}", server_text(h, 120)),
+        (None, None) => "unknown account".into(),
+    }
+}
+
+pub fn section(r: &Report) -> Vec<Block> {
+    let clock = r.clock();
+    let mut out = vec![Block::Heading {
+        id: "summary",
+        text: "What went wrong".into(),
+    }];
+    let groups = groups(r);
+    let Some(first) = groups.first() else {
+        let mut p = vec![
+            Inline::Severity(Severity::Ok),
+            t(format!(
+                " No verdict but healthy held from {} to {}.",
+                clock.at(r.from),
+                clock.at(r.to)
+            )),
+        ];
+        if r.not_judged_s > 0.0 {
+            p.push(t(format!(
+                " For {} the verdicts could not judge (see Data coverage).",
+                secs(r.not_judged_s)
+            )));
+        }
+        out.push(Block::Para(p));
+        return out;
+    };
+    // The verdict line as the dashboard showed it at the worst moment.
+    let w = &worst_of(first).worst;
+    let mut line = vec![
+        Inline::Severity(w.line.severity),
+        t(" "),
+        b(w.line.kind.words()),
+    ];
+    if !w.line.others.is_empty() {
+        let others: Vec<String> = w.line.others.iter().map(|k| k.words()).collect();
+        line.push(dim(format!(" (+{}: {})", others.len(), others.join(", "))));
+    }
+    line.push(t(format!(
+        " since {}: {}",
+        clock.at(w.line.since),
+        words(&w.line.message)
+    )));
+    out.push(Block::Para(vec![dim(format!(
+        "The verdict line at the worst moment, {}:",
+        clock.at(w.at)
+    ))]));
+    out.push(Block::Para(line));
+    let list: Vec<Vec<Inline>> = groups
+        .iter()
+        .map(|g| {
+            let worst = worst_of(g);
+            let mut item = vec![
+                Inline::Severity(worst.worst.severity),
+                t(" "),
+                b(g[0].kind.words()),
+                t(": "),
+            ];
+            item.push(t(when(r, g)));
+            item
+        })
+        .collect();
+    out.push(Block::List(list));
+    for g in &groups {
+        out.push(problem(r, g));
+    }
+    out
+}
+
+/// The episodes by kind, the most telling kind first (its worst severity, then its time).
+fn groups(r: &Report) -> Vec<Vec<&Episode>> {
+    let mut out: Vec<Vec<&Episode>> = Vec::new();
+    for e in r.ranked_episodes() {
+        match out.iter_mut().find(|g| g[0].kind == e.kind) {
+            Some(g) => g.push(e),
+            None => out.push(vec![e]),
+        }
+    }
+    for g in &mut out {
+        g.sort_by_key(|e| e.since);
+    }
+    out
+}
+
+fn worst_of<'a>(g: &[&'a Episode]) -> &'a Episode {
+    g.iter()
+        .copied()
+        .max_by(|a, b| {
+            (a.worst.severity, a.worst.held, a.worst.measure)
+                .partial_cmp(&(b.worst.severity, b.worst.held, b.worst.measure))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .unwrap_or(g[0])
+}
+
+fn total_s(g: &[&Episode]) -> f64 {
+    g.iter().map(|e| e.lasted_s()).sum()
+}
+
+/// "began 21:19:43, held 2m 03s" / "3 times from 21:19:16 to 21:22:40, 1m 02s in all".
+fn when(r: &Report, g: &[&Episode]) -> String {
+    let clock = r.clock();
+    let end = |e: &Episode| {
+        if e.ongoing {
+            format!(", still on at {}", clock.at(r.to))
+        } else {
+            String::new()
+        }
+    };
+    match g {
+        [e] => format!(
+            "began {}{}, held {}{}",
+            clock.at(e.since),
+            if e.since < r.from {
+                " (before the window)"
+            } else {
+                ""
+            },
+            duration(e.lasted_s().round() as u64),
+            end(e)
+        ),
+        _ => {
+            let last = g[g.len() - 1];
+            format!(
+                "{} times from {} to {}, {} in all{}",
+                g.len(),
+                clock.at(g[0].since),
+                clock.at(last.last_held),
+                duration(total_s(g).round() as u64),
+                end(last)
+            )
+        }
+    }
+}
+
+fn problem(r: &Report, g: &[&Episode]) -> Block {
+    let clock = r.clock();
+    let worst = worst_of(g);
+    let kind = worst.kind;
+    let title = vec![t(kind.words())];
+    let mut body = Vec::new();
+    let mut facts: Vec<(String, Vec<Inline>)> = vec![
+        ("when".into(), vec![t(when(r, g))]),
+        (
+            "worst moment".into(),
+            vec![
+                t(format!("{} ", clock.at(worst.worst.at))),
+                Inline::Severity(worst.worst.severity),
+            ],
+        ),
+    ];
+    if g.len() > 1 {
+        facts.push(("longest".into(), vec![t(longest(r, g))]));
+    }
+    for (name, value) in &worst.worst.facts {
+        facts.push((name.clone(), vec![t(value.clone())]));
+    }
+    body.push(Block::Facts(facts));
+    body.push(Block::Para(vec![
+        dim(format!("The verdict at {}: ", clock.at(worst.worst.at))),
+        t(words(&worst.worst.line.message)),
+    ]));
+    if kind == VerdictKind::BlockedByReadView {
+        let mut all: Vec<&BlockerSeen> = g.iter().flat_map(|e| e.blockers.iter()).collect();
+        all.sort_by_key(|s| std::cmp::Reverse(s.max_age_s));
+        if !all.is_empty() {
+            body.push(Block::Subheading("Who held the read view".into()));
+            body.push(blockers(r, &all));
+        }
+    }
+    if kind == VerdictKind::RollbackSegmentContention
+        && let Some(way) = &r.last.rollback.way_out
+    {
+        body.push(Block::Para(vec![dim("Way out: "), t(way.clone())]));
+    }
+    if g.len() > 1 {
+        let rows = g
+            .iter()
+            .take(EPISODE_ROWS)
+            .map(|e| {
+                vec![
+                    vec![t(clock.at(e.since))],
+                    vec![t(duration(e.lasted_s().round() as u64))],
+                    vec![t(clock.at(e.worst.at))],
+                    vec![Inline::Severity(e.worst.severity)],
+                ]
+            })
+            .collect();
+        body.push(Block::Table {
+            head: vec![
+                "began".into(),
+                "held".into(),
+                "worst at".into(),
+                "severity".into(),
+            ],
+            rows,
+        });
+        if g.len() > EPISODE_ROWS {
+            body.push(Block::Para(vec![dim(format!(
+                "… and {} more times (the timeline below shows them all)",
+                g.len() - EPISODE_ROWS
+            ))]));
+        }
+    }
+    Block::Problem {
+        severity: worst.worst.severity,
+        title,
+        body,
+    }
+}
+
+fn longest(r: &Report, g: &[&Episode]) -> String {
+    let e = g
+        .iter()
+        .max_by(|a, b| a.lasted_s().total_cmp(&b.lasted_s()))
+        .unwrap_or(&g[0]);
+    format!(
+        "{} from {}",
+        duration(e.lasted_s().round() as u64),
+        r.clock().at(e.since)
+    )
+}
+
+fn blockers(r: &Report, all: &[&BlockerSeen]) -> Block {
+    let clock = r.clock();
+    let rows = all
+        .iter()
+        .map(|s| {
+            let statement = match &s.statement {
+                Some(q) => vec![code(server_text(q, STATEMENT_CHARS))],
+                None => vec![dim(match s.command.as_deref() {
+                    Some("Sleep") | None => "none running (idle in transaction)".to_string(),
+                    Some(c) => format!("none seen ({})", server_text(c, 40)),
+                })],
+            };
+            vec![
+                vec![t(s
+                    .thread_id
+                    .map_or("unknown".to_string(), |t| format!("thread {t}")))],
+                vec![t(who(s.user.as_deref(), s.host.as_deref()))],
+                statement,
+                vec![t(duration(s.max_age_s))],
+                vec![t(s
+                    .isolation
+                    .as_deref()
+                    .map_or("unknown".to_string(), |i| server_text(i, 40)))],
+                vec![t(format!(
+                    "{} – {}",
+                    clock.at(s.first_seen),
+                    clock.at(s.last_seen)
+                ))],
+            ]
+        })
+        .collect();
+    Block::Table {
+        head: vec![
+            "session".into(),
+            "account".into(),
+            "statement".into(),
+            "read view open for".into(),
+            "isolation".into(),
+            "seen".into(),
+        ],
+        rows,
+    }
+}

@@ -1,0 +1,409 @@
+//! `innodebt report`: the page of the demo capture (its structure and text, snapshotted), what
+//! a damaged capture, an empty window or a failed write do, hostile server text kept as text,
+//! and the page in a real browser (headless Chromium: it draws, and every chart has data).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use regex::Regex;
+
+use crate::common::{self, gate};
+
+/// Snapshots live in the top-level `snapshots/` directory, named `report_*`.
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!(
+            { snapshot_path => "../../snapshots", prepend_module_to_snapshot => false },
+            { insta::assert_snapshot!($name, $value) }
+        )
+    };
+}
+
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/mariadb-10.11-blocker.idbt")
+}
+
+fn report(args: &[&str]) -> Output {
+    Command::new(common::innodebt_bin())
+        .arg("report")
+        .args(args)
+        .output()
+        .expect("run innodebt report")
+}
+
+fn ok(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "innodebt report failed: {stderr}");
+    stderr
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// The version is the package's: the snapshots outlive it.
+fn redact(s: &str) -> String {
+    s.replace(
+        &format!("innodebt {}", env!("CARGO_PKG_VERSION")),
+        "innodebt [version]",
+    )
+}
+
+/// The page as a reviewable outline: each element on its own line, indented by depth, with
+/// its id and class; text as quoted lines; each chart's SVG folded into one line with how many
+/// lines with data it draws and every text it holds (axes, legend, labels).
+fn outline(html: &str) -> String {
+    let token =
+        Regex::new(r"(?s)<(/?)([!a-zA-Z0-9]+)([^>]*?)(/?)>|([^<]+)").expect("the token regex");
+    let attr = |attrs: &str, name: &str| {
+        Regex::new(&format!(r#"\b{name}="([^"]*)""#))
+            .expect("an attribute regex")
+            .captures(attrs)
+            .map(|c| c[1].to_string())
+    };
+    let void = ["meta", "br", "path", "rect", "circle"];
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let mut svg: Option<(String, usize, Vec<String>)> = None;
+    let mut in_style = false;
+    for c in token.captures_iter(html) {
+        if let Some(text) = c.get(5) {
+            let text = text
+                .as_str()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if text.is_empty() || in_style {
+                continue;
+            }
+            match svg.as_mut() {
+                Some((_, _, texts)) => texts.push(text),
+                None => out.push_str(&format!("{}\"{text}\"\n", "  ".repeat(depth))),
+            }
+            continue;
+        }
+        let close = &c[1] == "/";
+        let tag = c[2].to_ascii_lowercase();
+        let attrs = c.get(3).map_or("", |a| a.as_str());
+        let selfclose = &c[4] == "/" || void.contains(&tag.as_str()) || tag == "!doctype";
+        if tag == "style" {
+            in_style = !close;
+            continue;
+        }
+        if let Some((label, paths, texts)) = svg.as_mut() {
+            if tag == "path" && attr(attrs, "d").is_some_and(|d| d.contains('L')) {
+                *paths += 1;
+            }
+            if close && tag == "svg" {
+                out.push_str(&format!(
+                    "{}<svg \"{label}\"> {paths} lines with data; text: {}\n",
+                    "  ".repeat(depth),
+                    texts.join(" | ")
+                ));
+                svg = None;
+            }
+            continue;
+        }
+        if tag == "svg" && !close {
+            svg = Some((attr(attrs, "aria-label").unwrap_or_default(), 0, Vec::new()));
+            continue;
+        }
+        if close {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        let mut name = tag.clone();
+        if let Some(id) = attr(attrs, "id") {
+            name.push_str(&format!("#{id}"));
+        }
+        if let Some(class) = attr(attrs, "class") {
+            name.push_str(&format!(".{}", class.replace(' ', ".")));
+        }
+        if tag != "!doctype" {
+            out.push_str(&format!("{}<{name}>\n", "  ".repeat(depth)));
+        }
+        if !selfclose {
+            depth += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_demo_page_says_what_went_wrong_in_the_dashboards_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("demo.html");
+    ok(&report(&[path(&demo()), "-o", path(&page)]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    // One file, nothing fetched or run.
+    assert!(!html.contains("<script"), "a script in the page");
+    for fetch in ["http://", "https://", "@import", "url(", "<link", "<img"] {
+        let outside_svg_ns = html.replace("http://www.w3.org/2000/svg", "");
+        assert!(!outside_svg_ns.contains(fetch), "the page fetches: {fetch}");
+    }
+    assert!(html.contains("@media print") && html.contains("prefers-color-scheme:dark"));
+    // The verdict line's words and the blocker named, as the dashboard says them.
+    for words in [
+        "blocked by read view",
+        "purge lag trap",
+        "flush pressure",
+        "thread 14",
+        "report@localhost",
+        "none running (idle in transaction)",
+        "innodb_log_file_size = 22M",
+        "checkpoint age crossed the async point",
+        "innodb_max_purge_lag: 2000 → 0",
+    ] {
+        assert!(html.contains(words), "{words} is not on the page");
+    }
+    snapshot!("report_demo_html", redact(&outline(&html)));
+}
+
+#[test]
+fn the_demo_in_markdown_links_its_charts_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("incident.md");
+    ok(&report(&[
+        path(&demo()),
+        "--format",
+        "markdown",
+        "-o",
+        path(&page),
+    ]));
+    let md = std::fs::read_to_string(&page).unwrap();
+    let charts = Regex::new(r"!\[[^\]]*\]\(([^)]+)\)").unwrap();
+    let files: Vec<String> = charts
+        .captures_iter(&md)
+        .map(|c| c[1].to_string())
+        .collect();
+    assert_eq!(files.len(), 7, "{files:?}");
+    for f in &files {
+        let svg = std::fs::read_to_string(dir.path().join(f))
+            .unwrap_or_else(|e| panic!("{f} beside the page: {e}"));
+        assert!(svg.starts_with("<?xml") && svg.contains("<style>") && svg.ends_with("</svg>\n"));
+        assert!(svg.contains("d=\"M"), "{f} draws nothing");
+    }
+    snapshot!("report_demo_markdown", redact(&md));
+}
+
+/// Copies the demo with `f` applied to its bytes.
+fn demo_copy(to: &Path, f: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
+    let mut bytes = std::fs::read(demo()).expect("read the demo");
+    f(&mut bytes);
+    std::fs::write(to, &bytes).expect("write the copy");
+    to.to_path_buf()
+}
+
+#[test]
+fn a_damaged_capture_says_what_was_skipped_on_the_page_and_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = demo_copy(&dir.path().join("damaged.idbt"), |b| {
+        let mid = b.len() / 2;
+        for x in &mut b[mid..mid + 64] {
+            *x ^= 0x5a;
+        }
+    });
+    let page = dir.path().join("damaged.html");
+    let stderr = ok(&report(&[path(&capture), "-o", path(&page)]));
+    let note = stderr
+        .lines()
+        .find(|l| l.starts_with("innodebt: note:") && l.contains("damaged.idbt"))
+        .unwrap_or_else(|| panic!("no note of the damage on stderr: {stderr}"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("What the reader skipped or found"), "{html}");
+    let said = note.trim_start_matches("innodebt: note: ");
+    let escaped = said
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(html.contains(&escaped), "the page does not say: {said}");
+}
+
+#[test]
+fn an_empty_window_is_an_error_that_names_the_captures_span_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("old.html");
+    std::fs::write(&page, "the page of yesterday").unwrap();
+    for (from, to, says) in [
+        ("23:00:00", "23:10:00", "select no samples"),
+        (
+            "2026-11-21T21:19:12.1Z",
+            "2026-11-21T21:19:12.5Z",
+            "select no samples",
+        ),
+        ("21:21:00", "21:20:00", "is after --to"),
+    ] {
+        let out = report(&[path(&demo()), "--from", from, "--to", to, "-o", path(&page)]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{from}..{to}: {stderr}");
+        assert!(stderr.contains(says), "{from}..{to}: {stderr}");
+        assert!(
+            stderr.contains("2026-11-21 21:19:11 → 2026-11-21 21:22:40"),
+            "{from}..{to}: the capture's span is not named: {stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&page).unwrap(),
+        "the page of yesterday"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "files left behind: {left:?}");
+
+    // A window inside the capture is reported, from its first to its last sample.
+    ok(&report(&[
+        path(&demo()),
+        "--from",
+        "21:20:00",
+        "--to",
+        "+2m",
+        "-o",
+        path(&page),
+    ]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("21:20:00 → 21:21:10"), "the window's span");
+    assert!(
+        html.contains("a window of the capture"),
+        "the capture's span"
+    );
+}
+
+#[test]
+fn a_page_that_cannot_be_written_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no/such/dir/report.html");
+    let out = report(&[path(&demo()), "-o", path(&missing)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write there"), "{stderr}");
+
+    // The page's name taken by a directory: the charts written first are taken back.
+    let page = dir.path().join("taken.md");
+    std::fs::create_dir(&page).unwrap();
+    let out = report(&[path(&demo()), "--format", "markdown", "-o", path(&page)]);
+    assert_eq!(out.status.code(), Some(1));
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["taken.md"], "files left behind");
+}
+
+/// Debian's `chromium` (or another Chromium on PATH); in CI a missing one fails the test.
+fn chromium(skipped: &str) -> Option<PathBuf> {
+    match common::find_binary(&["chromium", "chromium-browser", "google-chrome"]) {
+        Ok(p) => Some(p),
+        Err(e) => gate::missing(&e, "apt-get install chromium", skipped),
+    }
+}
+
+/// Headless Chromium on `page` with `extra` arguments, its standard output into `stdout`;
+/// bounded in time.
+fn headless(chromium: &Path, profile: &Path, page: &Path, extra: &[String], stdout: &Path) {
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(File::create(stdout).expect("create the output file"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let mut status = None;
+    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        common::wait::wait_until(Duration::from_secs(120), "chromium to finish", || {
+            status = child.try_wait().expect("wait for chromium");
+            status.is_some()
+        })
+    }));
+    if waited.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("chromium did not finish within 120 s");
+    }
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "chromium failed: {status:?}"
+    );
+}
+
+/// The PNG's width and height from its header.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    let be = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().expect("4 bytes"));
+    (be(16), be(20))
+}
+
+#[test]
+fn a_browser_draws_the_demo_page_and_every_chart_has_data() {
+    let Some(chromium) = chromium("the report's browser test") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("demo.html");
+    ok(&report(&[path(&demo()), "-o", path(&page)]));
+
+    let shot = dir.path().join("shot.png");
+    let log = dir.path().join("screenshot.out");
+    headless(
+        &chromium,
+        &dir.path().join("profile"),
+        &page,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2400".into(),
+        ],
+        &log,
+    );
+    let png = std::fs::read(&shot).expect("the screenshot exists");
+    assert_eq!(png_size(&png), (1280, 2400));
+    // A blank page of that size compresses to a few kilobytes; the page's text and charts
+    // take hundreds.
+    assert!(
+        png.len() > 100_000,
+        "the screenshot is nearly blank: {} bytes",
+        png.len()
+    );
+
+    let dom = dir.path().join("dom.html");
+    headless(
+        &chromium,
+        &dir.path().join("profile"),
+        &page,
+        &["--dump-dom".into()],
+        &dom,
+    );
+    let dom = std::fs::read_to_string(&dom).expect("the DOM");
+    assert!(dom.contains("What went wrong") && !dom.contains("<script"));
+    let svgs: Vec<&str> = dom
+        .split("<svg")
+        .skip(1)
+        .map(|s| s.split("</svg>").next().unwrap_or(""))
+        .collect();
+    assert_eq!(svgs.len(), 7, "charts in the page");
+    let drawn = Regex::new(r#"<path [^>]*d="M[-0-9. ]+L[-0-9. ]+L"#).unwrap();
+    for svg in &svgs {
+        let title = svg
+            .split("aria-label=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or("?");
+        // A time chart draws lines through its points; the verdict timeline draws runs.
+        let bars = svg.matches("<rect class=\"sev-").count();
+        assert!(
+            drawn.is_match(svg) || bars > 3,
+            "{title}: no line with data and no runs"
+        );
+    }
+}
