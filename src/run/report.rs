@@ -91,8 +91,8 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
     }
 }
 
-/// `--from`/`--to` → the samples `first..=last` they hold; an error naming the capture's span
-/// when they hold none.
+/// `--from`/`--to` → the samples `first..=last` of the window; an error naming the capture's
+/// span when no sample falls between them.
 fn window(
     set: &mut CaptureSet,
     from: Option<TimeSpec>,
@@ -114,37 +114,45 @@ fn window(
             end.format("%Y-%m-%d %H:%M:%S")
         )
     };
-    if from_t > to_t {
+    if from.is_some() && to.is_some() && from_t > to_t {
         return Err(format!(
             "--from {} is after --to {}: give them in time order ({})",
-            from_t.format("%Y-%m-%d %H:%M:%S"),
-            to_t.format("%Y-%m-%d %H:%M:%S"),
+            when(from_t),
+            when(to_t),
             span()
         ));
     }
     let empty = || {
         format!(
             "the window is empty: --from/--to select no samples ({} → {} UTC): {}",
-            from_t.format("%Y-%m-%d %H:%M:%S"),
-            to_t.format("%Y-%m-%d %H:%M:%S"),
+            when(from_t),
+            when(to_t),
             span()
         )
     };
-    if from_t > end || to_t < start {
+    if from_t > end || to_t < start || from_t > to_t {
         return Err(empty());
     }
+    // The samples are those `compare` and `export` take for the same --from/--to (the last
+    // one at or after --to); a window no sample falls in is empty.
     let first = set.index_at(from_t);
-    let mut last = set.index_at(to_t);
-    if set.sample_time(last).is_some_and(|t| t > to_t) {
-        last = match last.checked_sub(1) {
-            Some(l) => l,
-            None => return Err(empty()),
-        };
-    }
-    if first > last {
+    if set.sample_time(first).is_none_or(|t| t > to_t) {
         return Err(empty());
     }
-    Ok((first, last))
+    let w = Window::of(set, from, to);
+    if w.first > w.last {
+        return Err(empty());
+    }
+    Ok((w.first, w.last))
+}
+
+/// A time as the messages give it: to the millisecond where it has a fraction.
+fn when(t: chrono::DateTime<chrono::Utc>) -> String {
+    if t.timestamp_subsec_millis() == 0 {
+        t.format("%Y-%m-%d %H:%M:%S").to_string()
+    } else {
+        t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
+    }
 }
 
 /// One pass over the window's figures, then what the capture knows beside them.

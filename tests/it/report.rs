@@ -234,8 +234,14 @@ fn an_empty_window_is_an_error_that_names_the_captures_span_and_writes_nothing()
             "select no samples",
         ),
         ("21:21:00", "21:20:00", "is after --to"),
+        ("", "21:19:11", "select no samples"),
     ] {
-        let out = report(&[path(&demo()), "--from", from, "--to", to, "-o", path(&page)]);
+        let capture = demo();
+        let mut args = vec![path(&capture), "--to", to, "-o", path(&page)];
+        if !from.is_empty() {
+            args.extend(["--from", from]);
+        }
+        let out = report(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{from}..{to}: {stderr}");
         assert!(stderr.contains(says), "{from}..{to}: {stderr}");
@@ -262,7 +268,7 @@ fn an_empty_window_is_an_error_that_names_the_captures_span_and_writes_nothing()
         path(&page),
     ]));
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains("21:20:00 → 21:21:10"), "the window's span");
+    assert!(html.contains("21:20:00 → 21:21:11"), "the window's span");
     assert!(
         html.contains("a window of the capture"),
         "the capture's span"
@@ -406,4 +412,187 @@ fn a_browser_draws_the_demo_page_and_every_chart_has_data() {
             "{title}: no line with data and no runs"
         );
     }
+}
+
+const HOSTILE_STATEMENT: &str = "SELECT '</svg><script>alert(1)</script>' /* | `x` ** [a](b) */";
+const HOSTILE_NOTE: &str = "deploy </table><script>alert(2)</script> done";
+
+/// The demo with the blocker's statement, account and host, the server's name and a bookmark
+/// made of markup: what a hostile client can put in front of the monitor.
+fn hostile_capture(dir: &Path) -> PathBuf {
+    use innodebt_server::sample::SourceEvent;
+    let read = innodebt_capture::open(demo()).expect("read the demo");
+    let mut header = read.header.clone();
+    header.keep_queries = true;
+    let hostile_info = |info: &mut innodebt_server::sample::ServerInfo| {
+        info.label = "<b>db</b> via socket".into();
+        info.variables.insert(
+            "hostname".into(),
+            "</title><script>alert(3)</script>".into(),
+        );
+    };
+    if let Some(info) = header.server.as_mut() {
+        hostile_info(info);
+    }
+    let path = dir.join("hostile.idbt");
+    let mut w = innodebt::replay::create_writer(&path, &header, Default::default())
+        .expect("create the capture");
+    let mut noted = false;
+    for mut ev in read.events {
+        match &mut ev {
+            SourceEvent::Connected { info, .. } => hostile_info(info),
+            SourceEvent::Sample(s) => {
+                for trx in &mut s.trx {
+                    trx.query = Some(HOSTILE_STATEMENT.into());
+                    trx.command = Some("Query".into());
+                    trx.user = Some("<img src=x onerror=alert(4)>".into());
+                    trx.host = Some("\"><svg onload=alert(5)>".into());
+                }
+                if !noted && s.trx.iter().any(|t| t.thread_id == Some(14)) {
+                    w.add_note(&innodebt_capture::Note::new(s.taken_at, HOSTILE_NOTE))
+                        .expect("add the note");
+                    noted = true;
+                }
+            }
+            _ => {}
+        }
+        w.append(&ev).expect("append");
+    }
+    assert!(noted, "the demo's blocker was not found");
+    w.finish().expect("finish the capture");
+    path
+}
+
+#[test]
+fn hostile_server_text_is_shown_as_text_never_read_as_markup() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = hostile_capture(dir.path());
+    let page = dir.path().join("hostile.html");
+    ok(&report(&[path(&capture), "-o", path(&page)]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let lower = html.to_ascii_lowercase();
+    for tag in ["<script", "<img", "<b>", "onload=alert(5)>"] {
+        assert!(!lower.contains(tag), "{tag} reached the page as markup");
+    }
+    // The page's title and its charts end where they should, not where the server's text says.
+    let title = &html[html.find("<title>").unwrap()..html.find("</title>").unwrap()];
+    assert!(
+        title.contains("&lt;/title&gt;&lt;script&gt;alert(3)"),
+        "{title}"
+    );
+    assert_eq!(
+        lower.matches("</svg>").count(),
+        7,
+        "an SVG was closed early"
+    );
+    for shown in [
+        "&lt;/svg&gt;&lt;script&gt;alert(1)&lt;/script&gt;",
+        "&lt;img src=x onerror=alert(4)&gt;@&quot;&gt;&lt;svg onload=alert(5)&gt;",
+        "deploy &lt;/table&gt;&lt;script&gt;alert(2)&lt;/script&gt; done",
+        "&lt;/title&gt;&lt;script&gt;alert(3)&lt;/script&gt;",
+    ] {
+        assert!(html.contains(shown), "{shown} is not shown as text");
+    }
+
+    let md_page = dir.path().join("hostile.md");
+    ok(&report(&[
+        path(&capture),
+        "--format",
+        "markdown",
+        "-o",
+        path(&md_page),
+    ]));
+    let md = std::fs::read_to_string(&md_page).unwrap();
+    // The statement is a code span (literal in every renderer); all other text is escaped.
+    let spans = Regex::new(r"(`+)[^`].*?(`+)").unwrap();
+    assert!(
+        md.contains(&format!("``{}``", HOSTILE_STATEMENT.replace('|', "\\|"))),
+        "the statement is not one code span"
+    );
+    // What is left outside code spans, with backslash-escaped `<` (text, not a tag) taken out.
+    let outside = spans.replace_all(&md, "").replace("\\<", "");
+    let outside = outside.to_ascii_lowercase();
+    for tag in ["<script", "<img", "<svg", "<b>", "</table"] {
+        if let Some(at) = outside.find(tag) {
+            let from = outside[..at]
+                .char_indices()
+                .rev()
+                .nth(80)
+                .map_or(0, |(i, _)| i);
+            panic!(
+                "{tag} reached the Markdown as markup: …{}",
+                &outside[from..at + 20]
+            );
+        }
+    }
+    assert!(md.contains("deploy \\</table\\>\\<script\\>alert(2)\\</script\\> done"));
+    for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".svg") {
+            let svg = std::fs::read_to_string(entry.path()).unwrap();
+            assert!(!svg.to_ascii_lowercase().contains("<script"), "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_baseline_ranks_what_differs_as_compare_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("vs.html");
+    let baseline = format!("{}@..+30s", path(&demo()));
+    ok(&report(&[
+        path(&demo()),
+        "--from",
+        "+40s",
+        "--to",
+        "+150s",
+        "--baseline",
+        &baseline,
+        "-o",
+        path(&page),
+    ]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<section id=\"baseline\">"),
+        "no baseline section"
+    );
+    // compare's own first line for these two ranges (docs/compare-whatif.md).
+    let out = Command::new(common::innodebt_bin())
+        .args([
+            "compare",
+            &format!("{}@+40s..+150s", path(&demo())),
+            &baseline,
+        ])
+        .args(["--format", "text", "--top", "1"])
+        .output()
+        .expect("run compare");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("1. "))
+        .expect("a ranked difference");
+    let (score, what) = first
+        .trim_start_matches('[')
+        .split_once("] ")
+        .expect("[score] what");
+    let esc = what
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(
+        html.contains(&format!("<td>1</td><td>{score}</td><td>{esc}</td>")),
+        "compare's first difference is not the page's: [{score}] {what}"
+    );
+    // A baseline that cannot be read is an error, and nothing is written.
+    let other = dir.path().join("other.html");
+    let out = report(&[
+        path(&demo()),
+        "--baseline",
+        "/no/such/baseline.idbt",
+        "-o",
+        path(&other),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--baseline"));
+    assert!(!other.exists());
 }
