@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::common::{self, gate};
+use crate::common::wait::wait_until_async;
+use crate::common::{self, BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad, gate};
 
 /// Snapshots live in the top-level `snapshots/` directory, named `report_*`.
 macro_rules! snapshot {
@@ -351,26 +352,20 @@ fn png_size(png: &[u8]) -> (u32, u32) {
     (be(16), be(20))
 }
 
-#[test]
-fn a_browser_draws_the_demo_page_and_every_chart_has_data() {
-    let Some(chromium) = chromium("the report's browser test") else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("demo.html");
-    ok(&report(&[path(&demo()), "-o", path(&page)]));
-
-    let shot = dir.path().join("shot.png");
-    let log = dir.path().join("screenshot.out");
+/// Headless Chromium draws `page` (a screenshot that is not blank) and builds a DOM with the
+/// report's charts, each drawn with data.
+fn drawn_in_a_browser(chromium: &Path, page: &Path, dir: &Path) {
+    let shot = dir.join("shot.png");
+    let profile = dir.join("profile");
     headless(
-        &chromium,
-        &dir.path().join("profile"),
-        &page,
+        chromium,
+        &profile,
+        page,
         &[
             format!("--screenshot={}", shot.display()),
             "--window-size=1280,2400".into(),
         ],
-        &log,
+        &dir.join("screenshot.out"),
     );
     let png = std::fs::read(&shot).expect("the screenshot exists");
     assert_eq!(png_size(&png), (1280, 2400));
@@ -382,14 +377,8 @@ fn a_browser_draws_the_demo_page_and_every_chart_has_data() {
         png.len()
     );
 
-    let dom = dir.path().join("dom.html");
-    headless(
-        &chromium,
-        &dir.path().join("profile"),
-        &page,
-        &["--dump-dom".into()],
-        &dom,
-    );
+    let dom = dir.join("dom.html");
+    headless(chromium, &profile, page, &["--dump-dom".into()], &dom);
     let dom = std::fs::read_to_string(&dom).expect("the DOM");
     assert!(dom.contains("What went wrong") && !dom.contains("<script"));
     let svgs: Vec<&str> = dom
@@ -398,7 +387,7 @@ fn a_browser_draws_the_demo_page_and_every_chart_has_data() {
         .map(|s| s.split("</svg>").next().unwrap_or(""))
         .collect();
     assert_eq!(svgs.len(), 7, "charts in the page");
-    let drawn = Regex::new(r#"<path [^>]*d="M[-0-9. ]+L[-0-9. ]+L"#).unwrap();
+    let drawn = Regex::new(r#"<path [^>]*d="M[-0-9. ]+L[-0-9. ]+L"#).expect("the path regex");
     for svg in &svgs {
         let title = svg
             .split("aria-label=\"")
@@ -406,12 +395,116 @@ fn a_browser_draws_the_demo_page_and_every_chart_has_data() {
             .and_then(|s| s.split('"').next())
             .unwrap_or("?");
         // A time chart draws lines through its points; the verdict timeline draws runs.
-        let bars = svg.matches("<rect class=\"sev-").count();
+        let runs = svg.matches("<rect class=\"sev-").count();
         assert!(
-            drawn.is_match(svg) || bars > 3,
+            drawn.is_match(svg) || runs > 1,
             "{title}: no line with data and no runs"
         );
     }
+}
+
+#[test]
+fn a_browser_draws_the_demo_page_and_every_chart_has_data() {
+    let Some(chromium) = chromium("the report's browser test") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("demo.html");
+    ok(&report(&[path(&demo()), "-o", path(&page)]));
+    drawn_in_a_browser(&chromium, &page, dir.path());
+}
+
+/// The verdict kinds of the capture's last moment, as `replay --once` gives them (none while
+/// the capture cannot be read yet).
+fn verdicts_at_the_end(file: &Path) -> Vec<String> {
+    let out = Command::new(common::innodebt_bin())
+        .args(["replay", path(file), "--once", "--format", "json"])
+        .output()
+        .expect("run replay --once");
+    let json: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+        Ok(v) => v,
+        Err(_) => return Vec::new(),
+    };
+    json["verdicts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["kind"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_incident_on_a_private_server_reads_in_a_browser() {
+    let Some(chromium) = chromium("the report of a recorded incident") else {
+        return;
+    };
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::paced(server.opts(), 3, 200);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("incident.idbt");
+    let recorder = Command::new(common::innodebt_bin())
+        .args(server.conn_args())
+        .args(["--no-defaults", "--interval", "500ms", "record"])
+        .arg(&file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the recorder");
+    let snapshot = BlockingSnapshot::open(server.opts()).await;
+    let thread = snapshot.thread_id();
+    let holds = |kind: &'static str, held: bool| {
+        let file = file.clone();
+        move || {
+            let file = file.clone();
+            async move {
+                tokio::task::spawn_blocking(move || verdicts_at_the_end(&file))
+                    .await
+                    .expect("read the capture")
+                    .iter()
+                    .any(|k| k == kind)
+                    == held
+            }
+        }
+    };
+    wait_until_async(
+        Duration::from_secs(120),
+        "the recording to judge purge blocked by the read view",
+        holds("blocked_by_read_view", true),
+    )
+    .await;
+    snapshot.commit().await;
+    wait_until_async(
+        Duration::from_secs(60),
+        "the recording to see the read view gone",
+        holds("blocked_by_read_view", false),
+    )
+    .await;
+    let status = Command::new("kill")
+        .args(["-TERM", &recorder.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let out = recorder.wait_with_output().expect("wait for the recorder");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    load.stop().await;
+
+    let page = dir.path().join("incident.html");
+    ok(&report(&[path(&file), "-o", path(&page)]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    for said in [
+        "blocked by read view".to_string(),
+        format!("thread {thread}"),
+        "root@localhost".to_string(),
+        "Who held the read view".to_string(),
+    ] {
+        assert!(html.contains(&said), "{said} is not on the page");
+    }
+    drawn_in_a_browser(&chromium, &page, dir.path());
 }
 
 const HOSTILE_STATEMENT: &str = "SELECT '</svg><script>alert(1)</script>' /* | `x` ** [a](b) */";
