@@ -136,7 +136,8 @@ pub struct Collector {
     long_steps: Vec<(DateTime<Utc>, DateTime<Utc>)>,
     counters_off: BTreeSet<String>,
     unread: BTreeMap<String, Unread>,
-    not_judged_s: f64,
+    /// The time before each sample no verdict could judge (a gap before one is not counted).
+    unknown_steps: Vec<f32>,
     not_judged_why: BTreeSet<String>,
     last: Option<Figures>,
 }
@@ -156,7 +157,7 @@ impl Collector {
             long_steps: Vec::new(),
             counters_off: BTreeSet::new(),
             unread: BTreeMap::new(),
-            not_judged_s: 0.0,
+            unknown_steps: Vec::new(),
             not_judged_why: BTreeSet::new(),
             last: None,
         }
@@ -176,7 +177,7 @@ impl Collector {
                 self.long_steps.push((p, f.sampled_at));
             }
             if f.severity() == Some(Severity::Unknown) {
-                self.not_judged_s += dt;
+                self.unknown_steps.push(dt as f32);
             }
         }
         self.prev = Some(f.sampled_at);
@@ -267,7 +268,12 @@ impl Collector {
             skipped,
             counters_off: self.counters_off.into_iter().collect(),
             unread: self.unread.into_values().collect(),
-            not_judged_s: self.not_judged_s,
+            not_judged_s: self
+                .unknown_steps
+                .iter()
+                .map(|d| f64::from(*d))
+                .filter(|d| *d <= gap_s)
+                .sum(),
             not_judged_why: self.not_judged_why.into_iter().collect(),
             episodes,
             lanes,
@@ -321,4 +327,84 @@ fn median(v: &[f32]) -> Option<f64> {
     let mut s = v.to_vec();
     s.sort_by(f32::total_cmp);
     Some(f64::from(s[s.len() / 2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use innodebt_engine::figures::Verdict;
+
+    fn t(s: i64) -> DateTime<Utc> {
+        Utc.timestamp_opt(1_800_000_000 + s, 0).unwrap()
+    }
+
+    fn fig(s: i64, severity: Severity) -> Figures {
+        let mut f = Figures {
+            sampled_at: t(s),
+            ..Figures::default()
+        };
+        f.redo.checkpoint_age_bytes = Some(s as u64);
+        f.verdicts.push(Verdict {
+            kind: if severity == Severity::Unknown {
+                VerdictKind::Unknown
+            } else {
+                VerdictKind::Healthy
+            },
+            severity,
+            since: t(s),
+            message: String::new(),
+            thread_id: None,
+            clearing: false,
+            missing: vec![Missing::NoData { for_s: 30.0 }],
+        });
+        f
+    }
+
+    #[test]
+    fn gaps_are_several_typical_intervals_without_a_sample() {
+        let mut c = Collector::new(t(0), t(100));
+        for s in (0..=20).chain(60..=64).chain(70..=100) {
+            let sev = if (60..=64).contains(&s) {
+                Severity::Unknown
+            } else {
+                Severity::Ok
+            };
+            c.observe(&fig(s, sev));
+        }
+        let moments = vec![Moment {
+            sample: 0,
+            at: t(150),
+            kind: MomentKind::RuntimeChange,
+            label: "after the window".into(),
+        }];
+        let r = c
+            .finish(Capture {
+                name: "x.idbt".into(),
+                moments,
+                ..Capture::default()
+            })
+            .expect("a report");
+        assert_eq!(r.interval_s, Some(1.0));
+        // 20 → 60 is a gap; 64 → 70 (six intervals, over 5 s) too.
+        let gaps: Vec<(i64, i64)> = r
+            .gaps
+            .iter()
+            .map(|g| {
+                (
+                    g.from.timestamp() - 1_800_000_000,
+                    g.to.timestamp() - 1_800_000_000,
+                )
+            })
+            .collect();
+        assert_eq!(gaps, [(20, 60), (64, 70)]);
+        // Unknown from 60 to 64; the gap before 60 is a gap, not time judged.
+        assert_eq!(r.not_judged_s, 4.0);
+        assert_eq!(r.not_judged_why, ["no fresh data from the server"]);
+        assert!(
+            r.changes.is_empty(),
+            "a change after the window is not in it"
+        );
+        assert_eq!(r.samples, 57);
+    }
 }

@@ -406,3 +406,153 @@ fn seen(list: &mut Vec<BlockerSeen>, b: &Blocker, at: DateTime<Utc>) {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use innodebt_engine::figures::History;
+
+    fn t(s: i64) -> DateTime<Utc> {
+        Utc.timestamp_opt(1_800_000_000 + s, 0).unwrap()
+    }
+
+    fn verdict(kind: VerdictKind, severity: Severity, since: i64, clearing: bool) -> Verdict {
+        Verdict {
+            kind,
+            severity,
+            since: t(since),
+            message: format!("{} at {since}", kind.as_str()),
+            thread_id: None,
+            clearing,
+            missing: Vec::new(),
+        }
+    }
+
+    /// A sample at `s` with history `h`, the given verdicts, and a blocker (thread, age,
+    /// statement) when given.
+    fn fig(
+        s: i64,
+        h: u64,
+        verdicts: Vec<Verdict>,
+        blocker: Option<(u64, u64, Option<&str>)>,
+    ) -> Figures {
+        Figures {
+            sampled_at: t(s),
+            history: History {
+                length: Some(h),
+                ..History::default()
+            },
+            verdicts,
+            blocker: blocker.map(|(thread, age, q)| Blocker {
+                trx_id: "0".into(),
+                thread_id: Some(thread),
+                user: Some("app".into()),
+                host: Some("10.0.0.7".into()),
+                age_s: age,
+                query: q.map(str::to_string),
+                ..Blocker::default()
+            }),
+            ..Figures::default()
+        }
+    }
+
+    #[test]
+    fn an_episode_runs_from_its_since_to_the_last_sample_it_held_and_its_worst_is_held() {
+        use VerdictKind::{BlockedByReadView as B, FlushPressure as F};
+        let w = Severity::Warning;
+        let c = Severity::Critical;
+        let mut e = EpisodeTracker::default();
+        e.observe(&fig(
+            10,
+            100,
+            vec![verdict(B, w, 8, false)],
+            Some((14, 20, Some("SELECT 1"))),
+        ));
+        e.observe(&fig(
+            11,
+            500,
+            vec![verdict(B, c, 8, false)],
+            Some((14, 21, None)),
+        ));
+        // Clearing: more history, but the condition no longer holds; not the worst.
+        e.observe(&fig(
+            12,
+            900,
+            vec![verdict(B, c, 8, true)],
+            Some((15, 3, None)),
+        ));
+        e.observe(&fig(13, 50, vec![verdict(F, w, 13, false)], None));
+        e.observe(&fig(
+            14,
+            50,
+            vec![verdict(F, w, 13, false), verdict(B, w, 14, false)],
+            None,
+        ));
+        let (episodes, lanes) = e.finish();
+        let got: Vec<(VerdictKind, i64, i64, i64, bool, Severity, i64)> = episodes
+            .iter()
+            .map(|e| {
+                let s = |x: DateTime<Utc>| x.timestamp() - 1_800_000_000;
+                (
+                    e.kind,
+                    s(e.since),
+                    s(e.last_held),
+                    s(e.last_seen),
+                    e.ongoing,
+                    e.worst.severity,
+                    s(e.worst.at),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (B, 8, 11, 12, false, c, 11),
+                (F, 13, 14, 14, true, w, 13),
+                (B, 14, 14, 14, true, w, 14),
+            ]
+        );
+        assert_eq!(episodes[0].lasted_s(), 3.0);
+        assert_eq!(episodes[0].worst.line.message, "blocked_by_read_view at 8");
+        assert!(
+            episodes[0]
+                .worst
+                .facts
+                .iter()
+                .any(|(n, v)| n == "history length" && v == "500")
+        );
+        // Each session once: its longest read view, the last statement seen running in it.
+        let blockers: Vec<(Option<u64>, u64, Option<&str>)> = episodes[0]
+            .blockers
+            .iter()
+            .map(|b| (b.thread_id, b.max_age_s, b.statement.as_deref()))
+            .collect();
+        assert_eq!(
+            blockers,
+            [(Some(14), 21, Some("SELECT 1")), (Some(15), 3, None)]
+        );
+        // The lanes: a run per severity, a new run after the kind was gone.
+        type Runs = Vec<(i64, i64, Severity)>;
+        let runs: Vec<(VerdictKind, Runs)> = lanes
+            .iter()
+            .map(|l| {
+                let s = |x: DateTime<Utc>| x.timestamp() - 1_800_000_000;
+                (
+                    l.kind,
+                    l.runs
+                        .iter()
+                        .map(|r| (s(r.from), s(r.to), r.severity))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                (B, vec![(10, 10, w), (10, 12, c), (14, 14, w)]),
+                (F, vec![(13, 14, w)]),
+            ]
+        );
+    }
+}
