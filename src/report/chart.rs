@@ -408,7 +408,7 @@ pub fn render(c: &TimeChart) -> String {
         let (color, class, dash, w) = stroke(l.style);
         let _ = writeln!(
             out,
-            "<path class=\"{class}\" d=\"{d}\" stroke=\"{color}\" stroke-width=\"{w}\"{dash} fill=\"none\" stroke-linejoin=\"round\"><title>{}</title></path>",
+            "<path class=\"{class}\" d=\"{d}\" stroke=\"{color}\" stroke-width=\"{w}\"{dash} fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\"><title>{}</title></path>",
             esc(&l.label)
         );
     }
@@ -493,17 +493,22 @@ fn path(
 ) -> String {
     let mut d = String::new();
     let mut prev: Option<f64> = None;
+    // A point with no neighbour to join draws a dot: a short stroke with round caps.
+    let mut lone = false;
     for &(s, v) in points {
         let cmd = match prev {
             Some(p) if s - p <= break_s => 'L',
             _ => 'M',
         };
+        if cmd == 'M' && lone {
+            d.push_str("h0.5");
+        }
+        lone = cmd == 'M';
         let _ = write!(d, "{cmd}{:.1} {:.1}", x(s), y(v));
         prev = Some(s);
     }
-    // A lone point draws nothing as a line: a dot's worth of line.
-    if !d.contains('L') && !d.is_empty() {
-        d.push_str("h0.1");
+    if lone {
+        d.push_str("h0.5");
     }
     d
 }
@@ -560,7 +565,7 @@ mod tests {
         let id = |v: f64| v;
         assert_eq!(
             path(&[(0.0, 1.0), (1.0, 2.0), (10.0, 3.0)], 5.0, &id, &id),
-            "M0.0 1.0L1.0 2.0M10.0 3.0"
+            "M0.0 1.0L1.0 2.0M10.0 3.0h0.5"
         );
     }
 }

@@ -73,12 +73,13 @@ fn chart(
     })
 }
 
-/// Why a flush source has no rate: its counter was off, or the flavour has none.
+/// Why a flush source has no rate: its counter was off, or the capture holds no reading of
+/// it (the flavour counts none, or the source of the capture did not collect it).
 fn source_missing(r: &Report, s: FlushSource) -> &'static str {
     if r.last.flush.sources_off.contains(&s) {
         "INNODB_METRICS counter off on the server"
     } else {
-        "not counted by this server"
+        "not in the capture"
     }
 }
 

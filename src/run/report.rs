@@ -213,13 +213,15 @@ fn display_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// The what-ifs behind the page's advice: the advised redo size, and `innodb_max_purge_lag =
-/// 0` when the purge-lag trap held (the verdict's own way out).
+/// The what-ifs behind the page's advice: the advised redo size when it is larger than the
+/// current one (a smaller size that still fits is said, not replayed), and
+/// `innodb_max_purge_lag = 0` when the purge-lag trap held (the verdict's own way out).
 fn advised(set: &mut CaptureSet, r: &Report, last: u64) -> Vec<Vec<(String, u64)>> {
     let mut out = Vec::new();
     let info = review::server_at(set, last);
     if let (Some(s), Some(info)) = (&r.last.sizing, &info)
-        && s.current_capacity_bytes != Some(s.advised_capacity_bytes)
+        && s.current_capacity_bytes
+            .is_some_and(|c| s.advised_capacity_bytes > c)
     {
         let files = info
             .flavor

@@ -689,3 +689,24 @@ fn a_baseline_ranks_what_differs_as_compare_does() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--baseline"));
     assert!(!other.exists());
 }
+
+#[test]
+fn a_directory_of_captures_and_a_pt_stalk_directory_are_reported_as_replay_opens_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorder = dir.path().join("db1");
+    std::fs::create_dir(&recorder).unwrap();
+    demo_copy(&recorder.join("2026-11-21T21.idbt"), |_| {});
+    let page = dir.path().join("dir.html");
+    ok(&report(&[path(&recorder), "-o", path(&page)]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<code>db1</code>") && html.contains("blocked by read view"));
+
+    let stalk = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ptstalk");
+    ok(&report(&[path(&stalk), "-o", path(&page)]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("2026-11-21 20:34:37 → 20:34:57 UTC"),
+        "the pt-stalk span"
+    );
+    assert!(html.contains("No verdict but healthy held"));
+}
