@@ -167,7 +167,7 @@ impl Collector {
         self.samples
     }
 
-    pub fn observe(&mut self, f: &Figures) {
+    pub fn observe(&mut self, f: Figures) {
         self.samples += 1;
         self.first.get_or_insert(f.sampled_at);
         if let Some(p) = self.prev {
@@ -181,10 +181,10 @@ impl Collector {
             }
         }
         self.prev = Some(f.sampled_at);
-        self.tracks.observe(f);
-        self.timeline.observe(f);
-        self.episodes.observe(f);
-        self.side.observe(f);
+        self.tracks.observe(&f);
+        self.timeline.observe(&f);
+        self.episodes.observe(&f);
+        self.side.observe(&f);
         self.counters_off.extend(f.metrics_off.iter().cloned());
         self.counters_off
             .extend(f.flush.disabled_counters.iter().cloned());
@@ -215,7 +215,7 @@ impl Collector {
                 self.not_judged_why.insert(why);
             }
         }
-        self.last = Some(f.clone());
+        self.last = Some(f);
     }
 
     /// The report: the figures gathered, with the capture's moments, bookmarks and notes.
@@ -370,7 +370,7 @@ mod tests {
             } else {
                 Severity::Ok
             };
-            c.observe(&fig(s, sev));
+            c.observe(fig(s, sev));
         }
         let moments = vec![Moment {
             sample: 0,

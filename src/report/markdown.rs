@@ -14,10 +14,20 @@ pub struct Markdown {
 }
 
 /// Text with every character Markdown (CommonMark, GFM tables) could read as markup
-/// backslash-escaped, and what would break a line or a table cell made plain.
+/// backslash-escaped, and what would break a line or a table cell made plain. `_` is left
+/// alone within a word (`innodb_max_purge_lag`), where CommonMark never reads it as emphasis.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let word = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        if c == '_' && word(i.checked_sub(1)) && word(Some(i + 1)) {
+            out.push('_');
+            continue;
+        }
         match c {
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#' | '!' => {
                 out.push('\\');
@@ -144,13 +154,32 @@ fn block(out: &mut String, files: &mut Vec<(String, String)>, b: &Block, stem: &
             let file = format!("{stem}-{}.svg", c.name);
             let _ = writeln!(
                 out,
-                "{quote}![{}]({file})\n{quote}\n{quote}*{}*\n{quote}",
+                "{quote}![{}]({})\n{quote}\n{quote}*{}*\n{quote}",
                 esc(&c.title),
+                link(&file),
                 esc(&c.caption)
             );
             files.push((file, super::chart::standalone(&c.svg)));
         }
     }
+}
+
+/// A file name as a link destination: what would end or break it percent-encoded.
+fn link(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            ' ' | '(' | ')' | '<' | '>' | '%' | '[' | ']' | '\\' | '`' | '"' | '\'' => {
+                let mut b = [0u8; 4];
+                for byte in c.encode_utf8(&mut b).bytes() {
+                    out.push_str(&format!("%{byte:02X}"));
+                }
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -163,7 +192,12 @@ mod tests {
             esc("</svg><script>*x*|y"),
             "\\</svg\\>\\<script\\>\\*x\\*\\|y"
         );
+        assert_eq!(
+            esc("innodb_max_purge_lag _x_"),
+            "innodb_max_purge_lag \\_x\\_"
+        );
         assert_eq!(code("a`b|c"), "``a`b\\|c``");
         assert_eq!(code("`x"), "`` `x ``");
+        assert_eq!(link("my (1)-verdicts.svg"), "my%20%281%29-verdicts.svg");
     }
 }

@@ -79,9 +79,43 @@ pub fn title(r: &Report) -> String {
     )
 }
 
+/// What the reader should know before trusting the page, in a few words (the details are
+/// under Data coverage); `None` when the capture is whole.
+fn coverage_warning(r: &Report) -> Option<String> {
+    let mut parts = Vec::new();
+    if !r.gaps.is_empty() {
+        let total: f64 = r
+            .gaps
+            .iter()
+            .map(|g| series::secs_between(g.from, g.to))
+            .sum();
+        parts.push(format!(
+            "{} gap(s) without samples ({})",
+            r.gaps.len(),
+            innodebt_engine::units::secs(total.round())
+        ));
+    }
+    if !r.skipped.is_empty() {
+        parts.push(format!(
+            "{} note(s) of damage or skipped data",
+            r.skipped.len()
+        ));
+    }
+    if !r.counters_off.is_empty() {
+        parts.push(format!(
+            "{} INNODB_METRICS counter(s) off",
+            r.counters_off.len()
+        ));
+    }
+    if !r.unread.is_empty() {
+        parts.push(format!("{} source(s) the server refused", r.unread.len()));
+    }
+    (!parts.is_empty()).then(|| format!("Data coverage: {} (see Data coverage).", parts.join(", ")))
+}
+
 fn header(r: &Report) -> Vec<Block> {
     let clock = r.clock();
-    vec![
+    let mut out = vec![
         Block::Heading {
             id: "top",
             text: format!("InnoDB incident report: {}", r.who()),
@@ -94,7 +128,14 @@ fn header(r: &Report) -> Vec<Block> {
             innodebt_engine::units::secs(series::secs_between(r.from, r.to)),
             r.samples
         ))]),
-    ]
+    ];
+    if let Some(w) = coverage_warning(r) {
+        out.push(Block::Para(vec![
+            doc::Inline::Severity(innodebt_engine::figures::Severity::Unknown),
+            t(format!(" {w}")),
+        ]));
+    }
+    out
 }
 
 /// Every section, in the page's order: what went wrong and what to change first, then the

@@ -167,7 +167,7 @@ fn gather(set: &mut CaptureSet, path: &Path, first: u64, last: u64) -> Result<Re
     let mut read_error = None;
     for f in set.figures(first, last) {
         match f {
-            Ok(f) => c.observe(&f),
+            Ok(f) => c.observe(f),
             Err(e) => {
                 read_error = Some(format!("reading stopped early: {e}"));
                 break;

@@ -214,6 +214,9 @@ fn a_damaged_capture_says_what_was_skipped_on_the_page_and_on_stderr() {
         .unwrap_or_else(|| panic!("no note of the damage on stderr: {stderr}"));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("What the reader skipped or found"), "{html}");
+    // Said at the top too, before anyone trusts the figures.
+    let header = &html[..html.find("</header>").expect("a header")];
+    assert!(header.contains("of damage or skipped data"), "{header}");
     let said = note.trim_start_matches("innodebt: note: ");
     let escaped = said
         .replace('&', "&amp;")
