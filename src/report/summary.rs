@@ -11,6 +11,8 @@ use innodebt_engine::units::{duration, secs};
 
 /// Episodes listed one by one under a kind, at most.
 const EPISODE_ROWS: usize = 12;
+/// Sessions listed as holding the read view, at most (the longest-held first).
+const SESSION_ROWS: usize = 10;
 /// The longest statement shown, in characters.
 const STATEMENT_CHARS: usize = 1_000;
 
@@ -128,15 +130,17 @@ fn groups(r: &Report) -> Vec<Vec<&Episode>> {
     out
 }
 
+/// The episode at its worst: the most severe, held, highest measure; the earliest of equals.
+/// A group is never empty (made from an episode).
 fn worst_of<'a>(g: &[&'a Episode]) -> &'a Episode {
-    g.iter()
-        .copied()
-        .max_by(|a, b| {
-            (a.worst.severity, a.worst.held, a.worst.measure)
-                .partial_cmp(&(b.worst.severity, b.worst.held, b.worst.measure))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        })
-        .unwrap_or(g[0])
+    let key = |e: &Episode| (e.worst.severity, e.worst.held, e.worst.measure);
+    let mut best = g[0];
+    for e in &g[1..] {
+        if key(e).partial_cmp(&key(best)) == Some(std::cmp::Ordering::Greater) {
+            best = e;
+        }
+    }
+    best
 }
 
 fn total_s(g: &[&Episode]) -> f64 {
@@ -207,11 +211,16 @@ fn problem(r: &Report, g: &[&Episode]) -> Block {
         t(words(&worst.worst.line.message)),
     ]));
     if kind == VerdictKind::BlockedByReadView {
-        let mut all: Vec<&BlockerSeen> = g.iter().flat_map(|e| e.blockers.iter()).collect();
-        all.sort_by_key(|s| std::cmp::Reverse(s.max_age_s));
+        let all = sessions(g);
         if !all.is_empty() {
             body.push(Block::Subheading("Who held the read view".into()));
             body.push(blockers(r, &all));
+            if all.len() > SESSION_ROWS {
+                body.push(Block::Para(vec![dim(format!(
+                    "… and {} more sessions, whose read views were younger",
+                    all.len() - SESSION_ROWS
+                ))]));
+            }
         }
     }
     if kind == VerdictKind::RollbackSegmentContention
@@ -220,9 +229,13 @@ fn problem(r: &Report, g: &[&Episode]) -> Block {
         body.push(Block::Para(vec![dim("Way out: "), t(way.clone())]));
     }
     if g.len() > 1 {
-        let rows = g
+        // The longest times, in time order.
+        let mut shown: Vec<&Episode> = g.to_vec();
+        shown.sort_by(|a, b| b.lasted_s().total_cmp(&a.lasted_s()));
+        shown.truncate(EPISODE_ROWS);
+        shown.sort_by_key(|e| e.since);
+        let rows = shown
             .iter()
-            .take(EPISODE_ROWS)
             .map(|e| {
                 vec![
                     vec![t(clock.at(e.since))],
@@ -243,8 +256,8 @@ fn problem(r: &Report, g: &[&Episode]) -> Block {
         });
         if g.len() > EPISODE_ROWS {
             body.push(Block::Para(vec![dim(format!(
-                "… and {} more times (the timeline below shows them all)",
-                g.len() - EPISODE_ROWS
+                "The {EPISODE_ROWS} longest of {} times; the timeline below shows them all.",
+                g.len()
             ))]));
         }
     }
@@ -267,12 +280,53 @@ fn longest(r: &Report, g: &[&Episode]) -> String {
     )
 }
 
-fn blockers(r: &Report, all: &[&BlockerSeen]) -> Block {
+/// A session as it held read views over a kind's episodes: the same thread, account and host
+/// once, with how many episodes it held one in.
+struct Session<'a> {
+    seen: &'a BlockerSeen,
+    times: usize,
+    max_age_s: u64,
+    first: chrono::DateTime<chrono::Utc>,
+    last: chrono::DateTime<chrono::Utc>,
+    statement: Option<&'a str>,
+}
+
+fn sessions<'a>(g: &[&'a Episode]) -> Vec<Session<'a>> {
+    let mut out: Vec<Session<'a>> = Vec::new();
+    for b in g.iter().flat_map(|e| e.blockers.iter()) {
+        let same = |s: &Session| {
+            s.seen.thread_id == b.thread_id && s.seen.user == b.user && s.seen.host == b.host
+        };
+        match out.iter_mut().find(|s| same(s)) {
+            Some(s) => {
+                s.times += 1;
+                s.max_age_s = s.max_age_s.max(b.max_age_s);
+                s.first = s.first.min(b.first_seen);
+                s.last = s.last.max(b.last_seen);
+                s.statement = b.statement.as_deref().or(s.statement);
+            }
+            None => out.push(Session {
+                seen: b,
+                times: 1,
+                max_age_s: b.max_age_s,
+                first: b.first_seen,
+                last: b.last_seen,
+                statement: b.statement.as_deref(),
+            }),
+        }
+    }
+    out.sort_by_key(|s| std::cmp::Reverse(s.max_age_s));
+    out
+}
+
+fn blockers(r: &Report, all: &[Session]) -> Block {
     let clock = r.clock();
     let rows = all
         .iter()
-        .map(|s| {
-            let statement = match &s.statement {
+        .take(SESSION_ROWS)
+        .map(|x| {
+            let s = x.seen;
+            let statement = match x.statement {
                 Some(q) => vec![code(server_text(q, STATEMENT_CHARS))],
                 None => vec![dim(match s.command.as_deref() {
                     Some("Sleep") | None => "none running (idle in transaction)".to_string(),
@@ -285,16 +339,21 @@ fn blockers(r: &Report, all: &[&BlockerSeen]) -> Block {
                     .map_or("unknown".to_string(), |t| format!("thread {t}")))],
                 vec![t(who(s.user.as_deref(), s.host.as_deref()))],
                 statement,
-                vec![t(duration(s.max_age_s))],
+                vec![t(duration(x.max_age_s))],
                 vec![t(s
                     .isolation
                     .as_deref()
                     .map_or("unknown".to_string(), |i| server_text(i, 40)))],
-                vec![t(format!(
-                    "{} – {}",
-                    clock.at(s.first_seen),
-                    clock.at(s.last_seen)
-                ))],
+                vec![t(if x.times > 1 {
+                    format!(
+                        "{} times, {} – {}",
+                        x.times,
+                        clock.at(x.first),
+                        clock.at(x.last)
+                    )
+                } else {
+                    format!("{} – {}", clock.at(x.first), clock.at(x.last))
+                })],
             ]
         })
         .collect();
