@@ -369,3 +369,97 @@ fn blockers(r: &Report, all: &[Session]) -> Block {
         rows,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::episodes::{VerdictLine, Worst};
+    use chrono::{DateTime, TimeZone, Utc};
+    use innodebt_engine::figures::Severity;
+
+    fn t(s: i64) -> DateTime<Utc> {
+        Utc.timestamp_opt(1_800_000_000 + s, 0).unwrap()
+    }
+
+    fn episode(at: i64, thread: u64, age: u64, statement: Option<&str>) -> Episode {
+        let kind = VerdictKind::BlockedByReadView;
+        Episode {
+            kind,
+            since: t(at),
+            first_seen: t(at),
+            last_held: t(at + 5),
+            last_seen: t(at + 5),
+            ongoing: false,
+            worst: Worst {
+                at: t(at),
+                severity: Severity::Warning,
+                measure: 1.0,
+                line: VerdictLine {
+                    kind,
+                    severity: Severity::Warning,
+                    since: t(at),
+                    message: String::new(),
+                    others: Vec::new(),
+                },
+                facts: Vec::new(),
+                held: true,
+            },
+            blockers: vec![BlockerSeen {
+                thread_id: Some(thread),
+                trx_id: "0".into(),
+                user: Some("app".into()),
+                host: Some("web1".into()),
+                isolation: None,
+                command: None,
+                statement: statement.map(str::to_string),
+                max_age_s: age,
+                first_seen: t(at),
+                last_seen: t(at + 5),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_session_that_held_read_views_in_many_episodes_is_one_row() {
+        let (a, b, c) = (
+            episode(0, 7, 30, Some("SELECT 1")),
+            episode(100, 9, 5, None),
+            episode(200, 7, 60, None),
+        );
+        let all = sessions(&[&a, &b, &c]);
+        type Row<'a> = (Option<u64>, usize, u64, i64, i64, Option<&'a str>);
+        let rows: Vec<Row> = all
+            .iter()
+            .map(|s| {
+                let o = |x: DateTime<Utc>| x.timestamp() - 1_800_000_000;
+                (
+                    s.seen.thread_id,
+                    s.times,
+                    s.max_age_s,
+                    o(s.first),
+                    o(s.last),
+                    s.statement,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (Some(7), 2, 60, 0, 205, Some("SELECT 1")),
+                (Some(9), 1, 5, 100, 105, None),
+            ]
+        );
+        // Equally bad: the earliest is the worst.
+        assert_eq!(worst_of(&[&a, &b, &c]).since, t(0));
+    }
+
+    #[test]
+    fn the_dashboards_key_hints_are_not_the_readers() {
+        assert_eq!(
+            words("thread 14 (app@web1): commit or kill it (K, asks first) — it has held"),
+            "thread 14 (app@web1): commit or kill it — it has held"
+        );
+        assert_eq!(server_text("SELECT\n  1,\t2", 100), "SELECT 1, 2");
+        assert_eq!(server_text("abcdef", 3), "abc…");
+    }
+}
