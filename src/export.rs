@@ -84,7 +84,7 @@ pub const NOT_IN_CSV: &[(FigureId, &str)] = &[
         FigureId::PurgeBlocked,
         "judged into verdicts (blocked_by_read_view)",
     ),
-    (FigureId::PurgeLagTrx, "not yet a column"),
+    (FigureId::PurgeLagTrxNumbers, "not yet a column"),
     (FigureId::PurgeLagSeconds, "not yet a column"),
     (FigureId::PurgeLagSecondsFrom, "words"),
     (FigureId::PurgeLagTransactions, "not yet a column"),

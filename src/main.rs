@@ -13,7 +13,10 @@ fn main() -> ExitCode {
         Err(e) => match innodebt::cli::usage_error_status(&args, &e) {
             // `check`'s caller is a monitoring system: UNKNOWN, on standard output.
             Some(status) => {
-                println!("{status}");
+                // Written or not (a closed pipe is no news to give), the check is UNKNOWN.
+                if let Err(e) = innodebt::mode::write_stdout(&format!("{status}\n")) {
+                    eprintln!("innodebt: {e}");
+                }
                 return ExitCode::from(3);
             }
             None => e.exit(),
@@ -26,10 +29,9 @@ fn main() -> ExitCode {
     let serve = matches!(cli.command, Some(innodebt::cli::Command::Serve(_)));
     // `serve` runs every target, scrape and timer on the one thread that starts it (a
     // thousand targets' polls and scrapes need a tenth of a core): a worker beside it only
-    // adds wake-ups between the two, accepting on one and answering on the other. At 1,000
-    // targets two workers cost 14.2 % of a core against 12.2 % for one, and one 9.1 % against
-    // 7.9–8.4 % for none (A/B pairs, BENCHMARKS.md). The dashboards keep two workers; tokio's
-    // own TOKIO_WORKER_THREADS, when set, asks for that many.
+    // adds wake-ups between the two, accepting on one and answering on the other, and each
+    // worker more costs CPU (BENCHMARKS.md, serve's design choices). The dashboards keep two
+    // workers; tokio's own TOKIO_WORKER_THREADS, when set, asks for that many.
     let workers = std::env::var_os("TOKIO_WORKER_THREADS").is_some();
     let mut builder = if serve && !workers {
         tokio::runtime::Builder::new_current_thread()

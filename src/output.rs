@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::text::{is_invisible, sanitize, strip_controls};
+use crate::text::{capped, is_invisible, one_line, strip_controls};
 use innodebt_engine::figures::{Bound, Figures, Purge, Recovery};
 use innodebt_engine::units::{bytes, duration, opt, rate};
 use innodebt_server::flavor::{DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, Flavor, PointWords};
@@ -14,7 +14,9 @@ use innodebt_server::sample::SourceKind;
 /// shape could misread the new one: a field removed or renamed, its type, unit or meaning
 /// changed, a verdict kind or severity renamed or removed. New fields, verdict kinds and
 /// `unavailable` sources leave it alone (readers ignore what they do not know).
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `purge.lag_trx` became `purge.lag_trx_numbers` (it counts transaction numbers, not
+/// transactions: those are `purge.lag_transactions`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The figures with their schema version first.
 #[derive(serde::Serialize)]
@@ -89,7 +91,7 @@ pub fn text(f: &Figures) -> String {
             v.severity.as_str(),
             v.kind.words(),
             v.since.format("%H:%M:%S"),
-            sanitize(&v.message, 2000),
+            one_line(&v.message),
         );
     }
     // The points named as the checkpoint panel names them on this flavour.
@@ -142,8 +144,8 @@ pub fn text(f: &Figures) -> String {
         let _ = writeln!(o, "recovery  {}", recovery(rec, words.stall_short));
     }
     if let Some(sz) = &f.sizing {
-        let _ = writeln!(o, "sizing    {}", sanitize(&sz.advice, 2000));
-        let _ = writeln!(o, "          {}", sanitize(&sz.note, 2000));
+        let _ = writeln!(o, "sizing    {}", one_line(&sz.advice));
+        let _ = writeln!(o, "          {}", one_line(&sz.note));
     }
     let s = &f.flush.by_source_pages_per_s;
     let _ = writeln!(
@@ -184,12 +186,12 @@ pub fn text(f: &Figures) -> String {
                 o,
                 "blocker   thread {} {}@{} trx {} {} for {} · {}",
                 opt(b.thread_id, |t| t.to_string()),
-                sanitize(b.user.as_deref().unwrap_or("?"), 200),
-                sanitize(b.host.as_deref().unwrap_or("?"), 200),
-                sanitize(&b.trx_id, 40),
-                sanitize(&b.state, 40),
+                capped(b.user.as_deref().unwrap_or("?"), 200),
+                capped(b.host.as_deref().unwrap_or("?"), 200),
+                capped(&b.trx_id, 40),
+                capped(&b.state, 40),
                 duration(b.age_s),
-                sanitize(b.query.as_deref().unwrap_or("(no statement running)"), 2000),
+                capped(b.query.as_deref().unwrap_or("(no statement running)"), 2000),
             );
         }
         // Unreadable INNODB_TRX is not "no blocker".
@@ -251,7 +253,8 @@ pub fn text(f: &Figures) -> String {
 }
 
 /// `crash now → recovery ~4s · worst (M) 4s · apply rate 7.9 MiB/s, default (…)`: the
-/// checkpoint panel's line, with the whole rate source and, when dirty pages bound it, those.
+/// checkpoint panel's line, with the whole rate source and, when dirty pages bound it, those;
+/// never cut (scripts and tickets read it).
 fn recovery(rec: &Recovery, stall_short: &str) -> String {
     let worst = rec
         .worst_case_s
@@ -261,7 +264,7 @@ fn recovery(rec: &Recovery, stall_short: &str) -> String {
         (Some(p), Bound::Pages) => format!(
             " · bound by {p} dirty pages to read at {}, {}",
             rate(Some(rec.page_reads_per_s)),
-            sanitize(&rec.page_read_source, 200)
+            one_line(&rec.page_read_source)
         ),
         _ => String::new(),
     };
@@ -269,7 +272,7 @@ fn recovery(rec: &Recovery, stall_short: &str) -> String {
         "crash now → recovery ~{}{worst} · apply rate {}/s, {}{pages}",
         duration(rec.estimate_s as u64),
         bytes(rec.rate_bytes_per_s as u64),
-        sanitize(&rec.rate_source, 200),
+        one_line(&rec.rate_source),
     )
 }
 
@@ -284,7 +287,7 @@ fn purge_lag(p: &Purge) -> String {
         Some(false) => ", not moving",
         _ => "",
     };
-    match (p.lag_trx, p.lag_transactions_basis.as_deref()) {
+    match (p.lag_trx_numbers, p.lag_transactions_basis.as_deref()) {
         (Some(n), Some(basis)) if n > 0 => format!("{words}{moving} ({n} trx numbers; {basis})"),
         _ => format!("{words}{moving}"),
     }
@@ -329,6 +332,36 @@ mod tests {
             ),
             "{mysql}"
         );
+    }
+
+    /// Our own sentences come out whole however long; server text is capped, marked "…".
+    #[test]
+    fn the_text_never_cuts_our_sentences() {
+        let mut f = Figures::default();
+        f.redo.checkpoint_age_bytes = Some(1 << 20);
+        let mut rec = innodebt_engine::verdicts::RecoveryModel::with_rate(1e6)
+            .and_then(|m| m.estimate(&f))
+            .expect("an estimate");
+        rec.rate_source = format!("{}the end)", "calibrated from a long sentence ".repeat(10));
+        f.recovery = Some(rec.clone());
+        f.blocker = Some(innodebt_engine::figures::Blocker {
+            query: Some(format!("SELECT {}", "x, ".repeat(1000))),
+            ..Default::default()
+        });
+        let out = text(&f);
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("recovery  "))
+            .expect("a recovery line");
+        assert!(
+            rec.rate_source.len() > 300 && line.ends_with(&rec.rate_source),
+            "{line}"
+        );
+        let blocker = out
+            .lines()
+            .find(|l| l.starts_with("blocker   "))
+            .expect("a blocker line");
+        assert!(blocker.ends_with("x, x,…"), "{blocker}");
     }
 
     #[test]

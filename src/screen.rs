@@ -23,12 +23,24 @@ pub const CLOCK: Duration = Duration::from_millis(250);
 /// Why a screen stopped other than by a quit.
 #[derive(Debug, thiserror::Error)]
 pub enum ScreenError {
-    #[error("cannot set up the terminal: {0}")]
+    #[error("{}", setup_words(.0))]
     Setup(io::Error),
     #[error("reading the terminal failed: {0}")]
     Input(io::Error),
     #[error("writing to the terminal failed: {0}")]
     Output(#[from] io::Error),
+}
+
+/// A terminal that is not there (ENXIO: no controlling terminal; ENOTTY: not a terminal) in
+/// the words `mode::need_terminal` uses, which checks first; anything else as it is.
+fn setup_words(e: &io::Error) -> String {
+    use nix::errno::Errno;
+    match e.raw_os_error().map(Errno::from_raw) {
+        Some(Errno::ENXIO | Errno::ENOTTY) => {
+            crate::mode::no_terminal("it went away or was never there", "for one look use --once")
+        }
+        _ => format!("cannot set up the terminal: {e}"),
+    }
 }
 
 /// What happens after an event.

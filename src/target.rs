@@ -10,7 +10,7 @@ use tokio::task::JoinHandle;
 
 use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::Figures;
-use innodebt_poller::connect::{self, ConnectOptions};
+use innodebt_poller::connect::{self, ConnectError, ConnectOptions};
 use innodebt_poller::live::{self, ConnectFn, PollerCommand, PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 
@@ -90,12 +90,90 @@ pub fn spawn_target(spec: TargetSpec) -> Target {
     }
 }
 
-/// Connects with the server's own words on failure: what `innodebt_last_error`, the fleet
-/// row and the log show (no credentials in them).
+/// How every poller (the dashboard's, serve's, the fleet's) reconnects after losing the
+/// server. Its errors are what the DISCONNECTED badge, the fleet row and
+/// `innodebt_last_error` show, so the ones a DBA can act on lead with the cause and the fix
+/// (no credentials in them).
 pub fn connector(opts: ConnectOptions) -> ConnectFn {
     let opts = Arc::new(opts);
     Arc::new(move || {
         let opts = Arc::clone(&opts);
-        Box::pin(async move { connect::connect(&opts).await.map_err(|e| e.to_string()) })
+        Box::pin(async move {
+            connect::connect(&opts)
+                .await
+                .map_err(|e| reconnect_message(&e))
+        })
     })
+}
+
+/// A reconnect failure in the words of someone who was connected a moment ago; the cause and
+/// the fix come first, in the 80 columns the header gives an error.
+fn reconnect_message(e: &ConnectError) -> String {
+    match e {
+        // It worked at start-up, so the account changed under us.
+        ConnectError::AccessDenied { .. } => format!(
+            "access denied — password changed? Restart innodebt with the new one; retrying \
+             meanwhile. {e}"
+        ),
+        ConnectError::TooManyConnections { server_message, .. } => {
+            let (whose, limit) = if server_message.contains("max_user_connections") {
+                (" for this account", "max_user_connections")
+            } else {
+                ("", "max_connections")
+            };
+            format!(
+                "too many connections{whose} ({limit} reached): close idle sessions or raise \
+                 it; retrying until one is free. Server said: {server_message}"
+            )
+        }
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconnect_failures_lead_with_the_cause_and_the_fix() {
+        let denied = ConnectError::AccessDenied {
+            target: "db1:3306".into(),
+            user: "monitor".into(),
+            using_password: true,
+            plain_tcp: false,
+            server_message: "Access denied for user 'monitor'@'10.0.0.2'".into(),
+        };
+        let m = reconnect_message(&denied);
+        assert!(
+            m.starts_with(
+                "access denied — password changed? Restart innodebt with the new one; retrying"
+            ),
+            "{m}"
+        );
+        let full = ConnectError::TooManyConnections {
+            target: "db1:3306".into(),
+            server_message: "Too many connections".into(),
+        };
+        let m = reconnect_message(&full);
+        assert!(
+            m.starts_with("too many connections (max_connections reached): close idle sessions"),
+            "{m}"
+        );
+        let per_user = ConnectError::TooManyConnections {
+            target: "db1:3306".into(),
+            server_message:
+                "User monitor already has more than 'max_user_connections' active connections"
+                    .into(),
+        };
+        assert!(
+            reconnect_message(&per_user).starts_with(
+                "too many connections for this account (max_user_connections reached)"
+            )
+        );
+        let refused = ConnectError::Refused {
+            target: "db1:3306".into(),
+            port: 3306,
+        };
+        assert_eq!(reconnect_message(&refused), refused.to_string());
+    }
 }

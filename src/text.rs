@@ -46,6 +46,28 @@ pub fn sanitize(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// [`sanitize`] with no cap: one of our own sentences on one line, whole.
+pub fn one_line(s: &str) -> String {
+    sanitize(s, usize::MAX)
+}
+
+/// [`sanitize`] of server-supplied free text (a statement, a user or host name) kept to
+/// `max_chars`, its last character "…" when cut so that a cut never reads as the whole.
+pub fn capped(s: &str, max_chars: usize) -> String {
+    let mut out = sanitize(s, max_chars.saturating_add(1));
+    if out.chars().count() > max_chars {
+        let keep = max_chars.saturating_sub(1);
+        out = out
+            .chars()
+            .take(keep)
+            .collect::<String>()
+            .trim_end()
+            .to_string();
+        out.push('…');
+    }
+    out
+}
+
 /// Like [`sanitize`] for one line of plain-text output (`--format text`): nothing a terminal
 /// would act on survives, but the spacing (column alignment) is kept and nothing is cut.
 pub fn strip_controls(line: &str) -> String {
@@ -265,6 +287,16 @@ mod tests {
         assert_eq!(sanitize("\u{202e}evil", 100), "evil");
         assert_eq!(sanitize("abcdef", 3), "abc");
         assert_eq!(sanitize("x\u{1b}]2;t\u{1b}\\y\u{9b}2Jz", 100), "xyz");
+    }
+
+    #[test]
+    fn server_text_is_marked_where_cut_and_our_sentences_are_whole() {
+        assert_eq!(capped("abcdef", 6), "abcdef");
+        assert_eq!(capped("abcdefg", 6), "abcde…");
+        assert_eq!(capped("abcd efgh", 6), "abcd…");
+        let long = "word ".repeat(100);
+        assert_eq!(one_line(&long), long.trim_end());
+        assert_eq!(one_line("a\u{1b}[31m\tb"), "a b");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! A benchmark hook: with `INNODEBT_TIMINGS=FILE` the dashboard appends to FILE when its first
 //! frame reached the terminal and how long each key took to reach the screen, measured inside
 //! the real binary (`benches/replay.rs` reads them), with the CPU time the process used
-//! meanwhile (on a loaded machine the wall time also holds waiting for a core). Unset —
-//! always, outside benchmarks — it costs nothing.
+//! meanwhile (on a loaded machine the wall time also holds waiting for a core). Compiled in
+//! only with the `bench-timings` feature (`cargo bench --bench replay --features
+//! bench-timings`) or in a debug build; a release binary ignores the variable.
 
 use std::fs::File;
 use std::io::Write;
@@ -41,6 +42,9 @@ pub struct Timings {
 
 impl Timings {
     pub fn from_env() -> Self {
+        if !cfg!(any(debug_assertions, feature = "bench-timings")) {
+            return Timings::default();
+        }
         let file = std::env::var_os(ENV).and_then(|p| {
             std::fs::OpenOptions::new()
                 .create(true)

@@ -22,14 +22,14 @@ use innodebt_server::sample::SourceEvent;
 /// Test hook, read once at start: with `INNODEBT_FAILPOINT=panic-in-render` the dashboard
 /// panics inside `terminal.draw` once it has shown a few samples, so the fault tests can check
 /// what a bug in a render leaves behind (terminal restored, message readable, capture
-/// finished). Unset (always, outside tests) it does nothing.
+/// finished). Compiled into debug builds only (the tests'), never into a release binary.
 const FAILPOINT_ENV: &str = "INNODEBT_FAILPOINT";
 const PANIC_IN_RENDER: &str = "panic-in-render";
 /// Samples shown before the failpoint fires: enough for a recording to hold some.
 const PANIC_AFTER_SAMPLES: u64 = 3;
 
 fn panic_in_render_requested() -> bool {
-    std::env::var_os(FAILPOINT_ENV).is_some_and(|v| v == PANIC_IN_RENDER)
+    cfg!(debug_assertions) && std::env::var_os(FAILPOINT_ENV).is_some_and(|v| v == PANIC_IN_RENDER)
 }
 
 /// What runtime changes need: where to connect (a side connection, never the poller's) and

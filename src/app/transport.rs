@@ -147,6 +147,9 @@ impl Replay {
         self.last_at = w.last_at;
         self.next_gap_s = w.next_gap_s;
         self.error = None;
+        // Damage found by this load (a section read for the first time) shows from now on.
+        self.recording.damage.clone_from(&w.damage);
+        self.recording.end_note.clone_from(&w.note);
     }
 
     /// A load failed: back to what the screen shows, stopped.

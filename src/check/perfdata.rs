@@ -137,7 +137,7 @@ pub fn perfdata(f: &Figures, t: &Thresholds) -> String {
         Item::new("redo_written_bytes_per_s", r.written_bytes_per_s, "").min(0.0),
         Item::new("history_growth_per_s", f.history.growth_per_s, ""),
         Item::new("purge_records_per_s", f.purge.records_per_s, "").min(0.0),
-        Item::new("purge_lag_trx", u(f.purge.lag_trx), "").min(0.0),
+        Item::new("purge_lag_trx_numbers", u(f.purge.lag_trx_numbers), "").min(0.0),
         Item::new("open_rw_trx", u(f.purge.open_rw_trx), "").min(0.0),
         Item::new(
             "recovery_estimate",

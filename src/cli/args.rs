@@ -46,8 +46,47 @@ pub struct Cli {
     #[command(flatten)]
     pub options: Options,
 
+    #[command(flatten)]
+    pub prometheus: PrometheusArgs,
+
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// One server's figures from the Prometheus that already scrapes it (mysqld_exporter's series
+/// or `innodebt serve`'s), instead of a connection: no database account needed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+#[command(next_help_heading = "From Prometheus (instead of connecting)")]
+pub struct PrometheusArgs {
+    /// Read the server's series from this Prometheus (or Thanos, Mimir, VictoriaMetrics): its
+    /// base URL (http://prometheus:9090). Needs --instance; the server is never connected to.
+    #[arg(long, value_name = "URL", requires = "instance")]
+    pub prometheus: Option<String>,
+    /// The `instance` label of the server's series in that Prometheus.
+    #[arg(long, value_name = "INSTANCE", requires = "prometheus")]
+    pub instance: Option<String>,
+    /// The `job` label, where several jobs scrape the instance.
+    #[arg(long, value_name = "JOB", requires = "prometheus")]
+    pub job: Option<String>,
+    /// More PromQL label matchers (repeatable): --match 'env="prod"'.
+    #[arg(long = "match", value_name = "MATCHER", requires = "prometheus")]
+    pub matchers: Vec<String>,
+    /// The series' scrape interval: one sample per step, a refresh per step.
+    #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_timeout,
+          requires = "prometheus")]
+    pub step: Duration,
+    /// The server as it was at this time (RFC 3339, or HH:MM:SS today in UTC), not now.
+    #[arg(long, value_name = "TIME", value_parser = parse_time_spec, requires = "prometheus")]
+    pub at: Option<TimeSpec>,
+    /// A file holding user:password for Prometheus's basic auth.
+    #[arg(long, value_name = "FILE", requires = "prometheus")]
+    pub basic_auth_file: Option<PathBuf>,
+    /// A file holding a bearer token for Prometheus.
+    #[arg(long, value_name = "FILE", requires = "prometheus")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// PEM CA certificates to verify an https Prometheus with (default: the web's roots).
+    #[arg(long, value_name = "FILE", requires = "prometheus")]
+    pub ca_file: Option<PathBuf>,
 }
 
 /// The mysql client's connection flags.
@@ -222,9 +261,20 @@ pub struct Options {
     #[arg(long, value_name = "RATE", value_parser = parse_rate, global = true)]
     pub recovery_rate: Option<u64>,
 
+    /// Advise a smaller redo only once the peak checkpoint age was watched this long, so
+    /// that it covers the workload's cycle (advice to grow never waits).
+    #[arg(long, value_name = "DUR", default_value = "24h", value_parser = parse_duration,
+          global = true)]
+    pub sizing_span: Duration,
+
     /// Replay the built-in demo, no server needed: a real capture recorded by innodebt from MariaDB 10.11 under write load.
     #[arg(long)]
     pub demo: bool,
+
+    /// `--format` was on the command line (it has a default, so its value cannot say):
+    /// [`parse_args`] sets it from clap's value source, for [`Cli::unused_option`].
+    #[arg(skip)]
+    pub format_given: bool,
 }
 
 impl Default for ConnectionArgs {
@@ -268,7 +318,9 @@ impl Default for Options {
             record_queries: false,
             read_only: false,
             recovery_rate: None,
+            sizing_span: Duration::from_secs(86_400),
             demo: false,
+            format_given: false,
         }
     }
 }
@@ -523,6 +575,13 @@ pub struct FleetArgs {
     /// A file holding only the agents' basic-auth password.
     #[arg(long, value_name = "FILE")]
     pub agent_password_file: Option<PathBuf>,
+    /// Take one look at every server, print the fleet nearest breach first and exit.
+    #[arg(long)]
+    pub once: bool,
+    /// Output format for --once.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT",
+          requires = "once")]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]

@@ -40,6 +40,10 @@ pub struct CheckArgs {
     /// CRITICAL (exit 2) when any of these holds (the same expressions as --warning).
     #[arg(short = 'c', long, value_name = "KIND[,KIND…]")]
     pub critical: Option<String>,
+
+    /// The check's figures from Prometheus instead of a connection.
+    #[command(flatten)]
+    pub prometheus: super::args::PrometheusArgs,
 }
 
 /// A monitoring system reads exit 2 as CRITICAL: a command line `check` cannot parse is

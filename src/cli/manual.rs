@@ -10,11 +10,13 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
     (0, "success"),
     (
         1,
-        "failure at run time (lost output file, a dashboard that could not start, …)",
+        "failure at run time (lost output file, a full disk under standard output, a dashboard \
+         that could not start, …); a reader that stops early (| head) is no failure",
     ),
     (
         2,
-        "bad flag, option file, theme, servers file or capture: the message names it",
+        "bad flag, an option its command would ignore, option file, theme, servers file or \
+         capture, or no terminal for a screen: the message names it and what to do instead",
     ),
     (
         10,

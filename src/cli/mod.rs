@@ -9,11 +9,12 @@ mod env;
 pub mod manual;
 mod parse;
 mod resolve;
+mod unused;
 mod values;
 
 pub use args::{
     Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, MysqlEnv, Options,
-    OutputFormat, ReportFormat, ServeArgs, TriggerArgs,
+    OutputFormat, PrometheusArgs, ReportFormat, ServeArgs, TriggerArgs,
 };
 pub use check::{CheckArgs, usage_error_status};
 pub use parse::{command, parse_args, preprocess_password_args};
@@ -21,9 +22,9 @@ pub use resolve::{
     ConfigError, DEFAULT_PORT, Environment, Resolved, SOCKET_PATHS, no_color, prompt_on_tty,
 };
 pub use values::{
-    CaptureRange, MIN_INTERVAL, Schedule, TimeSpec, parse_capture_range, parse_duration,
-    parse_interval, parse_rate, parse_schedule, parse_size, parse_time_spec, parse_timeout,
-    parse_what_if,
+    CaptureRange, MIN_INTERVAL, Schedule, TimeSpec, compact_duration, parse_capture_range,
+    parse_duration, parse_interval, parse_rate, parse_schedule, parse_size, parse_time_spec,
+    parse_timeout, parse_what_if,
 };
 
 pub use innodebt_poller::connect::{ConnectOptions, Endpoint, Secret, SslMode};

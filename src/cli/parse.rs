@@ -38,6 +38,8 @@ where
         .map_err(explain_misplaced_option)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     super::env::take_env_values(&matches, &mut cli);
+    cli.options.format_given =
+        matches.value_source("format") == Some(clap::parser::ValueSource::CommandLine);
     Ok(cli)
 }
 

@@ -40,6 +40,40 @@ pub enum TimeSpec {
     Offset(Duration),
 }
 
+/// As given on the command line, near enough to read it back: `+3m`, `21:20:00`,
+/// `2020-01-01 00:00:00 UTC`.
+impl std::fmt::Display for TimeSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TimeSpec::Offset(d) if d.subsec_millis() > 0 => write!(f, "+{:.3}s", d.as_secs_f64()),
+            TimeSpec::Offset(d) => write!(f, "+{}", compact_duration(d.as_secs())),
+            TimeSpec::Clock(t) => write!(f, "{}", t.format("%H:%M:%S")),
+            TimeSpec::Instant(t) => write!(
+                f,
+                "{}",
+                t.with_timezone(&chrono::Utc)
+                    .format("%Y-%m-%d %H:%M:%S UTC")
+            ),
+        }
+    }
+}
+
+/// `3m29s`, `1h2m`, `45s`: a length of time as [`parse_duration`] takes it back.
+pub fn compact_duration(secs: u64) -> String {
+    let mut out = String::new();
+    let mut rest = secs;
+    for (unit, name) in [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")] {
+        if rest >= unit {
+            out.push_str(&format!("{}{name}", rest / unit));
+            rest %= unit;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("0s");
+    }
+    out
+}
+
 impl FromStr for TimeSpec {
     type Err = String;
 
@@ -274,6 +308,22 @@ pub fn parse_time_spec(s: &str) -> Result<TimeSpec, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_read_back_as_given() {
+        for given in ["+3m", "+1m30s", "+2h5s", "21:20:00", "+0s"] {
+            let spec = parse_time_spec(given).unwrap();
+            assert_eq!(spec.to_string(), given);
+            assert_eq!(parse_time_spec(&spec.to_string()), Ok(spec));
+        }
+        assert_eq!(
+            parse_time_spec("2020-01-01T02:00:00+02:00")
+                .unwrap()
+                .to_string(),
+            "2020-01-01 00:00:00 UTC"
+        );
+        assert_eq!(compact_duration(90_061), "1d1h1m1s");
+    }
 
     #[test]
     fn what_if_settings() {

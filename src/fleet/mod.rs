@@ -5,6 +5,7 @@
 //! polled by its own task (timeout and backoff of its own); the loop never awaits one.
 
 pub mod agent;
+pub mod once;
 pub mod poll;
 pub mod row;
 pub mod state;
@@ -26,7 +27,6 @@ use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::term;
 use crate::theme::Theme;
-use innodebt_engine::derive::Deriver;
 use innodebt_poller::live::PollerConfig;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
@@ -106,6 +106,15 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
+    // Before any server is polled.
+    if !args.once
+        && let Err(code) = crate::mode::need_terminal(
+            "for the fleet as text or JSON use `innodebt fleet … --once`, for one server \
+             `innodebt -h HOST --once` (or `check`)",
+        )
+    {
+        return code;
+    }
     let cfg = PollerConfig {
         interval: cli.options.interval,
         innodb_status_every: cli.options.innodb_status_interval,
@@ -123,19 +132,30 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
             Source::Direct(_) => None,
         });
         tasks.push(match source {
-            Source::Direct(opts) => poll::spawn_direct(
-                i,
-                opts,
-                cfg.clone(),
-                crate::mode::recovery_model(cli),
-                tx.clone(),
-            ),
+            Source::Direct(opts) => {
+                // One look answers as --once does: a verdict holds once a sample shows it.
+                let deriver = crate::mode::deriver(cli);
+                let deriver = if args.once {
+                    deriver.one_shot()
+                } else {
+                    deriver
+                };
+                poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone())
+            }
             Source::Agent(a) => {
                 poll::spawn_agent(i, a, cli.options.interval, args.timeout, tx.clone())
             }
         });
     }
-    let fleet = Fleet::new(rows, Utc::now());
+    let mut fleet = Fleet::new(rows, Utc::now());
+    if args.once {
+        // Long enough for a poll to time out, two samples and the verdicts' trend window.
+        let limit = args.timeout + crate::mode::once_watch_limit(cli.options.interval);
+        let mut rx = rx;
+        once::look(&mut fleet, &mut rx, limit).await;
+        tasks.iter().for_each(|t| t.abort());
+        return once::print(&fleet, args.format, limit);
+    }
     let wiring = Wiring {
         incoming: rx,
         tx,
@@ -320,7 +340,7 @@ fn open_dashboard(
     cli: &Cli,
 ) -> Open {
     let mut app = App::new(cli.options.interval, Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(crate::mode::recovery_model(cli)));
+    app.live = DataView::new(crate::mode::deriver(cli));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
     for ev in recent {

@@ -16,7 +16,6 @@ use crate::cli::ConnectOptions;
 use crate::openmetrics::parse;
 use crate::target::{Derived, Target, TargetSpec, connector, spawn_target};
 use innodebt_engine::derive::Deriver;
-use innodebt_engine::verdicts::RecoveryModel;
 use innodebt_poller::live::{PollerConfig, backoff};
 use innodebt_server::sample::SourceEvent;
 
@@ -28,12 +27,13 @@ pub enum Incoming {
     Event(usize, SourceEvent),
 }
 
-/// Polls one server directly; returns the task (abort it to stop).
+/// Polls one server directly; returns the task (abort it to stop). `deriver` judges its
+/// samples (one-shot for `fleet --once`, as `--once` judges).
 pub fn spawn_direct(
     index: usize,
     opts: ConnectOptions,
     mut cfg: PollerConfig,
-    recovery: RecoveryModel,
+    deriver: Deriver,
     tx: mpsc::Sender<Incoming>,
 ) -> JoinHandle<()> {
     cfg.label = opts.label();
@@ -47,7 +47,7 @@ pub fn spawn_direct(
             first: None,
             connect: connector(opts),
             cfg,
-            deriver: Some(Deriver::with_recovery(recovery)),
+            deriver: Some(deriver),
             events: 64,
             commands: 1,
             start_after: Duration::ZERO,

@@ -370,7 +370,7 @@ pub const FIGURES: &[Family<Figures>] = &[
         "innodebt_purge_lag_trx_numbers",
         "",
         "Transaction numbers purge is behind: SEIS Trx id counter minus Purge done for trx's n:o",
-        FigureId::PurgeLagTrx,
+        FigureId::PurgeLagTrxNumbers,
     ),
     figure(
         "innodebt_purge_records_per_second",

@@ -8,9 +8,11 @@
 //! A replay on screen holds a [`Recording`] (what it shows of the set, in memory) and reads
 //! only through its [`Loader`] ([`playhead`]), off the UI task.
 
+pub mod damage;
 pub mod open;
 pub mod playhead;
 pub mod recording;
+pub mod resolve;
 pub mod set;
 pub mod summary;
 pub mod window;
@@ -18,5 +20,6 @@ pub mod window;
 pub use open::{create_writer, open_replay, spawn_writer, temp_capture};
 pub use playhead::{Goto, Loader, Window, WindowRequest};
 pub use recording::Recording;
+pub use resolve::{Ends, resolve_range};
 pub use set::CaptureSet;
 pub use window::{CHART_SPAN_S, Cursor};

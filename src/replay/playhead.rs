@@ -47,6 +47,10 @@ pub struct Window {
     pub next_gap_s: Option<f64>,
     /// Capture seconds a step spent (0 for a seek).
     pub spent_s: f64,
+    /// What the reader has found wrong with the capture so far (a damaged section is found
+    /// when it is first read): [`Recording::damage`](super::Recording) and `end_note`.
+    pub damage: Option<String>,
+    pub note: Option<String>,
 }
 
 #[derive(Debug)]
@@ -113,6 +117,8 @@ impl Playhead {
             last_at,
             next_gap_s,
             spent_s,
+            damage: self.set.damage().map(|d| d.summary()),
+            note: self.set.note_details(),
         })
     }
 

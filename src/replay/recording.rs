@@ -26,8 +26,12 @@ struct FileStart {
 pub struct Recording {
     /// Reads the set; the app only hands it on to the runner.
     pub loader: Loader,
-    /// What the reader says about how the files ended ("truncated at byte 1234: …").
+    /// What the reader says about the files (damage and what it cost, how they ended: "…
+    /// is still open at byte 1234"), kept up to date as windows load.
     pub end_note: Option<String>,
+    /// What damage cost, when samples were lost to it ("damaged: 1m37s of 3m30s could be
+    /// read"): the header's DAMAGED badge.
+    pub damage: Option<String>,
     /// The file (or directory) name for the header.
     pub name: String,
     /// Notable moments folded into timeline marks, bookmarks each a mark of its own.
@@ -65,7 +69,8 @@ impl Recording {
             })
             .collect();
         let mut r = Recording {
-            end_note: set.note(),
+            end_note: set.note_details(),
+            damage: set.damage().map(|d| d.summary()),
             name: set.name().to_string(),
             groups: Vec::new(),
             bookmarks,

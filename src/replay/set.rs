@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+use super::damage::{Damage, Lost, Until};
 use super::summary::{
     self, BUCKET_SAMPLES, Checkpoint, Initial, SectionState, SectionSummary, StoredState,
     Summarizer,
 };
-use crate::cli::TimeSpec;
 use crate::view::moments::{Moment, MomentKind, peak_moment};
 use innodebt_capture::spill::Spill;
 use innodebt_capture::{CaptureIndex, End, FrameInfo, Note};
@@ -48,6 +48,7 @@ pub(crate) struct Section {
     /// Index of its first sample in the set, and its samples.
     pub first: u64,
     pub samples: u64,
+    pub first_at: Option<DateTime<Utc>>,
     pub last_at: Option<DateTime<Utc>>,
     state: StateLoc,
 }
@@ -85,12 +86,16 @@ pub struct CaptureSet {
     name: String,
     pub(crate) files: Vec<SetFile>,
     pub(crate) recovery: RecoveryModel,
+    /// `--sizing-span`: like `recovery`, the reader's, applied to every restored view.
+    pub(crate) sizing_span: std::time::Duration,
     spill: Spill,
     cache: VecDeque<((usize, usize), Arc<StoredState>)>,
     initials: VecDeque<(usize, Arc<Initial>)>,
     moments: Vec<Moment>,
     severity: Vec<(u64, Option<Severity>)>,
     notes: Vec<String>,
+    /// Stretches of samples lost to damage, in the order they were found.
+    lost: Vec<Lost>,
     peak: Option<(u64, DateTime<Utc>, u64)>,
     /// Bookmarks added during this replay (those in the files are in their indexes).
     added: Vec<Note>,
@@ -103,12 +108,16 @@ impl CaptureSet {
             name,
             files: Vec::new(),
             recovery,
+            sizing_span: std::time::Duration::from_secs_f64(
+                innodebt_engine::verdicts::sizing::DEFAULT_SPAN_S,
+            ),
             spill: Spill::default(),
             cache: VecDeque::new(),
             initials: VecDeque::new(),
             moments: Vec::new(),
             severity: Vec::new(),
             notes: Vec::new(),
+            lost: Vec::new(),
             peak: None,
             added: Vec::new(),
         }
@@ -128,6 +137,13 @@ impl CaptureSet {
         let mut set = CaptureSet::new(name.to_string(), recovery);
         set.add(index)?;
         Ok(set)
+    }
+
+    /// Judges sizing with the reader's `--sizing-span` (what was watched comes from the
+    /// capture, from its first sample).
+    pub fn with_sizing_span(mut self, span: std::time::Duration) -> Self {
+        self.sizing_span = span;
+        self
     }
 
     pub fn name(&self) -> &str {
@@ -166,14 +182,96 @@ impl CaptureSet {
         &self.severity
     }
 
-    /// What the reader found wrong or worth saying (cut files, damage, overlapping files).
+    /// What the reader found wrong or worth saying (cut files, damage, overlapping files),
+    /// as one line.
     pub fn note(&self) -> Option<String> {
-        (!self.notes.is_empty()).then(|| self.notes.join("; "))
+        let notes = self.notes();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 
-    /// The same, one entry each.
-    pub fn notes(&self) -> &[String] {
-        &self.notes
+    /// What the reader found wrong or worth saying, one item each: what damage cost first
+    /// (see [`damage`](Self::damage)), then the rest (cut files, overlapping files, what made
+    /// a triggered capture). Every reader of a capture reports these words.
+    pub fn notes(&self) -> Vec<String> {
+        let mut all = self
+            .damage()
+            .map(|d| d.lines(&self.name))
+            .unwrap_or_default();
+        all.extend(self.notes.iter().cloned());
+        all
+    }
+
+    /// [`note`](Self::note) without what damage cost in all (the dashboard shows that apart,
+    /// beside its DAMAGED badge): each lost stretch, then the rest.
+    pub fn note_details(&self) -> Option<String> {
+        let notes: Vec<String> = self
+            .lost
+            .iter()
+            .map(super::damage::Lost::words)
+            .chain(self.notes.iter().cloned())
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
+    }
+
+    /// What damage cost the samples read so far (a damaged section is found when it is
+    /// read: at open for those without a summary this build trusts, else when first shown).
+    pub fn damage(&self) -> Option<Damage<'_>> {
+        if self.lost.is_empty() {
+            return None;
+        }
+        let (first, last) = self.span().unwrap_or_else(|| {
+            let t = self.lost[0].after;
+            (t, t)
+        });
+        Some(Damage {
+            lost: &self.lost,
+            first,
+            last,
+        })
+    }
+
+    /// The times of the first and last samples read.
+    pub fn span(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        let sections = || self.files.iter().flat_map(|f| f.sections.iter());
+        let first = sections().find_map(|s| s.first_at.filter(|_| s.samples > 0))?;
+        let last = self
+            .files
+            .iter()
+            .rev()
+            .flat_map(|f| f.sections.iter().rev())
+            .filter(|s| s.samples > 0)
+            .find_map(|s| s.last_at)?;
+        Some((first, last))
+    }
+
+    /// Counts a stretch lost to damage, once per section however often it is read.
+    pub(crate) fn lose(&mut self, lost: Lost) {
+        if !self.lost.iter().any(|l| l.key == lost.key) {
+            self.lost.push(lost);
+        }
+    }
+
+    /// The last sample read before section `k` of file `f`, or when the file's recording
+    /// started.
+    pub(crate) fn read_before(&self, f: usize, k: usize) -> DateTime<Utc> {
+        let file = &self.files[f];
+        file.sections[..k.min(file.sections.len())]
+            .iter()
+            .rev()
+            .find_map(|s| s.last_at)
+            .unwrap_or(file.index.header().started_at)
+    }
+
+    /// The first time known after section `k` of file `f` (which damage cut short): the next
+    /// section's start, else the end mark.
+    pub(crate) fn known_after(&self, f: usize, k: usize) -> Until {
+        let index = &self.files[f].index;
+        match index.frames().get(k + 1) {
+            Some(next) => Until::Sample(next.first_at),
+            None => index
+                .trailer()
+                .map_or(Until::Unknown, |t| Until::EndMark(t.finished_at)),
+        }
     }
 
     pub fn push_note(&mut self, note: String) {
@@ -207,9 +305,15 @@ impl CaptureSet {
                 }
             },
         };
-        if let End::Truncated { reason, .. } = index.end() {
-            self.notes.push(reason.clone());
-        }
+        // Damage at the end of the scan is counted once the sections before it are read.
+        let end_lost = match index.end() {
+            End::Truncated { reason, .. } if index.end_damaged() => Some(reason.clone()),
+            End::Truncated { reason, .. } => {
+                self.notes.push(reason.clone());
+                None
+            }
+            End::Complete => None,
+        };
         // What made a triggered capture (`trigger::files`), or an import at a coarser
         // resolution with figures it lacks (`capture::prometheus`), in its header.
         self.notes.extend(
@@ -222,10 +326,6 @@ impl CaptureSet {
                 })
                 .cloned(),
         );
-        for g in index.gaps() {
-            self.notes
-                .push(format!("{}: {}", index.path().display(), g.what));
-        }
         if let Some(prev) = self.files.last()
             && let (Some(end), Some(start)) = (
                 prev.sections.last().and_then(|s| s.last_at),
@@ -253,12 +353,49 @@ impl CaptureSet {
         for k in 0..frames {
             self.add_section(f, k)?;
         }
+        self.lose_gaps(f, end_lost);
         if let Some(m) = peak_moment(self.peak) {
             self.moments.retain(|m| m.kind != MomentKind::HistoryPeak);
             self.moments.push(m);
         }
         self.moments.sort_by_key(|m| (m.sample, m.at));
         Ok(())
+    }
+
+    /// Counts what the scan of file `f` stepped over (damage between sections) and, when the
+    /// scan ended at damage, what followed it.
+    fn lose_gaps(&mut self, f: usize, end: Option<String>) {
+        let file = &self.files[f];
+        let index = &file.index;
+        let mut found = Vec::new();
+        for g in index.gaps() {
+            // The sections before the gap (by where they start) and the one it resumes at.
+            let before = index.frames().partition_point(|fr| fr.offset < g.at_byte);
+            let after = self.read_before(f, before);
+            let until = match index.frames().iter().find(|fr| fr.offset >= g.resumes_at) {
+                Some(next) => Until::Sample(next.first_at),
+                None => index
+                    .trailer()
+                    .map_or(Until::Unknown, |t| Until::EndMark(t.finished_at)),
+            };
+            found.push(Lost {
+                what: format!("{}: {}", index.path().display(), g.what),
+                after,
+                until,
+                key: (f, None),
+            });
+        }
+        if let Some(what) = end {
+            found.push(Lost {
+                what,
+                after: self.read_before(f, file.sections.len()),
+                until: Until::Unknown,
+                key: (f, None),
+            });
+        }
+        // Several gaps of one file are several stretches: only a section's own damage is
+        // counted once however often it is read.
+        self.lost.extend(found);
     }
 
     /// The derivation file `f` starts from: fresh, or the state a rotation carried over.
@@ -330,6 +467,7 @@ impl CaptureSet {
             frame: k,
             first,
             samples: summary.samples,
+            first_at: summary.first_at,
             last_at: summary.last_at,
             state,
         });
@@ -346,16 +484,30 @@ impl CaptureSet {
         let mut summarizer = Summarizer::resume(&checkpoint, engine)?;
         let file = &self.files[f];
         let frame_no = file.index.frames()[k].frame_no;
+        let mut damaged = None;
         match file.index.read_frame(k) {
             Ok(read) => {
                 read.events.iter().for_each(|e| summarizer.feed(e));
-                if let End::Truncated { reason, .. } = read.end {
-                    self.note_once(reason);
+                match read.end {
+                    End::Truncated { reason, .. } if read.damaged => damaged = Some(reason),
+                    End::Truncated { reason, .. } => self.note_once(reason),
+                    End::Complete => {}
                 }
             }
             Err(e) => self.note_once(e.to_string()),
         }
         let (state, summary) = summarizer.end_section(frame_no);
+        if let Some(what) = damaged {
+            // Sections before this one in the file are in place already (`add` goes in order).
+            let after = summary.last_at.unwrap_or_else(|| self.read_before(f, k));
+            let until = self.known_after(f, k);
+            self.lose(Lost {
+                what,
+                after,
+                until,
+                key: (f, Some(k)),
+            });
+        }
         Ok((summary, state))
     }
 
@@ -491,23 +643,6 @@ impl CaptureSet {
         let (f, k, r) = self.locate(pos)?;
         let state = self.state(f, k).ok()?;
         state.rows.get(usize::try_from(r).ok()?).map(|row| row.at)
-    }
-
-    /// A `--from/--to/--at` time (`HH:MM:SS` on the first sample's day, RFC 3339, or an
-    /// offset from the first sample) → the first sample at or after it.
-    pub fn index_of(&mut self, spec: TimeSpec) -> u64 {
-        let target = self.instant_of(spec);
-        self.index_at(target)
-    }
-
-    /// The instant a `--from/--to/--at` time names (see [`CaptureSet::index_of`]).
-    pub fn instant_of(&mut self, spec: TimeSpec) -> DateTime<Utc> {
-        let start = self.sample_time(0).unwrap_or_default();
-        match spec {
-            TimeSpec::Offset(d) => start + chrono::Duration::from_std(d).unwrap_or_default(),
-            TimeSpec::Instant(t) => t.with_timezone(&Utc),
-            TimeSpec::Clock(clock) => start.date_naive().and_time(clock).and_utc(),
-        }
     }
 
     /// Every bookmark, the files' and those added during this replay, in time order.

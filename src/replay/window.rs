@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use super::damage::{Lost, Until};
 use super::set::CaptureSet;
 use crate::view::{CHART_COLUMNS, Charts, DataView, SERIES_POINTS};
 use innodebt_capture::End;
@@ -193,8 +194,30 @@ impl CaptureSet {
             .index
             .read_frame_until(section.frame, samples.filter(|_| partial))
             .map_err(|e| e.to_string())?;
-        if let End::Truncated { reason, .. } = &read.end {
-            self.note_once(reason.clone());
+        match &read.end {
+            End::Truncated { reason, .. } if read.damaged => {
+                // Found only now (the scan trusted the section's summary): the samples after
+                // the last one decoded, up to the section's last by its summary, are lost.
+                let after = read
+                    .events
+                    .iter()
+                    .rev()
+                    .find(|e| matches!(e, SourceEvent::Sample(_)))
+                    .map(SourceEvent::at)
+                    .unwrap_or_else(|| self.read_before(f, k));
+                let until = match section.last_at {
+                    Some(t) if t > after => Until::SectionEnd(t),
+                    _ => self.known_after(f, k),
+                };
+                self.lose(Lost {
+                    what: reason.clone(),
+                    after,
+                    until,
+                    key: (f, Some(k)),
+                });
+            }
+            End::Truncated { reason, .. } => self.note_once(reason.clone()),
+            End::Complete => {}
         }
         Ok(Cursor {
             pos: first,
@@ -212,12 +235,15 @@ impl CaptureSet {
     /// The view at the start of section `k` of file `f`, with `charts`.
     fn start_view(&mut self, f: usize, k: usize, charts: Charts) -> Result<DataView, String> {
         let (checkpoint, engine) = self.start_state(f, k)?;
-        DataView::restore(checkpoint.view, self.recovery.clone(), engine, charts).map_err(|e| {
-            format!(
-                "{}: the state before section {k} does not fit its rows ({e})",
-                self.files[f].index.path().display()
-            )
-        })
+        let mut view = DataView::restore(checkpoint.view, self.recovery.clone(), engine, charts)
+            .map_err(|e| {
+                format!(
+                    "{}: the state before section {k} does not fit its rows ({e})",
+                    self.files[f].index.path().display()
+                )
+            })?;
+        view.deriver.set_sizing_span(self.sizing_span);
+        Ok(view)
     }
 
     /// The chart series as they stood before section `k` of file `f`: walks the stored rows

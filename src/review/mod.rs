@@ -10,7 +10,7 @@ pub mod text;
 pub mod timeline;
 
 use crate::cli::TimeSpec;
-use crate::replay::CaptureSet;
+use crate::replay::{CaptureSet, Ends};
 use crate::view::moments::MomentKind;
 use compare::Side;
 pub use compare::{Comparison, SideInfo};
@@ -20,6 +20,14 @@ use innodebt_server::sample::ServerInfo;
 pub use timeline::SideTimeline;
 use timeline::TimelineBuilder;
 
+/// The fewest samples a side of a comparison is ranked on. Each side is read as a median, a
+/// p95 and (the baseline) a spread, the interquartile range; by nearest rank a quartile of
+/// fewer than 10 samples lies within two samples of an end, so one or two odd samples (a
+/// stall, the edge of an event) would set the spread every shift is measured in, and the
+/// median of a handful is whichever sample happened to fall there. With 10, two samples
+/// beyond each quartile are outvoted (q25 and q75 are the 3rd and 8th values).
+pub const MIN_COMPARE_SAMPLES: u64 = 10;
+
 /// A window of a capture: sample indices `first..=last`.
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
@@ -28,13 +36,16 @@ pub struct Window {
 }
 
 impl Window {
-    /// `--from`/`--to` (either may be missing) → samples.
-    pub fn of(set: &mut CaptureSet, from: Option<TimeSpec>, to: Option<TimeSpec>) -> Window {
-        let first = from.map(|t| set.index_of(t)).unwrap_or(0);
-        let last = to
-            .map(|t| set.index_of(t))
-            .unwrap_or(set.len().saturating_sub(1));
-        Window { first, last }
+    /// `--from`/`--to` (either may be missing: the first and last samples) → samples, checked
+    /// as every command checks them ([`crate::replay::resolve_range`]).
+    pub fn resolve(
+        set: &mut CaptureSet,
+        from: Option<TimeSpec>,
+        to: Option<TimeSpec>,
+        ends: Ends<'_>,
+    ) -> Result<Window, String> {
+        let (first, last) = crate::replay::resolve_range(set, from, to, ends)?;
+        Ok(Window { first, last })
     }
 }
 
@@ -65,8 +76,9 @@ struct ReadSide {
     timeline: SideTimeline,
 }
 
-/// Reads one side: its figures through the index, its server, its runtime changes.
-fn read_side(set: &mut CaptureSet, w: Window) -> Result<ReadSide, String> {
+/// Reads one side (`what`: incident or baseline): its figures through the index, its server,
+/// its runtime changes. A side of fewer than [`MIN_COMPARE_SAMPLES`] is refused.
+fn read_side(set: &mut CaptureSet, w: Window, what: &str) -> Result<ReadSide, String> {
     if set.is_empty() {
         return Err(format!("{}: no samples to compare", set.name()));
     }
@@ -89,6 +101,9 @@ fn read_side(set: &mut CaptureSet, w: Window) -> Result<ReadSide, String> {
             "{}: no figures in that range (the capture holds no server description there)",
             set.name()
         ));
+    }
+    if side.samples < MIN_COMPARE_SAMPLES {
+        return Err(too_few(set, what, &side));
     }
     let server = server_at(set, w.last);
     let (from, to) = (side.from, side.to);
@@ -117,6 +132,43 @@ fn read_side(set: &mut CaptureSet, w: Window) -> Result<ReadSide, String> {
     })
 }
 
+/// `the incident window holds 1 sample (21:22:40): too few to compare …; widen it, e.g. …`.
+fn too_few(set: &CaptureSet, what: &str, side: &Side) -> String {
+    let clock = |t: Option<chrono::DateTime<chrono::Utc>>| {
+        t.map_or_else(|| "?".into(), |t| t.format("%H:%M:%S").to_string())
+    };
+    let held = match (side.from, side.to) {
+        (a, b) if a == b => clock(a),
+        (a, b) => format!("{} → {}", clock(a), clock(b)),
+    };
+    let n = side.samples;
+    let plural = if n == 1 { "" } else { "s" };
+    let why = format!(
+        "{what} window of {} holds {n} sample{plural} ({held}): too few to compare (each side \
+         needs at least {MIN_COMPARE_SAMPLES} for its median and spread to stand for it)",
+        set.name()
+    );
+    // Twice the minimum (at the capture's pace), from where this one starts or, near the
+    // end, up to the capture's end.
+    let wider = set.span().map(|(first, last)| {
+        let need = set.interval().max(chrono::Duration::seconds(1))
+            * i32::try_from(2 * MIN_COMPARE_SAMPLES).unwrap_or(20);
+        let from = side.from.unwrap_or(first).min(last - need).max(first);
+        let to = (from + need).min(last);
+        let offset = |t: chrono::DateTime<chrono::Utc>| {
+            crate::cli::compact_duration(u64::try_from((t - first).num_seconds()).unwrap_or(0))
+        };
+        format!("{}@+{}..+{}", set.name(), offset(from), offset(to))
+    });
+    match wider {
+        Some(w) if set.len() >= MIN_COMPARE_SAMPLES => format!("{why}; widen it, e.g. {w}"),
+        _ => format!(
+            "{why}; the whole capture holds {} sample(s): record for longer",
+            set.len()
+        ),
+    }
+}
+
 /// A comparison with each side's timeline: what the compare screen shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompareView {
@@ -142,8 +194,8 @@ pub fn compare_view(
     baseline: &mut CaptureSet,
     bw: Window,
 ) -> Result<CompareView, String> {
-    let inc = read_side(incident, iw)?;
-    let base = read_side(baseline, bw)?;
+    let inc = read_side(incident, iw, "the incident")?;
+    let base = read_side(baseline, bw, "the baseline")?;
     let (i_side, i_server, i_info) = (inc.side, inc.server, inc.info);
     let (b_side, b_server, b_info) = (base.side, base.server, base.info);
     let mut warnings = Vec::new();
@@ -151,9 +203,11 @@ pub fn compare_view(
         warnings.push(w);
     }
     for (set, what) in [(&*incident, "incident"), (&*baseline, "baseline")] {
-        if let Some(n) = set.note() {
-            warnings.push(format!("{what} capture: {n}"));
-        }
+        warnings.extend(
+            set.notes()
+                .into_iter()
+                .map(|n| format!("{what} capture: {n}")),
+        );
     }
     let (figures, verdicts) = compare::figure_diffs(&i_side, &b_side);
     let settings = compare::setting_diffs(i_server.as_ref(), b_server.as_ref());

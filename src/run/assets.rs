@@ -2,7 +2,6 @@
 //! completions and man pages, generated from the clap definitions so they cannot drift from
 //! the flags. The Debian package installs what these print.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -51,23 +50,20 @@ fn write_all(pages: &[manual::Page], dir: &Path) -> ExitCode {
             format!("{}: cannot create: {e}", dir.display()),
         );
     }
+    let mut written = String::new();
     for page in pages {
         let path = dir.join(format!("{}.1", page.name));
-        let written = manual::render(page).and_then(|text| std::fs::write(&path, text));
-        if let Err(e) = written {
+        if let Err(e) = manual::render(page).and_then(|text| std::fs::write(&path, text)) {
             return fail(EXIT_FAILURE, format!("{}: {e}", path.display()));
         }
-        println!("{}", path.display());
+        written.push_str(&format!("{}\n", path.display()));
     }
-    ExitCode::SUCCESS
+    crate::mode::emit(&written)
 }
 
 fn print(bytes: &[u8]) -> ExitCode {
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+    match crate::mode::to_stdout(|out| out.write_all(bytes)) {
         Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`| head`) is the reader's choice, not a failure worth a message.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(EXIT_FAILURE, format!("writing to standard output: {e}")),
+        Err(e) => fail(EXIT_FAILURE, e),
     }
 }

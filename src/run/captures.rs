@@ -10,7 +10,8 @@ use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, Recording, Replay};
 use crate::cli::{Cli, ExportFormat, TimeSpec};
-use crate::replay::CaptureSet;
+use crate::replay::{CaptureSet, Ends};
+use crate::review::Window;
 use innodebt_capture as capture;
 
 /// The demo: a real capture recorded by innodebt from MariaDB under write load, with a long
@@ -20,11 +21,7 @@ const DEMO: &[u8] = include_bytes!("../../demo/mariadb-10.11-blocker.idbt");
 /// A capture file, a directory of captures or a pt-stalk directory, through its index.
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
-}
-
-/// A `--from/--to/--at` time → a sample index.
-fn index_of(set: &mut CaptureSet, spec: TimeSpec) -> u64 {
-    set.index_of(spec)
+        .map(|s| s.with_sizing_span(cli.options.sizing_span))
 }
 
 pub(super) async fn main(
@@ -35,15 +32,25 @@ pub(super) async fn main(
     at: Option<TimeSpec>,
 ) -> ExitCode {
     match open(cli, path) {
-        Ok(set) => replay_set(cli, set, from, to, at).await,
+        Ok(set) => replay_set(cli, set, from, to, at, REPLAY_INSTEAD).await,
         Err(e) => fail(EXIT_CONFIG, e),
     }
 }
 
+/// What a replay without a terminal can do instead of its screen.
+const REPLAY_INSTEAD: &str = "for one moment use `replay FILE --once --at TIME` (text, or \
+     --format json), and for every sample `innodebt export FILE`";
+const DEMO_INSTEAD: &str = "for the demo's last moment use `innodebt --demo --once` (text, \
+     or --format json)";
+const WHAT_IF_INSTEAD: &str = "for the what-if summary give --format text (or json), and for \
+     one moment with it --once";
+
 pub(super) async fn demo(cli: &Cli) -> ExitCode {
     let name = "demo (MariaDB 10.11, purge blocked)";
-    match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli)) {
-        Ok(set) => replay_set(cli, set, None, None, None).await,
+    match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli))
+        .map(|s| s.with_sizing_span(cli.options.sizing_span))
+    {
+        Ok(set) => replay_set(cli, set, None, None, None, DEMO_INSTEAD).await,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -54,6 +61,7 @@ async fn replay_set(
     from: Option<TimeSpec>,
     to: Option<TimeSpec>,
     at: Option<TimeSpec>,
+    instead: &str,
 ) -> ExitCode {
     if set.is_empty() {
         let why = set.note().unwrap_or_default();
@@ -62,13 +70,18 @@ async fn replay_set(
             format!("{}: no samples to replay. {why}", set.name()),
         );
     }
+    let w = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+        Ok(w) => w,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     if cli.options.once {
-        let pos = at.map(|t| index_of(&mut set, t)).unwrap_or(set.len() - 1);
+        let pos = match at.map(|t| set.resolve(t, "--at")).transpose() {
+            Ok(pos) => pos.unwrap_or(set.len() - 1),
+            Err(e) => return fail(EXIT_CONFIG, e),
+        };
         return once_at(&mut set, pos, cli);
     }
-    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
-    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
-    show(cli, set, first, last).await
+    show_with(cli, set, w.first, w.last, None, instead).await
 }
 
 /// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
@@ -79,21 +92,21 @@ pub(super) async fn show_what_if(
     last: u64,
     report: innodebt_engine::verdicts::whatif::WhatIfReport,
 ) -> ExitCode {
-    show_with(cli, set, first, last, Some(report)).await
+    show_with(cli, set, first, last, Some(report), WHAT_IF_INSTEAD).await
 }
 
-/// The dashboard over a recording.
-async fn show(cli: &Cli, set: CaptureSet, first: u64, last: u64) -> ExitCode {
-    show_with(cli, set, first, last, None).await
-}
-
+/// The dashboard over a recording; `instead` says what works without a terminal.
 async fn show_with(
     cli: &Cli,
     mut set: CaptureSet,
     first: u64,
     last: u64,
     what_if: Option<innodebt_engine::verdicts::whatif::WhatIfReport>,
+    instead: &str,
 ) -> ExitCode {
+    if let Err(code) = crate::mode::need_terminal(instead) {
+        return code;
+    }
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
@@ -122,8 +135,7 @@ fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
         Ok((view, _)) => match view.latest {
             Some(f) => {
                 let notes = notes_in(set, pos, pos);
-                print_once(&f, &notes, None, cli.options.format);
-                ExitCode::SUCCESS
+                print_once(&f, &notes, &report_notes(set), None, cli.options.format)
             }
             None => fail(
                 EXIT_FAILURE,
@@ -177,8 +189,10 @@ pub(super) fn export(
     if set.is_empty() {
         return fail(EXIT_CONFIG, format!("{}: no samples to export", set.name()));
     }
-    let first = from.map(|t| index_of(&mut set, t)).unwrap_or(0);
-    let last = to.map(|t| index_of(&mut set, t)).unwrap_or(u64::MAX);
+    let (first, last) = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+        Ok(w) => (w.first, w.last),
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     let notes = notes_in(&mut set, first, last);
     let mut write = |out: &mut dyn std::io::Write| {
         let figures = set.figures(first, last);
@@ -198,29 +212,40 @@ pub(super) fn export(
             .open(out)
             .map_err(|e| format!("{}: cannot create: {e}", out.display()))
             .and_then(|f| {
-                write(&mut std::io::BufWriter::new(f))
-                    .map_err(|e| format!("{}: {e}", out.display()))
+                let name = out.display().to_string();
+                crate::mode::write_to(std::io::BufWriter::new(f), &name, |w| write(w).map(drop))
             }),
-        None => write(&mut std::io::stdout().lock()).map_err(|e| format!("writing: {e}")),
+        // A reader that stops early (`| head`) ends it quietly; a full disk does not.
+        None => crate::mode::to_stdout(|w| write(w).map(drop)),
     };
-    if let Some(n) = set.note() {
-        eprintln!("innodebt: note: {n}");
-    }
+    report_notes(&set);
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
 
+/// What the reader found wrong with the capture (damage and what it cost, cut files), on
+/// stderr, one line each: the words every reader of a capture prints. Returned for the JSON.
+pub(super) fn report_notes(set: &CaptureSet) -> Vec<String> {
+    let notes = set.notes();
+    for n in &notes {
+        eprintln!("innodebt: note: {}", crate::text::strip_controls(n));
+    }
+    notes
+}
+
 /// One recorded moment's figures, with the bookmarks riding on its sample (as `export`
-/// carries them) and, for `--what-if`, its report: JSON `notes` and `what_if`, or text lines.
+/// carries them), what the reader found wrong with the capture and, for `--what-if`, its
+/// report: JSON `notes`, `capture_notes` and `what_if`, or text lines.
 pub(super) fn print_once(
     f: &innodebt_engine::figures::Figures,
     notes: &[capture::Note],
+    capture_notes: &[String],
     what_if: Option<&innodebt_engine::verdicts::whatif::WhatIfReport>,
     format: crate::cli::OutputFormat,
-) {
-    if notes.is_empty() && what_if.is_none() {
+) -> ExitCode {
+    if notes.is_empty() && capture_notes.is_empty() && what_if.is_none() {
         return print_figures(f, format);
     }
     match format {
@@ -233,6 +258,12 @@ pub(super) fn print_once(
                         serde_json::to_value(notes).unwrap_or_default(),
                     );
                 }
+                if !capture_notes.is_empty() {
+                    o.insert(
+                        "capture_notes".into(),
+                        serde_json::to_value(capture_notes).unwrap_or_default(),
+                    );
+                }
                 if let Some(w) = what_if {
                     o.insert(
                         "what_if".into(),
@@ -240,7 +271,7 @@ pub(super) fn print_once(
                     );
                 }
             }
-            crate::mode::emit(&format!("{}\n", crate::output::json_of(&v)));
+            crate::mode::emit(&format!("{}\n", crate::output::json_of(&v)))
         }
         crate::cli::OutputFormat::Text => {
             let mut out = crate::output::text(f);
@@ -255,7 +286,7 @@ pub(super) fn print_once(
             if let Some(w) = what_if {
                 out.push_str(&crate::review::text::what_if(w));
             }
-            crate::mode::emit(&out);
+            crate::mode::emit(&out)
         }
     }
 }
@@ -278,6 +309,7 @@ pub(super) fn notes_in(
 }
 
 pub(super) fn calibrate(error_log: &Path) -> ExitCode {
+    use innodebt_engine::verdicts::recovery::{RateOrigin, RecoveryLog, RecoveryModel};
     let text = match std::fs::read(error_log) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
@@ -287,37 +319,98 @@ pub(super) fn calibrate(error_log: &Path) -> ExitCode {
             );
         }
     };
-    match innodebt_engine::verdicts::recovery::calibrate_from_error_log(&text) {
-        Ok(c) => {
-            println!(
-                "{} crash recovery: {} of redo (checkpoint LSN {} → {}) applied in {:.0} s{}",
-                c.server,
-                innodebt_engine::units::bytes(c.redo_bytes),
-                c.checkpoint_lsn,
-                c.end_lsn,
-                c.seconds,
-                c.pages
-                    .map(|p| format!(", {p} pages, {} batch(es)", c.batches))
-                    .unwrap_or_default(),
-            );
-            println!(
-                "redo apply rate: {}/s{} — use it with --recovery-rate {}",
-                innodebt_engine::units::bytes(c.rate_bytes_per_s as u64),
-                if c.coarse {
-                    " (a rough lower bound: the recovery took only a few seconds)"
-                } else {
-                    ""
-                },
-                c.rate_bytes_per_s as u64
-            );
-            println!(
-                "innodebt reads the same lines by itself at connect (the @@log_error file when it \
-                 runs on the database host; performance_schema.error_log on MySQL 8.0.22+) and \
-                 then says \"calibrated from this server's recovery of {}\" by its estimate",
-                c.started_at.format("%Y-%m-%d")
-            );
-            ExitCode::SUCCESS
+    let log = RecoveryLog::parsed(error_log.display().to_string(), &text);
+    let last = match &log.found {
+        Ok(c) => c,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    // The flavour's default, as at connect, from the version the log's start line gives.
+    let (default, series) = match last.version.as_deref() {
+        Some(v) => {
+            let flavor = innodebt_server::flavor::Flavor::detect(v, "", false);
+            (flavor.recovery_default(), flavor.series())
         }
-        Err(e) => fail(EXIT_CONFIG, format!("{}: {e}", error_log.display())),
+        None => (
+            innodebt_server::flavor::MYSQL_57_RECOVERY,
+            format!("{} of unknown version (no start line)", last.server),
+        ),
+    };
+    // The model's own choice and numbers: what innodebt says by its estimate.
+    let model = RecoveryModel::from_log(&log, &default, &series);
+    // Those passed over are newer than the one that calibrates.
+    let passed = model
+        .passed_over
+        .iter()
+        .map(|p| (&p.recovery, format!("passed over: {}", p.why)));
+    let used = model
+        .calibration
+        .iter()
+        .map(|e| (e, "calibrates".to_string()));
+    println!("crash recoveries in {}, newest first:", error_log.display());
+    for (e, said) in passed.chain(used) {
+        println!("  {} — {said}", evidence_words(e, &last.server));
     }
+    println!("estimate: {}", model.rate_source);
+    if model.origin != RateOrigin::Calibrated {
+        return fail(
+            EXIT_CONFIG,
+            format!(
+                "no rate for --recovery-rate: {}",
+                model.not_calibrated.as_deref().unwrap_or("not calibrated")
+            ),
+        );
+    }
+    println!(
+        "redo apply rate {:.1} MB/s after {:.2} s of start-up — --recovery-rate {} gives the \
+         rate (without the start-up)",
+        model.rate_bytes_per_s / 1e6,
+        model.startup_s,
+        model.rate_bytes_per_s as u64
+    );
+    println!(
+        "innodebt reads the same lines by itself at connect (the @@log_error file when it runs \
+         on the database host; performance_schema.error_log on MySQL 8.0.22+) and says the same \
+         by its estimate"
+    );
+    ExitCode::SUCCESS
+}
+
+/// One recovery's evidence on a line: "2026-11-21 20:37:20 MariaDB: 53.6 MB of redo (checkpoint
+/// LSN 572420596 → 626061190), at least 1603 pages, 1 batch(es); redo application 1 s by the
+/// log (0.00–2.00 s), restart 2 s by the log".
+fn evidence_words(e: &innodebt_engine::figures::RecoveryEvidence, server: &str) -> String {
+    let whole = e.timestamp_resolution_s >= 1.0;
+    let secs = |s: f64| {
+        if whole {
+            format!("{s:.0} s")
+        } else {
+            format!("{s:.2} s")
+        }
+    };
+    let pages = e
+        .pages_at_least
+        .map(|p| {
+            format!(
+                ", at least {p} pages (the most \"To recover: N pages\" said: it counts what is \
+                 left of a batch)"
+            )
+        })
+        .unwrap_or_default();
+    let restart = match (e.restart_host_s, e.restart_logged_s) {
+        (Some(h), _) => format!(", restart {h:.2} s by the host (process start to pid file)"),
+        (None, Some(l)) => format!(", restart {} by the log", secs(l)),
+        (None, None) => String::new(),
+    };
+    format!(
+        "{} {server}: {} of redo (checkpoint LSN {} → {}){pages}, {} batch(es); redo application \
+         {} by the log ({:.2}–{:.2} s){restart}",
+        e.started_at.format("%Y-%m-%d %H:%M:%S"),
+        innodebt_server::error_log::size_words(e.redo_bytes),
+        e.checkpoint_lsn,
+        e.end_lsn,
+        e.batches,
+        secs(e.logged_s),
+        e.redo_s.0,
+        e.redo_s.1,
+    )
 }

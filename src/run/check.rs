@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use crate::check::{self, Report, Thresholds};
 use crate::cli::{CheckArgs, Cli};
-use innodebt_engine::derive::Deriver;
+use crate::mode::fail;
+use innodebt_engine::figures::Severity;
 use innodebt_poller::connect;
 use innodebt_poller::live::Session;
 
@@ -14,13 +15,24 @@ pub(super) async fn main(cli: &Cli, args: &CheckArgs) -> ExitCode {
     let report = look(cli, args)
         .await
         .unwrap_or_else(|e| Report::unknown(&e));
-    crate::mode::emit(&report.render());
-    ExitCode::from(report.exit_code())
+    match crate::mode::write_stdout(&report.render()) {
+        Ok(()) => ExitCode::from(report.exit_code()),
+        // The status line did not reach the monitoring system: UNKNOWN, never a state.
+        Err(e) => fail(check::exit_code(Severity::Unknown), e),
+    }
 }
 
 async fn look(cli: &Cli, args: &CheckArgs) -> Result<Report, String> {
     // A bad expression is found before the server is asked anything.
     let thresholds = Thresholds::parse(args.warning.as_deref(), args.critical.as_deref())?;
+    // From Prometheus: no account on the server, the same judgement.
+    let from_prometheus = [&args.prometheus, &cli.prometheus]
+        .into_iter()
+        .find(|p| p.prometheus.is_some());
+    if let Some(p) = from_prometheus {
+        let figures = super::prometheus::look(cli, p).await?;
+        return Ok(check::judge(&figures, &thresholds));
+    }
     let resolved = cli.connect_options().map_err(|e| e.to_string())?;
     for w in &resolved.warnings {
         eprintln!("innodebt: warning: {w}");
@@ -31,7 +43,7 @@ async fn look(cli: &Cli, args: &CheckArgs) -> Result<Report, String> {
     let session = Session::open(conn, &cfg)
         .await
         .map_err(|e| format!("{}: {e}", opts.label()))?;
-    let deriver = Deriver::with_recovery(super::recovery_model(cli)).one_shot();
+    let deriver = crate::mode::deriver(cli).one_shot();
     let figures = super::live::look(session, deriver, &cfg).await?;
     Ok(check::judge(&figures, &thresholds))
 }

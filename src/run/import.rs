@@ -82,6 +82,7 @@ pub(super) async fn prometheus(source: &ImportSource) -> ExitCode {
             bearer_file: bearer_token_file.clone(),
             ca_file: ca_file.clone(),
         },
+        timeout: innodebt_capture::prometheus::api::REQUEST_TIMEOUT,
     };
     let tmp = match temp_beside(output) {
         Ok(t) => t,

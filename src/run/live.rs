@@ -18,6 +18,21 @@ use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 
 pub(super) async fn main(cli: Cli) -> ExitCode {
+    if !cli.options.once {
+        // Both before connecting (or prompting for a password): an existing capture is never
+        // overwritten, and a dashboard needs a terminal.
+        if let Some(path) = &cli.options.record
+            && std::fs::symlink_metadata(path).is_ok()
+        {
+            let e = innodebt_capture::CaptureError::Exists {
+                path: path.display().to_string(),
+            };
+            return fail(super::EXIT_CONFIG, e);
+        }
+        if let Err(code) = crate::mode::need_terminal(crate::mode::LIVE_INSTEAD) {
+            return code;
+        }
+    }
     let opts = match resolve(&cli) {
         Ok(o) => o,
         Err(code) => return code,
@@ -32,7 +47,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         Err(code) => return code,
     };
     if cli.options.once {
-        let deriver = Deriver::with_recovery(super::recovery_model(&cli)).one_shot();
+        let deriver = crate::mode::deriver(&cli).one_shot();
         return once(session, deriver, &cfg, cli.options.format).await;
     }
     // Recording starts before the screen takes over, so a bad path is a plain message.
@@ -45,7 +60,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     };
     let polling = spawn_poller(session, opts.clone(), cfg.clone());
     let mut app = App::new(cfg.interval, chrono::Utc::now());
-    app.live = DataView::new(Deriver::with_recovery(super::recovery_model(&cli)));
+    app.live = DataView::new(crate::mode::deriver(&cli));
     app.read_only = cli.options.read_only;
     app.recording = cli
         .options
@@ -109,10 +124,7 @@ async fn once(
     format: OutputFormat,
 ) -> ExitCode {
     match look(session, deriver, cfg).await {
-        Ok(figures) => {
-            print_figures(&figures, format);
-            ExitCode::SUCCESS
-        }
+        Ok(figures) => print_figures(&figures, format),
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
@@ -120,7 +132,7 @@ async fn once(
 /// One look (`--once`, `check`): two samples `--interval` apart, derived — and while the
 /// verdict is still `unknown` only for want of the history trend (purge is behind and one look
 /// cannot tell whether it keeps up), more samples, until the trend window is seen
-/// ([`once_watch_limit`]).
+/// ([`crate::mode::once_watch_limit`]).
 pub(super) async fn look(
     mut session: Session,
     mut deriver: Deriver,
@@ -132,7 +144,7 @@ pub(super) async fn look(
         info: session.info.clone(),
     });
     let label = session.info.label.clone();
-    let limit = once_watch_limit(cfg.interval);
+    let limit = crate::mode::once_watch_limit(cfg.interval);
     let mut figures = None;
     for n in 0u32.. {
         if n > 0 {
@@ -152,12 +164,6 @@ pub(super) async fn look(
     figures.ok_or_else(|| "no figures derived".to_string())
 }
 
-/// How long `--once` may watch: the verdicts' trend window plus two intervals of slack.
-pub(super) fn once_watch_limit(interval: std::time::Duration) -> std::time::Duration {
-    let trend = innodebt_engine::verdicts::Thresholds::default().trend_min_span_s;
-    std::time::Duration::from_secs_f64(trend) + interval * 2
-}
-
 /// The verdict waits for the history trend, and only for that: more samples will answer it.
 fn still_watching(f: &innodebt_engine::figures::Figures) -> bool {
     f.verdicts.iter().any(|v| {
@@ -167,7 +173,10 @@ fn still_watching(f: &innodebt_engine::figures::Figures) -> bool {
     })
 }
 
-pub(super) fn print_figures(figures: &innodebt_engine::figures::Figures, format: OutputFormat) {
+pub(super) fn print_figures(
+    figures: &innodebt_engine::figures::Figures,
+    format: OutputFormat,
+) -> ExitCode {
     match format {
         OutputFormat::Json => crate::mode::emit(&format!("{}\n", output::json(figures))),
         OutputFormat::Text => crate::mode::emit(&output::text(figures)),

@@ -8,6 +8,7 @@ mod captures;
 mod check;
 mod import;
 mod live;
+mod prometheus;
 mod record;
 mod report;
 mod review;
@@ -19,8 +20,24 @@ use crate::cli::{Cli, Command, ImportSource};
 pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, theme};
 
 pub async fn main(cli: Cli) -> ExitCode {
+    if let Some(message) = cli.unused_option() {
+        return match cli.command {
+            // A monitoring system reads 2 as CRITICAL: the check's usage errors are UNKNOWN,
+            // on its status line, as clap's are (`cli::usage_error_status`).
+            Some(Command::Check(_)) => {
+                let report =
+                    crate::check::Report::unknown(&format!("{message} (innodebt check --help)"));
+                if let Err(e) = crate::mode::write_stdout(&report.render()) {
+                    eprintln!("innodebt: {e}");
+                }
+                ExitCode::from(report.exit_code())
+            }
+            _ => fail(EXIT_CONFIG, message),
+        };
+    }
     match &cli.command {
         None if cli.options.demo => captures::demo(&cli).await,
+        None if cli.prometheus.prometheus.is_some() => prometheus::main(cli).await,
         None => live::main(cli).await,
         Some(Command::Record {
             file,

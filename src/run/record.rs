@@ -214,7 +214,7 @@ pub(super) async fn triggered(
         Ok(s) => s,
         Err(code) => return code,
     };
-    let mut deriver = innodebt_engine::derive::Deriver::with_recovery(super::recovery_model(cli));
+    let mut deriver = crate::mode::deriver(cli);
     let polling = spawn_poller(session, opts, cfg);
     let w = t.watch;
     eprintln!(

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::{CaptureRange, Cli, ReportFormat, TimeSpec};
-use crate::replay::CaptureSet;
+use crate::replay::{CaptureSet, Ends};
 use crate::report::{self, Capture, Collector, Report};
 use crate::review::{self, Window};
 use innodebt_engine::figures::VerdictKind;
@@ -31,7 +31,11 @@ fn tool() -> String {
 
 pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
     let model = super::recovery_model(cli);
-    let mut set = match crate::replay::open_replay(args.path, model.clone()) {
+    let open = |path: &Path| {
+        crate::replay::open_replay(path, model.clone())
+            .map(|s| s.with_sizing_span(cli.options.sizing_span))
+    };
+    let mut set = match open(args.path) {
         Ok(s) => s,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -51,17 +55,23 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
         }
     }
     if let Some(b) = args.baseline {
-        let mut base = match crate::replay::open_replay(&b.path, model.clone()) {
+        let mut base = match open(&b.path) {
             Ok(s) => s,
             Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
         };
-        let bw = Window::of(&mut base, b.from, b.to);
+        let bw = match Window::resolve(&mut base, b.from, b.to, Ends::RANGE) {
+            Ok(w) => w,
+            Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
+        };
         match review::compare(&mut set, w, &mut base, bw) {
             Ok(c) => report.comparison = Some(c),
             Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
         }
     }
-    for n in &report.skipped {
+    // What the reader found wrong, as every reader of a capture says it (the page lists it
+    // too, with a read that stopped early).
+    let said = super::captures::report_notes(&set);
+    for n in report.skipped.iter().filter(|n| !said.contains(n)) {
         eprintln!("innodebt: note: {}", crate::text::strip_controls(n));
     }
     let written = match args.format {
@@ -91,59 +101,33 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
     }
 }
 
-/// `--from`/`--to` → the samples `first..=last` of the window; an error naming the capture's
-/// span when no sample falls between them.
+/// `--from`/`--to` → the samples `first..=last` of the window, resolved as every command
+/// resolves them (a time outside the capture, or a range that ends before it starts, is an
+/// error naming what the capture holds); a window no sample falls in (between two samples)
+/// is an error too: the page would be about the sample after it.
 fn window(
     set: &mut CaptureSet,
     from: Option<TimeSpec>,
     to: Option<TimeSpec>,
 ) -> Result<(u64, u64), String> {
-    let n = set.len();
-    let times =
-        |set: &mut CaptureSet| Some((set.sample_time(0)?, set.sample_time(n.checked_sub(1)?)?));
-    let Some((start, end)) = times(set) else {
+    if set.is_empty() {
         let why = set.note().map(|n| format!(" ({n})")).unwrap_or_default();
         return Err(format!("{}: no samples to report on{why}", set.name()));
+    }
+    let w = Window::resolve(set, from, to, Ends::OPTIONS)?;
+    let (Some(to_spec), Some(first_at)) = (to, set.sample_time(w.first)) else {
+        return Ok((w.first, w.last));
     };
-    let from_t = from.map_or(start, |t| set.instant_of(t));
-    let to_t = to.map_or(end, |t| set.instant_of(t));
-    let span = || {
-        format!(
-            "the capture holds {} → {} UTC",
-            start.format("%Y-%m-%d %H:%M:%S"),
-            end.format("%Y-%m-%d %H:%M:%S")
-        )
-    };
-    if from.is_some() && to.is_some() && from_t > to_t {
-        return Err(format!(
-            "--from {} is after --to {}: give them in time order ({})",
-            when(from_t),
+    match set.target_of(to_spec) {
+        Some(to_t) if first_at > to_t => Err(format!(
+            "the window is empty: no sample falls between {} and --to {} ({}); give a wider \
+             window",
+            from.map_or("the first sample".to_string(), |f| format!("--from {f}")),
             when(to_t),
-            span()
-        ));
+            set.holds()
+        )),
+        _ => Ok((w.first, w.last)),
     }
-    let empty = || {
-        format!(
-            "the window is empty: --from/--to select no samples ({} → {} UTC): {}",
-            when(from_t),
-            when(to_t),
-            span()
-        )
-    };
-    if from_t > end || to_t < start || from_t > to_t {
-        return Err(empty());
-    }
-    // The samples are those `compare` and `export` take for the same --from/--to (the last
-    // one at or after --to); a window no sample falls in is empty.
-    let first = set.index_at(from_t);
-    if set.sample_time(first).is_none_or(|t| t > to_t) {
-        return Err(empty());
-    }
-    let w = Window::of(set, from, to);
-    if w.first > w.last {
-        return Err(empty());
-    }
-    Ok((w.first, w.last))
 }
 
 /// A time as the messages give it: to the millisecond where it has a fraction.
@@ -190,7 +174,7 @@ fn gather(set: &mut CaptureSet, path: &Path, first: u64, last: u64) -> Result<Re
         (Some(a), Some(b)) => Some((a, b)),
         _ => None,
     };
-    let mut notes = set.notes().to_vec();
+    let mut notes = set.notes();
     notes.extend(read_error);
     let capture = Capture {
         name: display_name(path),

@@ -8,11 +8,12 @@ use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::{CaptureRange, Cli, OutputFormat, TimeSpec};
 use crate::mode::emit;
 use crate::output;
-use crate::replay::CaptureSet;
+use crate::replay::{CaptureSet, Ends};
 use crate::review::{self, Window};
 
 fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
     crate::replay::open_replay(path, super::recovery_model(cli))
+        .map(|s| s.with_sizing_span(cli.options.sizing_span))
 }
 
 /// `compare INCIDENT BASELINE`: the report in `--format` (text or JSON); without one, on a
@@ -35,10 +36,10 @@ pub(super) async fn compare(
     let mut sides = Vec::new();
     for r in [incident, baseline] {
         match open(cli, &r.path) {
-            Ok(mut set) => {
-                let w = Window::of(&mut set, r.from, r.to);
-                sides.push((set, w));
-            }
+            Ok(mut set) => match Window::resolve(&mut set, r.from, r.to, Ends::RANGE) {
+                Ok(w) => sides.push((set, w)),
+                Err(e) => return fail(EXIT_CONFIG, format!("{}: {e}", range_words(r))),
+            },
             Err(e) => return fail(EXIT_CONFIG, e),
         }
     }
@@ -53,29 +54,40 @@ pub(super) async fn compare(
         };
     }
     match review::compare(&mut iset, iw, &mut bset, bw) {
-        Ok(c) => {
-            match format {
-                OutputFormat::Json => emit(&format!("{}\n", output::json_of(&c))),
-                OutputFormat::Text => {
-                    for w in &c.warnings {
-                        eprintln!("innodebt: warning: {w}");
-                    }
-                    // Capture names and audit labels are data: no terminal controls from them.
-                    let text: String = review::text::comparison(&c, top)
-                        .lines()
-                        .map(|l| crate::text::strip_controls(l) + "\n")
-                        .collect();
-                    emit(&text);
+        Ok(c) => match format {
+            OutputFormat::Json => emit(&format!("{}\n", output::json_of(&c))),
+            OutputFormat::Text => {
+                for w in &c.warnings {
+                    eprintln!("innodebt: warning: {w}");
                 }
+                // Capture names and audit labels are data: no terminal controls from them.
+                let text: String = review::text::comparison(&c, top)
+                    .lines()
+                    .map(|l| crate::text::strip_controls(l) + "\n")
+                    .collect();
+                emit(&text)
             }
-            ExitCode::SUCCESS
-        }
+        },
         Err(e) => fail(EXIT_CONFIG, e),
     }
 }
 
+/// `FILE@FROM..TO` as given (near enough), for messages about the range.
+fn range_words(r: &CaptureRange) -> String {
+    let end = |t: Option<TimeSpec>| t.map(|t| t.to_string()).unwrap_or_default();
+    if r.from.is_none() && r.to.is_none() {
+        return r.path.display().to_string();
+    }
+    format!("{}@{}..{}", r.path.display(), end(r.from), end(r.to))
+}
+
 /// The compare screen until `q`.
 async fn show(cli: &Cli, view: review::CompareView) -> ExitCode {
+    if let Err(code) =
+        crate::mode::need_terminal("for the report give --format text (or json), as a pipe gets it")
+    {
+        return code;
+    }
     let theme = match super::theme(cli) {
         Ok(t) => t,
         Err(code) => return code,
@@ -100,7 +112,14 @@ pub(super) async fn what_if(
         Ok(s) => s,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let w = Window::of(&mut set, from, to);
+    let w = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+        Ok(w) => w,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let pos = match at.map(|t| set.resolve(t, "--at")).transpose() {
+        Ok(pos) => pos.unwrap_or(set.len().saturating_sub(1)),
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
     let report = match review::what_if(&mut set, w, settings, super::recovery_model(cli)) {
         Ok(r) => r,
         Err(e) => return fail(EXIT_CONFIG, e),
@@ -108,17 +127,15 @@ pub(super) async fn what_if(
     let format = cli.options.format;
     if !cli.options.once && !summary_only {
         // The dashboard, with the what-if drawn on the checkpoint-age chart.
-        let last = to.map(|t| set.index_of(t)).unwrap_or(u64::MAX);
-        return super::captures::show_what_if(cli, set, w.first, last, report).await;
+        return super::captures::show_what_if(cli, set, w.first, w.last, report).await;
     }
     if !cli.options.once {
-        match format {
+        super::captures::report_notes(&set);
+        return match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),
             OutputFormat::Text => emit(&review::text::what_if(&report)),
-        }
-        return ExitCode::SUCCESS;
+        };
     }
-    let pos = at.map(|t| set.index_of(t)).unwrap_or(set.len() - 1);
     let figures = match set.view_at(pos, false) {
         Ok((view, _)) => view.latest,
         Err(e) => return fail(EXIT_FAILURE, e),
@@ -130,6 +147,6 @@ pub(super) async fn what_if(
         );
     };
     let notes = super::captures::notes_in(&mut set, pos, pos);
-    super::captures::print_once(&f, &notes, Some(&report), format);
-    ExitCode::SUCCESS
+    let capture_notes = super::captures::report_notes(&set);
+    super::captures::print_once(&f, &notes, &capture_notes, Some(&report), format)
 }

@@ -3,15 +3,14 @@
 //! an exit code when it fails), and the poller task with its reconnects.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::Cli;
+use innodebt_poller::connect;
 use innodebt_poller::connect::ConnectOptions;
-use innodebt_poller::connect::{self, ConnectError};
-use innodebt_poller::live::{ConnectFn, PollerCommand, PollerConfig, Session};
+use innodebt_poller::live::{PollerCommand, PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 
 pub(super) fn poller_config(cli: &Cli, opts: &ConnectOptions) -> PollerConfig {
@@ -50,44 +49,6 @@ pub(super) async fn first_session(
         .map_err(|e| fail(EXIT_FAILURE, format!("{}: {e}", opts.label())))
 }
 
-/// How the poller reconnects after losing the server. Its errors are what the DISCONNECTED
-/// badge shows, so the ones a DBA can act on lead with the cause and the fix.
-pub(super) fn connector(opts: ConnectOptions) -> ConnectFn {
-    let opts = Arc::new(opts);
-    Arc::new(move || {
-        let opts = Arc::clone(&opts);
-        Box::pin(async move {
-            connect::connect(&opts)
-                .await
-                .map_err(|e| reconnect_message(&e))
-        })
-    })
-}
-
-/// A reconnect failure in the words of someone who was connected a moment ago; the cause and
-/// the fix come first, in the 80 columns the header gives an error.
-fn reconnect_message(e: &ConnectError) -> String {
-    match e {
-        // It worked at start-up, so the account changed under us.
-        ConnectError::AccessDenied { .. } => format!(
-            "access denied — password changed? Restart innodebt with the new one (-p); \
-             retrying meanwhile. {e}"
-        ),
-        ConnectError::TooManyConnections { server_message, .. } => {
-            let (whose, limit) = if server_message.contains("max_user_connections") {
-                (" for this account", "max_user_connections")
-            } else {
-                ("", "max_connections")
-            };
-            format!(
-                "too many connections{whose} ({limit} reached): close idle sessions or raise \
-                 it; retrying until one is free. Server said: {server_message}"
-            )
-        }
-        _ => e.to_string(),
-    }
-}
-
 /// The poller task plus the app's ends of its channels.
 pub(super) struct Polling {
     pub events: mpsc::Receiver<SourceEvent>,
@@ -98,7 +59,7 @@ pub(super) struct Polling {
 pub(super) fn spawn_poller(session: Session, opts: ConnectOptions, cfg: PollerConfig) -> Polling {
     let target = crate::target::spawn_target(crate::target::TargetSpec {
         first: Some(session),
-        connect: connector(opts),
+        connect: crate::target::connector(opts),
         cfg,
         // The app derives: its view is rebuilt the same way from a capture in a replay.
         deriver: None,
@@ -110,53 +71,5 @@ pub(super) fn spawn_poller(session: Session, opts: ConnectOptions, cfg: PollerCo
         events: target.feed.into_events(),
         commands: target.commands,
         task: target.poller,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reconnect_failures_lead_with_the_cause_and_the_fix() {
-        let denied = ConnectError::AccessDenied {
-            target: "db1:3306".into(),
-            user: "monitor".into(),
-            using_password: true,
-            plain_tcp: false,
-            server_message: "Access denied for user 'monitor'@'10.0.0.2'".into(),
-        };
-        let m = reconnect_message(&denied);
-        assert!(
-            m.starts_with(
-                "access denied — password changed? Restart innodebt with the new one (-p)"
-            ),
-            "{m}"
-        );
-        let full = ConnectError::TooManyConnections {
-            target: "db1:3306".into(),
-            server_message: "Too many connections".into(),
-        };
-        let m = reconnect_message(&full);
-        assert!(
-            m.starts_with("too many connections (max_connections reached): close idle sessions"),
-            "{m}"
-        );
-        let per_user = ConnectError::TooManyConnections {
-            target: "db1:3306".into(),
-            server_message:
-                "User monitor already has more than 'max_user_connections' active connections"
-                    .into(),
-        };
-        assert!(
-            reconnect_message(&per_user).starts_with(
-                "too many connections for this account (max_user_connections reached)"
-            )
-        );
-        let refused = ConnectError::Refused {
-            target: "db1:3306".into(),
-            port: 3306,
-        };
-        assert_eq!(reconnect_message(&refused), refused.to_string());
     }
 }

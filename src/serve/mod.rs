@@ -71,7 +71,8 @@ struct Server {
     /// innodebt's own connection: credentials for unknown targets.
     own: ConnectOptions,
     poller: PollerConfig,
-    recovery: innodebt_engine::verdicts::RecoveryModel,
+    /// Each target's deriver, fresh: `--recovery-rate` and `--sizing-span`.
+    deriver: innodebt_engine::derive::Deriver,
     scrape_timeout: Duration,
     budget: Option<Arc<Budget>>,
     /// The flight recorder's writer, with `--record-dir`.
@@ -151,7 +152,7 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
         dynamic: Mutex::new(HashMap::new()),
         own: own.clone(),
         poller,
-        recovery: crate::mode::recovery_model(cli),
+        deriver: crate::mode::deriver(cli),
         scrape_timeout: args.scrape_timeout,
         budget,
         recorders,
@@ -334,7 +335,7 @@ impl Server {
             name,
             opts,
             (self.poller.clone(), phase),
-            self.recovery.clone(),
+            self.deriver.clone(),
             recording,
             incidents,
         )

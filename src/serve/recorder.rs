@@ -36,9 +36,9 @@ pub use innodebt_capture::budget::{Budget, EXTENSION, Segment, segments, started
 const QUEUE: usize = 4096;
 /// A 4 KiB zstd window per open file, not a capture's 2 MiB (~8 MB): serve keeps one file
 /// open per target, a thousand of them at fleet scale, and the stream's workspace grows with
-/// the window (level 9: 66 KB at 4 KiB, 185 KB at 16 KiB; `ZSTD_estimateCStreamSize`). A
-/// sample is about 2 KiB of JSON and most like the one before it, which the window still
-/// reaches: 38 samples of a live MariaDB took 118 bytes each at 4 KiB, 115 at 16 KiB.
+/// the window. A sample is about 2 KiB of JSON and most like the one before it, which the
+/// window still reaches, so a wider one barely compresses better (BENCHMARKS.md, serve's
+/// design choices).
 const WINDOW_LOG: u32 = 12;
 /// How often the sync thread makes the files written since its last round durable. The
 /// writer never waits on the disk: one `fdatasync` per file and second from the writer thread

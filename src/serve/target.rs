@@ -21,7 +21,7 @@ use crate::target::{Derived, DerivedEvents, TargetSpec, connector, spawn_target}
 use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::Figures;
 use innodebt_engine::metrics::counters::Counters;
-use innodebt_engine::verdicts::{RecoveryModel, fresh};
+use innodebt_engine::verdicts::fresh;
 use innodebt_poller::live::{PollerCommand, PollerConfig};
 use innodebt_server::sample::SourceEvent;
 
@@ -54,7 +54,7 @@ thread_local! {
         std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
     // An event's JSON and its compressed form, written into buffers kept per thread: made
     // afresh they were several large allocations per sample of every target, each one
-    // sweeping glibc's fast bins (`malloc_consolidate`, 4 % of serve's CPU at 1,000 targets).
+    // sweeping glibc's fast bins (`malloc_consolidate`; BENCHMARKS.md, serve's design choices).
     static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>)> =
         const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
@@ -186,7 +186,7 @@ impl Target {
         name: &str,
         opts: ConnectOptions,
         (mut cfg, phase): (PollerConfig, Duration),
-        recovery: RecoveryModel,
+        deriver: Deriver,
         recorder: Option<Feed>,
         incidents: Option<SharedIncidents>,
     ) -> Arc<Target> {
@@ -197,7 +197,7 @@ impl Target {
             first: None,
             connect: connector(opts),
             cfg,
-            deriver: Some(Deriver::with_recovery(recovery)),
+            deriver: Some(deriver),
             events: 256,
             commands: 4,
             start_after: phase,

@@ -164,25 +164,45 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]));
     }
     if let Some(sz) = &f.sizing {
-        items.push(Item::new(vec![
-            Span::styled("peak ", dim),
-            Span::styled(units::bytes(sz.peak_checkpoint_age_bytes), text),
-            Span::styled(
-                sz.peak_pct_of_async
-                    .map(|p| format!(" ({p:.0}% of {async_short})"))
-                    .unwrap_or_default(),
-                dim,
-            ),
-            Span::styled(" · advise ", dim),
-            Span::styled(sanitize(&sz.setting, 80), text),
-            Span::styled(
-                format!(
-                    " (worst recovery {})",
-                    units::duration(sz.worst_case_recovery_s_at_advised as u64)
+        // The span the peak is from, as the advice states it: a shrink waits for it to cover
+        // the workload's cycle. Two items, so a narrow panel wraps between them.
+        let span = if sz.span_s > 0.0 {
+            format!(" over {}", units::span(sz.span_s))
+        } else {
+            " in one sample".to_string()
+        };
+        items.push(
+            Item::new(vec![
+                Span::styled("peak ", dim),
+                Span::styled(units::bytes(sz.peak_checkpoint_age_bytes), text),
+                Span::styled(
+                    sz.peak_pct_of_async
+                        .map(|p| format!(" ({p:.0}% of {async_short})"))
+                        .unwrap_or_default(),
+                    dim,
                 ),
+                Span::styled(span, dim),
+            ])
+            .on_own_line(),
+        );
+        items.push(Item::new(if sz.shrink_withheld {
+            vec![Span::styled(
+                format!("advice to shrink needs {}", units::span(sz.span_needed_s)),
                 dim,
-            ),
-        ]));
+            )]
+        } else {
+            vec![
+                Span::styled("advise ", dim),
+                Span::styled(sanitize(&sz.setting, 80), text),
+                Span::styled(
+                    format!(
+                        " (worst recovery {})",
+                        units::duration(sz.worst_case_recovery_s_at_advised as u64)
+                    ),
+                    dim,
+                ),
+            ]
+        }));
         if let Some(h) = sz.hour_of_writes_bytes {
             items.push(Item::new(vec![
                 Span::styled("naive 1 h of redo writes ", dim),

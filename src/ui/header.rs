@@ -1,6 +1,6 @@
 //! The header bar: where we are connected, what the server is, and how fresh the data is —
-//! with badges (WAITING, STALE, DISCONNECTED, FROZEN, REC, READ-ONLY) that never rely on
-//! colour alone. When the bar is too narrow, the least useful parts go first.
+//! with badges (WAITING, STALE, DISCONNECTED, FROZEN, REC, READ-ONLY; REPLAY and DAMAGED
+//! over a capture) that never rely on colour alone. When the bar is too narrow, the least useful parts go first.
 
 use std::time::Duration;
 
@@ -116,6 +116,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut badges: Vec<Span<'static>> = Vec::new();
     if let Some(r) = &app.replay {
         badges.push(Span::styled(" REPLAY ", badge(ThemeItem::BadgeFrozen)));
+        // Samples lost to damage: a badge, which the fitter never drops (the words follow).
+        if r.recording.damage.is_some() {
+            badges.push(Span::styled(
+                " DAMAGED ",
+                badge(ThemeItem::BadgeDisconnected),
+            ));
+        }
         let name = truncate(&sanitize(&r.recording.name, 200), 40);
         let mut spans = vec![Span::styled(name, text)];
         if let Some(t) = r.now() {
@@ -132,6 +139,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             spans.push(Span::styled(
                 format!(" · {}{repeats}", truncate(&sanitize(&m.label, 200), 60)),
                 theme.style(ThemeItem::TimelineMarker).patch(bg),
+            ));
+        }
+        // What damage cost first, in full; the reader's other words after it, cut.
+        if let Some(d) = &r.recording.damage {
+            spans.push(Span::styled(
+                format!(" · {}", sanitize(d, 120)),
+                bg.patch(theme.style(ThemeItem::Warning)),
             ));
         }
         if let Some(note) = &r.recording.end_note {

@@ -315,9 +315,9 @@ mod tests {
         snapshot("render_history_held_by_read_view_40x7", &text);
     }
 
-    /// Issue 25's sysbench case: 50 sessions each holding an open write, history past 10,000,
-    /// the verdict `history_held_by_open_writes` naming thread 6028 — the panel names it too
-    /// (it said "no blocker").
+    /// A sysbench case: 50 sessions each holding an open write, history past 10,000, the
+    /// verdict `history_held_by_open_writes` naming thread 6028 — the panel must name it too,
+    /// not say "no blocker".
     #[test]
     fn the_panel_names_the_open_writes_the_verdict_names() {
         let mut f = history(Some(HeldBy::OpenWrites {

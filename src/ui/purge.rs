@@ -156,7 +156,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             FigureId::PurgeRecords,
             FigureId::PurgeUndoPages,
             FigureId::PurgeState,
-            FigureId::PurgeLagTrx,
+            FigureId::PurgeLagTrxNumbers,
             FigureId::PurgeLagSeconds,
         ],
         "rates, state, lag",

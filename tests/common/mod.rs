@@ -17,6 +17,7 @@
 //!
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
 //!
+//! - [`damage`]: a copy of the demo capture with random bytes written over its middle.
 //! - [`feed`]: synthetic source events of a recorded server (replay and soak).
 //! - [`laps`]: the demo's real samples lap after lap (the replay and import benchmarks);
 //!   [`promdata`]: them as mysqld_exporter series in a Prometheus TSDB.
@@ -31,6 +32,7 @@ pub mod accounts;
 pub mod builders;
 pub mod certs;
 pub mod container;
+pub mod damage;
 pub mod dolphie;
 pub mod export;
 pub mod feed;

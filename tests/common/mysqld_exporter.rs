@@ -3,6 +3,8 @@
 //! serve-at-scale bench run it.
 
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::PrivateServer;
 
@@ -37,4 +39,66 @@ pub fn write_cnf(dir: &Path, server: &PrivateServer) -> PathBuf {
     )
     .expect("write exporter.cnf");
     cnf
+}
+
+/// Debian's mysqld_exporter against `server`, with the InnoDB collectors on.
+pub struct Exporter {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Exporter {
+    pub async fn start(server: &PrivateServer) -> Exporter {
+        let bin = bin();
+        create_account(server).await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cnf = write_cnf(dir.path(), server);
+        let port = super::serve::free_port();
+        let log = std::fs::File::create(dir.path().join("exporter.log")).expect("log");
+        let child = Command::new(bin)
+            .arg(format!("--config.my-cnf={}", cnf.display()))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .args([
+                "--collect.global_status",
+                "--collect.global_variables",
+                "--collect.info_schema.innodb_metrics",
+                "--collect.engine_innodb_status",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start mysqld_exporter");
+        let e = Exporter {
+            child,
+            port,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            let r = std::net::TcpStream::connect(("127.0.0.1", port))
+                .ok()
+                .map(|_| super::serve::http_get(e.addr().parse().expect("addr"), "/metrics", &[]));
+            if r.is_some_and(|r| r.body.contains("mysql_up 1")) {
+                return e;
+            }
+            super::wait::hold(Duration::from_millis(200), "between probes of the exporter");
+        }
+        panic!(
+            "mysqld_exporter did not report mysql_up 1: {}",
+            std::fs::read_to_string(e._dir.path().join("exporter.log")).unwrap_or_default()
+        );
+    }
+
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -943,3 +943,44 @@ fn notes_round_trip_live_and_added_later() {
             .unwrap_err();
     assert!(e.to_string().contains("has no end mark"), "{e}");
 }
+
+/// Damage that lands on a block header (a reserved block type) costs the rest of its section,
+/// not all of it: the records in the blocks before it are read.
+#[test]
+fn a_damaged_block_header_keeps_the_blocks_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.idbt");
+    let events = session(40, false);
+    write(&path, &events, small_frames(), true);
+    let good = std::fs::read(&path).unwrap();
+    let idx = CaptureIndex::open(&path).unwrap();
+    let f = idx.frames()[1].clone();
+    let (lo, hi) = (f.data_offset as usize, f.end as usize);
+    let layout = format::frame_layout(&good[lo..hi]).unwrap();
+    assert!(layout.block_ends.len() >= 4, "{layout:?}");
+    // The third block's header: block type 3 (reserved).
+    let at = lo + layout.block_ends[1];
+    let mut bad = good.clone();
+    bad[at] |= 0b110;
+    let cap = from_bytes(&bad, &path).unwrap();
+    let End::Truncated { at_byte, reason } = &cap.end else {
+        panic!("damage not reported");
+    };
+    assert_eq!(*at_byte as usize, at, "{reason}");
+    assert!(reason.contains("reserved block type"), "{reason}");
+    // The writer ends a block with every record: the section's first records are read.
+    let n = cap.events.len();
+    assert!(
+        n > f.first_record as usize,
+        "{n} events, section from {}",
+        f.first_record
+    );
+    assert_eq!(cap.events[..], events[..n]);
+    // The index reads them too.
+    let bad_path = dir.path().join("bad.idbt");
+    std::fs::write(&bad_path, &bad).unwrap();
+    let idx = CaptureIndex::open(&bad_path).unwrap();
+    let read = idx.read_frame(1).unwrap();
+    assert!(read.damaged);
+    assert_eq!(read.events[..], events[f.first_record as usize..n]);
+}

@@ -444,6 +444,7 @@ fn options_and_defaults() {
     assert_eq!(o.query_timeout, Duration::from_secs(5));
     assert_eq!(o.theme, "dark");
     assert_eq!(o.recovery_rate, None);
+    assert_eq!(o.sizing_span, Duration::from_secs(86_400));
 
     let cli = parse(&[
         "--once",
@@ -466,6 +467,8 @@ fn options_and_defaults() {
         "--read-only",
         "--recovery-rate",
         "12MB/s",
+        "--sizing-span",
+        "7d",
         "--demo",
     ]);
     let o = &cli.options;
@@ -482,6 +485,14 @@ fn options_and_defaults() {
     assert_eq!(o.record.as_deref(), Some(Path::new("out.idbt")));
     // bytesize's rules: MB is 1000², MiB 1024²; a bare M is 1024², as in MySQL.
     assert_eq!(o.recovery_rate, Some(12_000_000));
+    assert_eq!(o.sizing_span, Duration::from_secs(7 * 86_400));
+    // A global flag, after a subcommand too; humantime like every other duration.
+    assert_eq!(
+        parse(&["replay", "x.idbt", "--sizing-span", "2h30m"])
+            .options
+            .sizing_span,
+        Duration::from_secs(9_000)
+    );
     assert_eq!(
         parse(&["--recovery-rate", "10M"]).options.recovery_rate,
         Some(10 << 20)
@@ -795,4 +806,226 @@ fn no_color_flag_and_env() {
     assert!(no_color(false, Some(OsStr::new("1"))));
     assert!(!no_color(false, Some(OsStr::new(""))));
     assert!(!no_color(false, None));
+}
+
+// ---------------------------------------------------------------------------
+// The real binary: options that would do nothing, standard output, no terminal
+// ---------------------------------------------------------------------------
+
+fn demo_capture() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("demo/mariadb-10.11-blocker.idbt")
+        .display()
+        .to_string()
+}
+
+/// `innodebt ARGS` with no option files, stdin from /dev/null.
+fn innodebt(args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(crate::common::innodebt_bin());
+    cmd.arg("--no-defaults")
+        .args(args)
+        .stdin(std::process::Stdio::null());
+    cmd
+}
+
+/// The command in a session of its own: no controlling terminal (as under cron or
+/// `ssh host innodebt`), so /dev/tty cannot be opened.
+fn without_controlling_terminal(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: setsid is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
+    cmd
+}
+
+/// A reader that stops early (`| head -1`) ends the export quietly: exit 0, nothing on
+/// stderr. The JSON Lines of the demo are about 1 MB, far more than a pipe holds, so the
+/// export is still writing when the pipe closes.
+#[test]
+fn a_reader_that_goes_away_ends_the_export_quietly() {
+    use std::io::BufRead as _;
+    let mut child = innodebt(&["export", &demo_capture(), "--format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start innodebt export");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut first = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("read the first line");
+    assert!(first.starts_with('{'), "{first}");
+    // The reader goes away (BufReader and pipe dropped above).
+    let out = child.wait_with_output().expect("innodebt export ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "nothing on stderr: {stderr}");
+}
+
+/// A full disk is not a closed pipe: every headless writer fails with exit 1 and a message
+/// naming standard output (`--once` used to exit 0 with nothing written).
+#[test]
+fn a_full_disk_fails_naming_standard_output() {
+    let demo = demo_capture();
+    for args in [
+        &["export", &demo][..],
+        &["export", &demo, "--format", "json"],
+        &["--demo", "--once"],
+        &["--demo", "--once", "--format", "json"],
+        &["replay", &demo, "--once", "--format", "json"],
+        &["compare", &demo, &demo, "--format", "text"],
+        &["man"],
+        &["completions", "bash"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = innodebt(args).stdout(full).output().expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("writing to standard output") && stderr.contains("No space left"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // The same for `-o FILE`, named by its path.
+    let out = innodebt(&["export", &demo, "-o", "/dev/full"])
+        .output()
+        .expect("run innodebt");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("writing to /dev/full"), "{stderr}");
+}
+
+/// An option its mode would ignore is refused before anything runs: clap's usage exit code,
+/// the option named and what to do instead.
+#[test]
+fn options_that_would_do_nothing_are_refused() {
+    let demo = demo_capture();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("never.idbt").display().to_string();
+    for (args, option, instead) in [
+        (
+            &["--once", "--record", &record][..],
+            "--record",
+            "innodebt record FILE",
+        ),
+        (&["--format", "json"], "--format json", "--once"),
+        (&["--demo", "replay", &demo], "--demo", "drop --demo"),
+        (&["--demo", "export", &demo], "--demo", "drop --demo"),
+        (&["--record", &record, "replay", &demo], "--record", "drop"),
+        (
+            &["--record", &record, "compare", &demo, &demo],
+            "--record",
+            "drop",
+        ),
+        (&["--once", "export", &demo], "--once", "drop --once"),
+        (
+            &["--format", "json", "export", &demo],
+            "--format",
+            "export FILE --format json",
+        ),
+        (
+            &["replay", &demo, "--format", "json"],
+            "--format json",
+            "--once",
+        ),
+        (&["--demo", "serve"], "--demo", "drop --demo"),
+        (
+            &["--record-queries", "--once"],
+            "--record-queries",
+            "--record FILE",
+        ),
+    ] {
+        let out = innodebt(args)
+            .stdout(std::process::Stdio::piped())
+            .output()
+            .expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(option) && stderr.contains(instead),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(!Path::new(&record).exists(), "nothing recorded");
+    // `check` keeps the monitoring-plugin contract: UNKNOWN on its status line, exit 3.
+    let out = innodebt(&["--once", "check"]).output().expect("run check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.starts_with("INNODEBT UNKNOWN: ") && stdout.contains("--once"),
+        "{stdout}"
+    );
+}
+
+/// No terminal (no controlling terminal, stdin from /dev/null, output to a pipe): the screens
+/// say what works instead — `--once`, `ssh -t` — not an OS error, and the dashboard says so
+/// before it connects (nothing listens on the port given: the answer would be exit 10).
+#[test]
+fn no_terminal_names_once_and_ssh_t() {
+    let demo = demo_capture();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+        .to_string();
+    for args in [
+        &["--demo"][..],
+        &["replay", &demo],
+        &["replay", &demo, "--what-if", "innodb_log_file_size=1G"],
+        &["-h", "127.0.0.1", "-P", &port, "-u", "root"],
+        &["fleet", "-h", "127.0.0.1", "-P", &port],
+    ] {
+        let out = without_controlling_terminal(&mut innodebt(args))
+            .output()
+            .expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("no terminal") && stderr.contains("ssh -t"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    for args in [&["--demo"][..], &["-h", "127.0.0.1", "-P", &port]] {
+        let out = without_controlling_terminal(&mut innodebt(args))
+            .output()
+            .expect("run innodebt");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--once"), "{args:?}: {stderr}");
+    }
+
+    // Output to a terminal that is not ours, keys from nowhere: still no screen (raw mode
+    // would fail with ENXIO on /dev/tty).
+    for (args, instead) in [
+        (&["--demo"][..], "--once"),
+        (&["compare", &demo, &demo], "--format text"),
+    ] {
+        let pty = nix::pty::openpty(None, None).expect("openpty");
+        let out = without_controlling_terminal(&mut innodebt(args))
+            .stdout(std::fs::File::from(pty.slave))
+            .output()
+            .expect("run innodebt");
+        drop(pty.master);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("standard input is not a terminal")
+                && stderr.contains(instead)
+                && stderr.contains("ssh -t")
+                && !stderr.contains("os error"),
+            "{args:?}: {stderr}"
+        );
+    }
 }

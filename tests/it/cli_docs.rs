@@ -170,7 +170,7 @@ fn help_man_pages_and_the_doc_name_the_same_flags() {
     assert!(unknown.is_empty(), "{}", unknown.join("\n"));
 }
 
-/// The list: these were in --help only.
+/// Flags easy to leave in --help alone: each is in docs/cli.md and in its man page.
 #[test]
 fn the_flags_that_were_in_help_only_are_documented() {
     let doc = doc();

@@ -185,7 +185,7 @@ fn the_issues_examples_parse() {
     assert_eq!(cli.connection.user.as_deref(), Some("m"));
     assert!(cli.connection.password_prompt);
 
-    // Durations and sizes as the issue writes them.
+    // Durations and sizes as a DBA writes them.
     let cli = parse_args([
         "innodebt",
         "serve",

@@ -46,8 +46,8 @@ const EXCEPTIONS: &[(&str, i64, &str)] = &[(
      (enc009) matches exactly.",
 )];
 
-/// Every value a server computed itself in the corpus, by file and name: the 42 of the README
-/// ("What is verified where"). The test finds exactly these — a value the parser loses, a file
+/// Every value a server computed itself in the corpus, by file and name: the 42 of
+/// docs/verification.md. The test finds exactly these — a value the parser loses, a file
 /// gone from the corpus, or a new value nobody listed fails it.
 const SERVER_VALUES: &[(&str, &str)] = &[
     (

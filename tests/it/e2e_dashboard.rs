@@ -27,15 +27,14 @@ async fn dashboard_keys_resize_and_quit() {
     tmux.keys(&["Enter"]);
 
     let long = Duration::from_secs(20);
-    let screen = tmux.wait_for("the header with the server", long, |s| {
-        s.contains("MariaDB") && s.contains("Checkpoint age")
+    // The header names the server before the first sample: wait for the sample, whose
+    // values are the server's own — its 16 MiB redo log.
+    let screen = tmux.wait_for("the first sample with the server's redo log", long, |s| {
+        s.contains("MariaDB")
+            && s.contains("Checkpoint age")
+            && (s.contains("16.0 MiB") || s.contains("16 MiB"))
     });
     assert!(tmux.alternate_on(), "dashboard uses the alternate screen");
-    // The server's own values are on screen: its 16 MiB redo log.
-    assert!(
-        screen.contains("16.0 MiB") || screen.contains("16 MiB"),
-        "{screen}"
-    );
     for title in [
         "Flush sources",
         "History list length",

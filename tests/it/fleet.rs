@@ -198,3 +198,85 @@ async fn fleet_reads_a_server_through_a_serve_agent() {
     assert_eq!(bad.status, 400, "{}", bad.body);
     tmux.keys(&["q"]);
 }
+
+/// `fleet --once`: one look at every server, nearest breach first, as JSON for a script and as
+/// text for a ticket; a server that does not answer is in the list as such.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fleet_once_lists_every_server_nearest_breach_first() {
+    let alpha = PrivateServer::start(ServerConfig::default());
+    let bravo = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::paced(bravo.opts(), 2, 200);
+    let snapshot = BlockingSnapshot::open(bravo.opts()).await;
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_port = dead.local_addr().unwrap().port();
+    drop(dead);
+    let hosts = [
+        format!("127.0.0.1:{}", alpha.port()),
+        format!("127.0.0.1:{}", bravo.port()),
+        format!("127.0.0.1:{dead_port}"),
+    ];
+    let run = |format: &str| {
+        let mut cmd = std::process::Command::new(common::innodebt_bin());
+        cmd.args(["--no-defaults", "-u", "root", "--interval", "1s", "fleet"]);
+        for h in &hosts {
+            cmd.args(["-h", h]);
+        }
+        cmd.args(["--timeout", "2s", "--once", "--format", format]);
+        cmd.output().expect("run innodebt fleet --once")
+    };
+    // The blocker's verdict needs its history trend watched; wait until a look shows it.
+    let json = common::wait::wait_for(
+        Duration::from_secs(90),
+        "bravo's blocker in a fleet --once",
+        || {
+            let out = run("json");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let first = &v["servers"][0];
+            (first["verdict"] == "blocked_by_read_view").then_some(v)
+        },
+    );
+    let servers = json["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 3, "{json}");
+    assert_eq!(servers[0]["name"], hosts[1], "{json}");
+    assert_eq!(
+        servers[0]["blocker_thread_id"],
+        snapshot.thread_id(),
+        "{json}"
+    );
+    assert_eq!(servers[0]["needs_attention"], true, "{json}");
+    // The dead one is named as not answering, ahead of the healthy one.
+    assert_eq!(servers[1]["name"], hosts[2], "{json}");
+    assert_eq!(servers[1]["state"], "down", "{json}");
+    assert!(
+        servers[1]["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{json}"
+    );
+    assert_eq!(servers[2]["name"], hosts[0], "{json}");
+    assert_eq!(servers[2]["state"], "up", "{json}");
+    assert_eq!(servers[2]["severity"], "ok", "{json}");
+
+    let out = run("text");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains("3 servers") && lines[0].contains("1 not answering"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("SERVER"), "{text}");
+    assert!(
+        lines[3].starts_with(&hosts[2]) && lines[3].contains("down"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{}: ", hosts[2])),
+        "the dead server's reason: {text}"
+    );
+    snapshot.commit().await;
+    load.stop().await;
+}

@@ -104,7 +104,7 @@ fn assert_same_verdicts(at: &str) -> Value {
     let kinds = json_kinds(&json);
     assert!(!kinds.is_empty(), "--at {at}: no verdict in the JSON");
     assert_eq!(text_kinds(&text), kinds, "--at {at}:\n{text}");
-    assert_eq!(json["schema_version"], 1, "--at {at}");
+    assert_eq!(json["schema_version"], 2, "--at {at}");
     if !json["recovery"].is_null() {
         assert!(
             text.lines()
@@ -136,7 +136,7 @@ fn assert_same_verdicts(at: &str) -> Value {
 
 #[test]
 fn text_carries_the_verdicts_the_json_has_at_every_moment() {
-    // The moment the issue was found at: a read view blocks purge with the lag trap armed.
+    // A read view blocks purge with the lag trap armed.
     let json = assert_same_verdicts("+100s");
     assert_eq!(
         json_kinds(&json),

@@ -366,3 +366,135 @@ fn compare_on_a_terminal_opens_the_screen() {
         s.contains("incident: ") && s.contains("baseline: ") && !s.contains("COMPARE")
     });
 }
+
+/// A time on the command line is checked one way for every command that reads a capture
+/// (replay, export, compare, what-if): outside the capture is an error naming what it holds
+/// (the demo: 3m29s from 21:19:11), a range that ends before it starts is one too — never the
+/// first or last sample printed with exit 0. A time within a sample of either end is its end.
+#[test]
+fn times_outside_a_capture_and_reversed_ranges_are_refused_alike() {
+    let demo = demo();
+    let d = demo.to_string_lossy();
+    let holds = format!("{d} holds 2026-11-21 21:19:11 → 21:22:40 UTC (3m29s)");
+    let reversed = "--from +3m (21:22:11) is after --to +1m (21:20:11): the range ends before \
+                    it starts; give them in time order";
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["replay", &d, "--once", "--at", "2020-01-01T00:00:00Z"],
+            &[
+                "--at 2020-01-01 00:00:00 UTC is before the capture: ",
+                &holds,
+                "give a time inside it (e.g. +1m40s or 21:20:51)",
+            ],
+        ),
+        (
+            &["replay", &d, "--once", "--format", "json", "--at", "+10m"],
+            &["--at +10m (21:29:11) is after the capture: ", &holds],
+        ),
+        (
+            &["export", &d, "--from", "+10m"],
+            &["--from +10m (21:29:11) is after the capture: ", &holds],
+        ),
+        (
+            &["replay", &d, "--once", "--from", "+3m", "--to", "+1m"],
+            &[reversed],
+        ),
+        (&["export", &d, "--from", "+3m", "--to", "+1m"], &[reversed]),
+        (
+            &[
+                "replay",
+                &d,
+                "--what-if",
+                "innodb_log_file_size=1G",
+                "--format",
+                "json",
+                "--from",
+                "+3m",
+                "--to",
+                "+1m",
+            ],
+            &[reversed],
+        ),
+        (
+            &["compare", &format!("{d}@+3m..+1m"), &d],
+            &[
+                "@+3m..+1m: FROM +3m (21:22:11) is after TO +1m (21:20:11): the range ends before it starts",
+            ],
+        ),
+        (
+            &["compare", &format!("{d}@+10m.."), &d],
+            &[
+                "@+10m..: FROM +10m (21:29:11) is after the capture: ",
+                &holds,
+            ],
+        ),
+        (
+            &["compare", &d, &format!("{d}@..2020-01-01T00:00:00Z")],
+            &["TO 2020-01-01 00:00:00 UTC is before the capture: ", &holds],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = innodebt(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a report");
+        for needle in *needles {
+            assert!(err.contains(needle), "{args:?}: {needle:?} not in {err}");
+        }
+    }
+    // The example the message gives is inside; a clock time within the second before the
+    // first sample (21:19:11.945) and an offset a second past the last are the ends.
+    for (at, sampled) in [
+        ("+1m40s", "2026-11-21T21:20:51"),
+        ("21:19:11", "2026-11-21T21:19:11"),
+        ("+3m30s", "2026-11-21T21:22:40"),
+    ] {
+        let j = json_of(&innodebt(&[
+            "replay", &d, "--once", "--format", "json", "--at", at,
+        ]));
+        let got = j["sampled_at"].as_str().unwrap_or_default();
+        assert!(got.starts_with(sampled), "--at {at}: {got}");
+    }
+}
+
+/// `compare` ranks only sides with enough samples for their medians and spreads: one sample
+/// (the last, which `FILE@+3m25s..` holds five of) is refused with how many it holds and a
+/// wider window to give, which is then compared.
+#[test]
+fn a_window_too_small_to_compare_is_refused() {
+    let demo = demo();
+    let d = demo.to_string_lossy();
+    for (args, which, held) in [
+        (
+            vec![format!("{d}@+3m25s.."), d.to_string()],
+            "the incident window",
+            "holds 5 samples (21:22:36 → 21:22:40): too few to compare",
+        ),
+        (
+            vec![d.to_string(), format!("{d}@+1m..+1m")],
+            "the baseline window",
+            "holds 1 sample (21:20:11): too few to compare",
+        ),
+    ] {
+        let mut argv = vec!["compare".to_string()];
+        argv.extend(args);
+        argv.extend(["--format".into(), "json".into()]);
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let out = innodebt(&argv);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(out.stdout.is_empty(), "{argv:?} ranked a report");
+        assert!(err.contains(which) && err.contains(held), "{err}");
+        assert!(err.contains("needs at least 10"), "{err}");
+        let wider = err
+            .split("widen it, e.g. ")
+            .nth(1)
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no wider window suggested: {err}"));
+        let mut again = argv.clone();
+        let side = if which.contains("incident") { 1 } else { 2 };
+        again[side] = wider;
+        let c = json_of(&innodebt(&again));
+        assert!(c["ranked"].as_array().is_some_and(|r| !r.is_empty()), "{c}");
+    }
+}

@@ -33,7 +33,7 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
 
     let first = once(&server, &[]);
     assert_eq!(first["server"]["flavor"], "mariadb");
-    assert_eq!(first["schema_version"], 1, "the JSON shape's version");
+    assert_eq!(first["schema_version"], 2, "the JSON shape's version");
     let h1 = u(&first, &["history", "length"]).expect("history length");
     assert_eq!(
         u(&first, &["blocker", "thread_id"]),
@@ -231,7 +231,7 @@ fn bad_credentials_fail_clearly_without_the_password() {
     assert!(out.stdout.is_empty());
 }
 
-/// The incident, for real: a REPEATABLE READ snapshot blocks purge under write load.
+/// The incident, for real: a REPEATABLE READ snapshot blocks purge under write load.
 /// One `--once` (two samples a second apart) must name it — never answer "healthy" — from
 /// what one look proves: purge's position stood still behind it while the trx id counter moved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -264,7 +264,14 @@ async fn once_during_an_incident_names_the_blocker_not_healthy() {
     assert_eq!(v["verdicts"][0]["thread_id"].as_u64(), Some(blocker_id));
     assert_eq!(v["purge"]["blocked"], true);
     assert_eq!(v["purge"]["pace"].as_f64(), Some(0.0), "{}", v["purge"]);
-    let lag = u(&v, &["purge", "lag_trx"]).expect("purge lag in transactions");
+    let lag = u(&v, &["purge", "lag_trx_numbers"]).expect("purge lag in transaction numbers");
+    // Schema 2: the numbers under their own name, the transactions beside them.
+    assert!(v["purge"].get("lag_trx").is_none(), "{}", v["purge"]);
+    assert!(
+        u(&v, &["purge", "lag_transactions"]).is_some_and(|t| t <= lag),
+        "{}",
+        v["purge"]
+    );
     assert!(lag >= 100, "purge should stand well behind: {lag}");
     let message = v["verdicts"][0]["message"].as_str().unwrap_or_default();
     assert!(
@@ -280,8 +287,8 @@ async fn once_during_an_incident_names_the_blocker_not_healthy() {
         format!("--once to name no blocker and a purge lag below {lag} after the commit"),
         || {
             let v = once(&server, &[]);
-            let caught_up =
-                v["blocker"].is_null() && u(&v, &["purge", "lag_trx"]).is_some_and(|l| l < lag);
+            let caught_up = v["blocker"].is_null()
+                && u(&v, &["purge", "lag_trx_numbers"]).is_some_and(|l| l < lag);
             std::future::ready(caught_up.then_some(v))
         },
     )
@@ -303,11 +310,59 @@ async fn once_on_an_idle_server_is_healthy_because_purge_has_caught_up() {
     let v = once(&server, &[]);
     assert_eq!(v["verdicts"][0]["kind"], "healthy", "{}", v["verdicts"]);
     assert!(
-        u(&v, &["purge", "lag_trx"]).is_some_and(|l| l < 1_000),
+        u(&v, &["purge", "lag_trx_numbers"]).is_some_and(|l| l < 1_000),
         "{}",
         v["purge"]
     );
     assert_eq!(u(&v, &["purge", "open_rw_trx"]), Some(0));
+}
+
+/// One look at a lightly loaded 16 MiB redo: a smaller size would hold the peak it saw, but a
+/// peak of seconds says nothing of tomorrow's batch job, so the advice to shrink waits for a
+/// day of watching and the JSON says what was watched. Given a span it has watched
+/// (`--sizing-span 0s`), the shrink is advised.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_withholds_a_shrink_until_the_peak_was_watched_long_enough() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let load = WriteLoad::paced(server.opts(), 1, 50);
+    load.wait_ops(50).await;
+    let v = once(&server, &[]);
+    let s = &v["sizing"];
+    assert_eq!(s["current_capacity_bytes"].as_u64(), Some(16 << 20), "{s}");
+    assert_eq!(s["shrink_withheld"], true, "{s}");
+    assert_eq!(
+        s["advised_capacity_bytes"], s["current_capacity_bytes"],
+        "{s}"
+    );
+    assert_eq!(s["span_needed_s"].as_f64(), Some(86_400.0), "{s}");
+    let span = s["span_s"].as_f64().expect("span_s");
+    assert!((0.0..10.0).contains(&span), "{s}");
+    assert!(
+        s["span_from"]
+            .as_str()
+            .is_some_and(|t| t <= v["sampled_at"].as_str().unwrap_or_default()),
+        "{s}"
+    );
+    let advice = s["advice"].as_str().unwrap_or_default();
+    assert!(
+        advice.contains("advice to shrink needs 24h of watching (or --sizing-span)"),
+        "{advice}"
+    );
+    assert!(!advice.contains("headroom"), "{advice}");
+
+    let v = once(&server, &["--sizing-span", "0s"]);
+    load.stop().await;
+    let s = &v["sizing"];
+    assert_eq!(s["shrink_withheld"], false, "{s}");
+    assert_eq!(s["span_needed_s"].as_f64(), Some(0.0), "{s}");
+    assert!(
+        s["advised_capacity_bytes"]
+            .as_u64()
+            .is_some_and(|a| a < 16 << 20),
+        "{s}"
+    );
+    let advice = s["advice"].as_str().unwrap_or_default();
+    assert!(advice.contains("still leaves 20 % headroom"), "{advice}");
 }
 
 /// MariaDB ≥ 10.6.16 frees no history while a read-write transaction is open, even one

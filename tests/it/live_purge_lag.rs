@@ -25,7 +25,7 @@ struct Poll {
     cfg: PollerConfig,
     deriver: Deriver,
     started: Instant,
-    /// (seconds since start, purge.lag_trx, purge.lag_s) of every tick, for the failure text.
+    /// (seconds since start, purge.lag_trx_numbers, purge.lag_s) of every tick, for the failure text.
     seen: Vec<(f64, Option<u64>, Option<f64>)>,
 }
 
@@ -60,7 +60,7 @@ impl Poll {
         let f = self.deriver.push_sample(&sample).expect("figures");
         self.seen.push((
             self.started.elapsed().as_secs_f64(),
-            f.purge.lag_trx,
+            f.purge.lag_trx_numbers,
             f.purge.lag_s,
         ));
         f
@@ -170,10 +170,10 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
             (lag_s - held).abs() <= 3.0,
             "a read view held {held:.1} s: purge.lag_s {lag_s:.1} (numbers {:?}); ticks \
              (s, numbers, lag_s): {:?}",
-            p.lag_trx,
+            p.lag_trx_numbers,
             poll.seen
         );
-        let numbers = p.lag_trx.expect("numbers behind");
+        let numbers = p.lag_trx_numbers.expect("numbers behind");
         assert_eq!(p.lag_transactions, Some(numbers / 2), "{p:?}");
         assert!(
             p.lag_transactions_basis
@@ -207,10 +207,10 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
     load.stop().await;
 }
 
-/// Issue 25's case on a private MariaDB ≥ 10.6.16 (MDEV-32050): several sessions each hold an
-/// open write while others commit; once history has piled up, `--once` names the oldest
-/// writer in its verdict, and `history.held_by` — what the History panel draws — names the
-/// same session, with the verdict's severity and how many are open (it said "no blocker").
+/// History held by open writes, on a private MariaDB ≥ 10.6.16 (MDEV-32050): several sessions
+/// each hold an open write while others commit; once history has piled up, `--once` names the
+/// oldest writer in its verdict, and `history.held_by` — what the History panel draws — names
+/// the same session, with the verdict's severity and how many are open, never "no blocker".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn held_by_names_the_open_writer_the_verdict_names() {
     const WRITERS: u64 = 8;

@@ -47,6 +47,7 @@ mod judgements;
 mod live_dml_delay;
 mod live_flushing;
 mod live_once;
+mod live_prometheus;
 mod live_purge_lag;
 mod login_path;
 mod metric_families;

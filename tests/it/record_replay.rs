@@ -347,3 +347,96 @@ async fn real_pt_stalk_capture_imports_and_replays() {
     assert!(v["history"]["length"].as_u64().is_some(), "{v}");
     assert!(v["redo"]["checkpoint_age_bytes"].as_u64().is_some(), "{v}");
 }
+
+/// The demo with 4 KiB of random bytes over its middle (as `dd conv=notrunc` leaves it):
+/// every reader says what damage cost, in the same words — `replay --once` on stderr and in
+/// its JSON (`capture_notes`), `export`, `compare` and `replay --what-if` — how much of the
+/// capture could be read, where the damage is and which stretch of time it took (up to the
+/// writer's end mark). A time in the lost stretch is refused like any time after the capture.
+#[test]
+fn a_damaged_capture_says_what_it_lost_in_every_reader() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = common::damage::damaged_demo(dir.path());
+    let f = file.to_string_lossy();
+    let run = |args: &[&str]| {
+        let out = Command::new(common::innodebt_bin())
+            .args(args)
+            .output()
+            .expect("run innodebt");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {err}");
+        (String::from_utf8_lossy(&out.stdout).into_owned(), err)
+    };
+    let notes_of = |err: &str| -> Vec<String> {
+        err.lines()
+            .filter_map(|l| l.strip_prefix("innodebt: note: "))
+            .map(String::from)
+            .collect()
+    };
+
+    let (json, err) = run(&["replay", &f, "--once", "--format", "json"]);
+    let notes = notes_of(&err);
+    assert_eq!(
+        notes.first().map(String::as_str),
+        Some(format!("{f}: damaged: 1m37s of 3m30s could be read").as_str()),
+        "{err}"
+    );
+    assert!(
+        notes.iter().any(
+            |n| n.starts_with(&format!("{f}: section 0: damaged at byte "))
+                && n.ends_with(
+                    "the samples after 21:20:48 up to the end mark at 21:22:41 (1m53s) are lost"
+                )
+        ),
+        "{err}"
+    );
+    let j: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(j["capture_notes"], serde_json::json!(notes));
+    // What it shows is the last sample read.
+    assert!(
+        j["sampled_at"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("2026-11-21T21:20:48")),
+        "{}",
+        j["sampled_at"]
+    );
+
+    let (_, err) = run(&["replay", &f, "--once"]);
+    assert_eq!(notes_of(&err), notes, "replay --once as text");
+    let (csv, err) = run(&["export", &f]);
+    assert_eq!(notes_of(&err), notes, "export");
+    assert_eq!(
+        csv.lines().count(),
+        1 + 98,
+        "a header and the 98 samples read"
+    );
+    let (_, err) = run(&[
+        "replay",
+        &f,
+        "--what-if",
+        "innodb_log_file_size=1G",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(notes_of(&err), notes, "replay --what-if");
+    let (json, _) = run(&["compare", &format!("{f}@..+30s"), &f, "--format", "json"]);
+    let c: Value = serde_json::from_str(&json).expect("JSON");
+    let expected: Vec<String> = ["incident", "baseline"]
+        .iter()
+        .flat_map(|side| notes.iter().map(move |n| format!("{side} capture: {n}")))
+        .collect();
+    assert_eq!(c["warnings"], serde_json::json!(expected));
+
+    let out = Command::new(common::innodebt_bin())
+        .args(["replay", &f, "--once", "--at", "+2m"])
+        .output()
+        .expect("run innodebt");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--at +2m (21:21:11) is after what can be read of the capture: ")
+            && err
+                .contains("21:19:11 → 21:20:48 UTC (1m37s; damaged: 1m37s of 3m30s could be read)"),
+        "{err}"
+    );
+}

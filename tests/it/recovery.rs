@@ -11,6 +11,12 @@
 //! (ages ~60 % then ~90 % of `M`); `benches/recovery.sh` runs the ignored `recovery_table` over
 //! 64M, 256M and 1G and prints the BENCHMARKS.md table.
 //!
+//! `recovery::a_near_empty_recovery_does_not_calibrate` crashes with one row to redo: too small
+//! to time, it must leave the default in place and say why; `calibrate_recovery_says_what_the_
+//! estimate_says` holds the subcommand to the model's choice and numbers. The ignored
+//! `restart_by_redo_size_table` measures where a recovery's apply stands out of start-up (the
+//! calibration floor's evidence in BENCHMARKS.md).
+//!
 //! The load is the harness's `WriteLoad` plus a bulk updater, with
 //! `innodb_flush_log_at_trx_commit=2` so redo builds up in seconds rather than minutes on a
 //! slow-fsync VM; recovery applies the same redo either way.
@@ -24,11 +30,13 @@ use std::time::{Duration, Instant};
 use common::wait::wait_for_async_every;
 use common::{PrivateServer, ServerConfig, WriteLoad};
 use innodebt_engine::derive::Deriver;
+use innodebt_engine::verdicts::recovery::RecoveryLog;
 use innodebt_engine::verdicts::{Calibration, RateOrigin, RecoveryModel, calibrate_from_error_log};
 use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts};
+use serde_json::json;
 
 /// The bound the automatic estimate must keep against the measured restart.
 const BOUND: f64 = 0.35;
@@ -484,6 +492,177 @@ fn check(all: &[Crash]) {
     }
 }
 
+/// `1234567` → `1,234,567`, as the sizes of small recoveries are said.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A crash with next to nothing to redo: one committed row on a fresh server (16 MiB log),
+/// `kill -9`, restart. Start-up hides so small an apply, so the recovery must not calibrate:
+/// `--once` keeps the flavour's default, says why naming the recovery's size, and carries the
+/// recovery's evidence; its text line says all of it, uncut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_near_empty_recovery_does_not_calibrate() {
+    let mut server = PrivateServer::start(ServerConfig::default());
+    server.sql("CREATE DATABASE IF NOT EXISTS test").await;
+    server
+        .sql("CREATE TABLE test.one (id INT PRIMARY KEY) ENGINE=InnoDB")
+        .await;
+    server.sql("INSERT INTO test.one VALUES (1)").await;
+    server.kill9();
+    let info = server.restart();
+    let cal = calibrate_from_error_log(&info.log)
+        .unwrap_or_else(|e| panic!("the restart recovered: {e}\n{}", info.log));
+    assert!(
+        cal.redo_bytes < 1_000_000,
+        "one row: {} bytes of redo",
+        cal.redo_bytes
+    );
+
+    let json = common::once_json(&server.conn_args(), &[]);
+    let rec = &json["recovery"];
+    assert_eq!(rec["rate_origin"], "default", "{rec:#}");
+    assert!(rec["calibration"].is_null(), "{rec:#}");
+    let why = rec["not_calibrated"].as_str().expect("why not calibrated");
+    let size = format!("{} bytes of redo", thousands(cal.redo_bytes));
+    assert!(
+        why.contains(&size) && why.contains("too little to time"),
+        "{why}"
+    );
+    // The flavour's default, and an estimate of it: not 138 s from a rate of 45 kB/s.
+    let d = innodebt_server::flavor::MARIADB_105_RECOVERY;
+    assert_eq!(rec["rate_bytes_per_s"], d.rate_bytes_per_s, "{rec:#}");
+    assert_eq!(rec["startup_s"], d.startup_s, "{rec:#}");
+    let estimate = rec["estimate_s"].as_f64().expect("an estimate");
+    assert!((d.startup_s..5.0).contains(&estimate), "{rec:#}");
+    // The evidence: the recovery the log holds, its restart timed by the host.
+    let passed = &rec["passed_over"][0];
+    assert_eq!(passed["redo_bytes"], cal.redo_bytes, "{rec:#}");
+    assert_eq!(passed["checkpoint_lsn"], cal.checkpoint_lsn, "{rec:#}");
+    assert_eq!(passed["pages_at_least"], json!(cal.pages), "{rec:#}");
+    assert_eq!(passed["logged_s"], cal.seconds, "{rec:#}");
+    assert!(passed["restart_host_s"].as_f64().is_some(), "{rec:#}");
+    assert!(passed["redo_s"].as_array().is_some_and(|r| r.len() == 2));
+    assert_eq!(
+        passed["from"].as_str(),
+        Some(server.error_log().to_string_lossy().as_ref())
+    );
+    assert!(
+        passed["why"].as_str().is_some_and(|w| w.starts_with(&size)),
+        "{rec:#}"
+    );
+
+    // The text line for scripts and tickets: whole, to its last word.
+    let out = std::process::Command::new(common::innodebt_bin())
+        .args(server.conn_args())
+        .args(["--no-defaults", "--once", "--format", "text"])
+        .output()
+        .expect("run innodebt");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("recovery  "))
+        .unwrap_or_else(|| panic!("no recovery line:\n{text}"));
+    assert!(
+        line.contains(&format!("; not calibrated: {why}")),
+        "the reason cut short:\n{line}\nwhole: {why}"
+    );
+    let last = if rec["bound_by"] == "pages" {
+        rec["page_read_source"].as_str().expect("page-read source")
+    } else {
+        why
+    };
+    assert!(line.ends_with(last), "{line}");
+}
+
+/// A MariaDB 10.11.19 recovery of 53.6 MB logged as 1 s, then one of 2,898 bytes.
+const LARGE_THEN_SMALL: &str = "\
+2026-11-21 20:37:20 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision 5843d8475120241667a7ce0f8a1abb6c9b43a273 as process 10342
+2026-11-21 20:37:20 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=572420596
+2026-11-21 20:37:21 0 [Note] InnoDB: End of log at LSN=626061190
+2026-11-21 20:37:21 0 [Note] InnoDB: To recover: 1603 pages
+2026-11-21 20:37:21 0 [Note] InnoDB: log sequence number 626061190; transaction id 43900
+2026-11-21 20:37:22 0 [Note] mariadbd: ready for connections.
+2026-11-28 09:12:03 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision 5843d8475120241667a7ce0f8a1abb6c9b43a273 as process 20001
+2026-11-28 09:12:03 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=700000000
+2026-11-28 09:12:03 0 [Note] InnoDB: End of log at LSN=700002898
+2026-11-28 09:12:03 0 [Note] InnoDB: To recover: 12 pages
+2026-11-28 09:12:03 0 [Note] InnoDB: log sequence number 700002898; transaction id 50000
+2026-11-28 09:12:03 0 [Note] mariadbd: ready for connections.
+";
+
+/// `calibrate-recovery` reads a log as innodebt does at connect: the same recovery chosen, the
+/// same words and the model's own rate; with nothing that can be timed, no rate and status 2.
+#[test]
+fn calibrate_recovery_says_what_the_estimate_says() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |text: &str| {
+        let path = dir.path().join("host.err");
+        std::fs::write(&path, text).expect("write the log");
+        let out = std::process::Command::new(common::innodebt_bin())
+            .args(["--no-defaults", "calibrate-recovery", "--error-log"])
+            .arg(&path)
+            .output()
+            .expect("run innodebt");
+        let log = RecoveryLog::parsed(path.display().to_string(), text);
+        let model = RecoveryModel::from_log(
+            &log,
+            &innodebt_server::flavor::MARIADB_105_RECOVERY,
+            "MariaDB 10.11",
+        );
+        (out, model)
+    };
+    let (out, model) = run(LARGE_THEN_SMALL);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(model.origin, RateOrigin::Calibrated);
+    assert!(
+        stdout.contains(&format!("estimate: {}\n", model.rate_source)),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "--recovery-rate {} gives",
+            model.rate_bytes_per_s as u64
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2,898 bytes of redo"), "{stdout}");
+    assert!(stdout.contains("at least 1603 pages"), "{stdout}");
+    // The small one alone: the default stays, and no rate is given.
+    let small = LARGE_THEN_SMALL
+        .lines()
+        .skip(6)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (out, model) = run(&small);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert_eq!(model.origin, RateOrigin::Default);
+    assert!(
+        stdout.contains(&format!("estimate: {}\n", model.rate_source)),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("--recovery-rate"), "{stdout}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn estimate_from_the_last_recovery_is_within_35_percent() {
     // CI runs eight tests at once on two cores: up to two more crashes where a pair was
@@ -507,4 +686,119 @@ async fn recovery_table() {
     }
     print_table(&all);
     check(&all);
+}
+
+/// What a recovery must be to calibrate (BENCHMARKS.md, and `MIN_CALIBRATION_REDO_BYTES`): a
+/// 64M server `kill -9`ed at redo sizes from next to nothing to 48 MB, several times each, each
+/// restart timed by the host as innodebt times it at connect (process start to pid file).
+/// The near-empty row is start-up alone; a size whose restarts all leave its spread is one whose
+/// apply can be told from start-up. Sizes in MB from `INNODEBT_FLOOR_SIZES` (default
+/// `0,4,8,16,24,32,48`), `INNODEBT_FLOOR_REPEATS` times each (default 5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "minutes long: the measurement behind the calibration floor, run by hand"]
+async fn restart_by_redo_size_table() {
+    let env = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.into());
+    let sizes: Vec<u64> = env("INNODEBT_FLOOR_SIZES", "0,4,8,16,24,32,48")
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let repeats: usize = env("INNODEBT_FLOOR_REPEATS", "5").parse().unwrap_or(5);
+    let cfg = ServerConfig::default()
+        .log_file_size("64M")
+        .buffer_pool_size("64M")
+        .with_args(["--innodb-flush-log-at-trx-commit=2"]);
+    let mut server = PrivateServer::start(cfg);
+    fill_table(server.opts()).await;
+    let mut rows = Vec::new();
+    for mb in sizes {
+        let target = mb * 1_000_000;
+        let mut restarts = Vec::new();
+        let mut redo = Vec::new();
+        let load_before = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+        for i in 0..repeats {
+            server
+                .sql("SET GLOBAL innodb_max_dirty_pages_pct = 0")
+                .await;
+            let s = &server;
+            wait_for_async_every(
+                Duration::from_secs(120),
+                Duration::from_millis(50),
+                "checkpoint age under 100 kB before the writes",
+                || async move {
+                    (s.status_u64("Innodb_checkpoint_age").await < 100_000).then_some(())
+                },
+            )
+            .await;
+            server
+                .sql("SET GLOBAL innodb_max_dirty_pages_pct = 90")
+                .await;
+            let mut conn = Conn::new(server.opts()).await.expect("connect");
+            conn.query_drop("INSERT INTO test.load (k, pad) VALUES (0, 'one row')")
+                .await
+                .expect("one row");
+            let mut x = (mb * 31 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            while server.status_u64("Innodb_checkpoint_age").await < target {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let from = 1 + x % 15_000;
+                let letter = char::from(b'a' + (x % 26) as u8);
+                conn.query_drop(format!(
+                    "UPDATE test.load SET k = k + 1, pad = REPEAT('{letter}', 200) \
+                     WHERE id BETWEEN {from} AND {}",
+                    from + 500
+                ))
+                .await
+                .expect("update");
+            }
+            drop(conn);
+            server.kill9();
+            server.restart();
+            let conn = Conn::new(server.opts()).await.expect("connect");
+            let cfg = PollerConfig {
+                label: "private".into(),
+                ..PollerConfig::default()
+            };
+            let session = Session::open(conn, &cfg).await.expect("session");
+            let cal = session
+                .info
+                .recovery_log
+                .as_ref()
+                .and_then(|l| l.calibration().cloned())
+                .expect("the restart's recovery, read as at connect");
+            let host = cal
+                .process_restart_s
+                .expect("the restart timed by the host");
+            restarts.push(host);
+            redo.push(cal.redo_bytes);
+        }
+        restarts.sort_by(f64::total_cmp);
+        redo.sort_unstable();
+        let load = load_before
+            .split_whitespace()
+            .next()
+            .unwrap_or("?")
+            .to_string();
+        rows.push((mb, redo, restarts, load));
+    }
+    let empty_max = rows
+        .first()
+        .map(|(_, _, r, _)| r.last().copied().unwrap_or(0.0))
+        .unwrap_or(0.0);
+    eprintln!(
+        "| redo target | redo applied | restarts by the host, sorted | median | all above the \
+         first row's slowest | load average |"
+    );
+    eprintln!("|---|---|---|---|---|---|");
+    for (mb, redo, restarts, load) in &rows {
+        let said: Vec<String> = restarts.iter().map(|s| format!("{s:.2}")).collect();
+        eprintln!(
+            "| {mb} MB | {}–{} | {} s | {:.2} s | {} | {load} |",
+            innodebt_server::error_log::size_words(redo[0]),
+            innodebt_server::error_log::size_words(redo[redo.len() - 1]),
+            said.join(", "),
+            restarts[restarts.len() / 2],
+            if restarts[0] > empty_max { "yes" } else { "no" },
+        );
+    }
 }

@@ -918,6 +918,52 @@ fn replay_screen_with_timeline() {
     }
 }
 
+/// A damaged capture replayed (the demo with random bytes over its middle): the header says
+/// so with a DAMAGED badge that an 80-column bar keeps, and, where there is room, what the
+/// damage cost.
+#[test]
+fn a_damaged_capture_is_marked_in_the_header() {
+    use innodebt::app::{Recording, Replay};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = crate::common::damage::damaged_demo(dir.path());
+    let set = innodebt::replay::CaptureSet::open_file(
+        &file,
+        innodebt_engine::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("the damaged copy opens");
+    let rec = Recording::new(set);
+    let last = rec.len() - 1;
+    let app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let header = |w: u16| {
+        plain(&screen(&app, &Theme::default(), w, 24))
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let narrow = header(80);
+    assert!(
+        narrow.contains("REPLAY") && narrow.contains("DAMAGED"),
+        "{narrow}"
+    );
+    let wide = header(200);
+    assert!(
+        wide.contains("DAMAGED") && wide.contains("damaged: 1m37s of 3m30s could be read"),
+        "{wide}"
+    );
+    // An intact capture has no badge.
+    let intact = Recording::from_events(
+        &demo_events(),
+        "mariadb-10.11-blocker.idbt",
+        innodebt_engine::verdicts::RecoveryModel::published_default(),
+    )
+    .expect("the demo opens for replay");
+    let last = intact.len() - 1;
+    let app = innodebt::tui::replay_now(Replay::new(intact, 0, last), Duration::from_secs(1));
+    let top = plain(&screen(&app, &Theme::default(), 80, 24));
+    assert!(!top.contains("DAMAGED"), "{top}");
+}
+
 /// The demo replayed with a what-if of `variable = value` over the whole of it (the report
 /// set on the replay, and a copy).
 fn demo_what_if(

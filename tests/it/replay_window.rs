@@ -404,6 +404,10 @@ fn derivation_fingerprint_is_pinned_to_its_version() {
         (12, 0x92c2_4e4f),
         // The redo write rate's hour kept as minute sums in the state, not as points.
         (13, 0x843a_7069),
+        // The recovery estimate carries its rate's origin and evidence and the recoveries
+        // passed over as too small to time; `purge.lag_trx` is `lag_trx_numbers`; the peak
+        // tracker keeps the span it watched and sizing states it.
+        (15, 0x49d2_360d),
     ];
     let want = pinned
         .iter()
@@ -458,6 +462,29 @@ fn damaged_and_cut_captures_replay_what_they_hold() {
             *x ^= 0x5a;
         }
     });
+    // The section's summary is intact, so the damage is found when the section is first read:
+    // a replay's loader brings it to the dashboard's header then.
+    {
+        use innodebt::replay::{Goto, Recording, WindowRequest};
+        let rec = Recording::new(open(&p));
+        assert_eq!(rec.damage, None, "not read yet");
+        let last = rec.len() - 1;
+        let found = (0..=last).step_by(97).find_map(|pos| {
+            let req = WindowRequest {
+                ticket: pos,
+                to: Goto::Sample(pos),
+                first: 0,
+                last,
+            };
+            rec.loader.load(&req).expect("a window").damage
+        });
+        assert!(
+            found
+                .as_deref()
+                .is_some_and(|d| d.starts_with("damaged: ") && d.ends_with("could be read")),
+            "{found:?}"
+        );
+    }
     let mut set = open(&p);
     let n = set.len();
     assert!(n > len / 2, "{n} of {len}");
@@ -469,6 +496,15 @@ fn damaged_and_cut_captures_replay_what_they_hold() {
         set.note().is_some_and(|n| n.contains("damaged")),
         "{:?}",
         set.note()
+    );
+    // What it cost: the samples after the last one decoded, up to the section's last by its
+    // summary.
+    let notes = set.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("(the section's last, by its summary; ")),
+        "{notes:?}"
     );
     let (view, _) = set.view_at(n - 1, true).expect("the end replays");
     let (expected, _) = reference(

@@ -10,11 +10,12 @@ use crate::common;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use common::wait::{OnTimeout, hold_async, wait_for, wait_until, wait_until_async};
+use common::wait::{OnTimeout, wait_for, wait_until, wait_until_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt_capture as capture;
 use innodebt_engine::derive::Deriver;
@@ -109,6 +110,37 @@ impl Recorder {
     }
 }
 
+/// Counts the polls a recorder (or serve) makes of a private server, so a test waits for the
+/// samples it needs rather than for a time: every tick asks `SHOW GLOBAL STATUS LIKE
+/// 'Innodb\_%'` once, and on these servers nothing else asks SHOW STATUS but this probe, which
+/// counts itself (a counter includes the statement that reads it). A few connect-time and
+/// slow-cadence reads count too, so callers ask for a few more than the ticks they need.
+struct Polls<'a> {
+    server: &'a PrivateServer,
+    base: u64,
+    probes: AtomicU64,
+}
+
+impl<'a> Polls<'a> {
+    async fn start(server: &'a PrivateServer) -> Polls<'a> {
+        let base = server.status_u64("Com_show_status").await;
+        Polls {
+            server,
+            base,
+            probes: AtomicU64::new(0),
+        }
+    }
+
+    async fn wait_for(&self, ticks: u64, what: &str) {
+        wait_until_async(Duration::from_secs(60), what, || async {
+            let now = self.server.status_u64("Com_show_status").await;
+            let probes = self.probes.fetch_add(1, Ordering::SeqCst) + 1;
+            now.saturating_sub(self.base + probes) >= ticks
+        })
+        .await;
+    }
+}
+
 fn incident_files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("list")
@@ -144,6 +176,7 @@ async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
     let incidents = dir.path().join("incidents");
     let env_out = dir.path().join("exec.env");
     let exec = format!("env | grep ^INNODEBT_ > '{}'", env_out.display());
+    let polls = Polls::start(&server).await;
     let rec = Recorder::start(
         &server,
         &incidents,
@@ -160,21 +193,21 @@ async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
             &exec,
         ],
     );
-    hold_async(
-        Duration::from_secs(5),
-        "the --before window fills with the server under load and no blocker",
-    )
-    .await;
+    // The --before window (6 s at 300 ms: 20 ticks) fills with the server under load and no
+    // blocker.
+    polls
+        .wait_for(23, "the recorder's samples to fill the --before window")
+        .await;
     let blocker_opened: DateTime<Utc> = Utc::now();
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let thread = snapshot.thread_id();
     let line = rec.wait_for("incident: blocked_by_read_view", Duration::from_secs(60));
     assert!(line.contains("writing"), "{line}");
-    hold_async(
-        Duration::from_secs(2),
-        "the incident lasts: samples with the blocker",
-    )
-    .await;
+    // The incident lasts: samples with the blocker (2 s at 300 ms).
+    let polls = Polls::start(&server).await;
+    polls
+        .wait_for(7, "the recorder's samples with the blocker")
+        .await;
     let committed = Utc::now();
     snapshot.commit().await;
     rec.wait_for("incident file done", Duration::from_secs(30));
@@ -270,6 +303,7 @@ async fn a_blocker_under_load_makes_one_file_with_before_incident_and_after() {
 async fn a_failing_slow_exec_never_holds_polling_up_and_each_incident_has_its_file() {
     let server = PrivateServer::start(ServerConfig::default());
     let dir = tempfile::tempdir().expect("tempdir");
+    let polls = Polls::start(&server).await;
     let rec = Recorder::start(
         &server,
         dir.path(),
@@ -288,11 +322,10 @@ async fn a_failing_slow_exec_never_holds_polling_up_and_each_incident_has_its_fi
             "sleep 3; echo pager unreachable >&2; exit 3",
         ],
     );
-    hold_async(
-        Duration::from_secs(2),
-        "the --before window fills with samples without a blocker",
-    )
-    .await;
+    // The --before window (2 s at 300 ms: 7 ticks) fills with samples without a blocker.
+    polls
+        .wait_for(10, "the recorder's samples to fill the --before window")
+        .await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let line = rec.wait_for("failed", Duration::from_secs(30));
     assert!(
@@ -507,6 +540,7 @@ async fn serve_captures_incidents_per_target() {
     let dir = tempfile::tempdir().expect("tempdir");
     let incidents = dir.path().join("incidents");
     let incidents_arg = incidents.to_str().unwrap().to_string();
+    let polls = Polls::start(&server).await;
     let mut serve = Serve::start(&serve_args(
         &server,
         &[
@@ -529,11 +563,10 @@ async fn serve_captures_incidents_per_target() {
         "{}",
         serve.log()
     );
-    hold_async(
-        Duration::from_secs(5),
-        "samples (1 s apart) from before the blocker, inside the --before window",
-    )
-    .await;
+    // Samples (1 s apart) from before the blocker, inside the --before window.
+    polls
+        .wait_for(5, "serve's samples from before the blocker")
+        .await;
     let opened = Utc::now();
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let thread = snapshot.thread_id();

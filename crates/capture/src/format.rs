@@ -391,6 +391,18 @@ pub enum LayoutError {
 /// Walks a zstd frame's header and block headers (RFC 8878 §3.1.1) without decompressing.
 /// Stops at the end of `b` (the frame is then incomplete) or after the last block.
 pub fn frame_layout(b: &[u8]) -> Result<FrameLayout, LayoutError> {
+    match frame_layout_before_damage(b)? {
+        (layout, None) => Ok(layout),
+        (_, Some(what)) => Err(LayoutError::Invalid(what)),
+    }
+}
+
+/// [`frame_layout`], keeping the blocks before a block header that is not valid (and saying
+/// what is wrong with it): what a reader can still decode before damage. An invalid frame
+/// header is still an error (nothing of the frame can be decoded).
+pub fn frame_layout_before_damage(
+    b: &[u8],
+) -> Result<(FrameLayout, Option<&'static str>), LayoutError> {
     match le_u32(b, 0) {
         Some(ZSTD_MAGIC) => {}
         Some(_) => return Err(LayoutError::NotZstd),
@@ -398,22 +410,28 @@ pub fn frame_layout(b: &[u8]) -> Result<FrameLayout, LayoutError> {
             // Too short to tell: a cut inside the magic still looks like a zstd start.
             let magic = ZSTD_MAGIC.to_le_bytes();
             return if magic.starts_with(b) {
-                Ok(FrameLayout {
-                    header_len: 4 + 2,
-                    block_ends: Vec::new(),
-                    complete_len: None,
-                })
+                Ok((
+                    FrameLayout {
+                        header_len: 4 + 2,
+                        block_ends: Vec::new(),
+                        complete_len: None,
+                    },
+                    None,
+                ))
             } else {
                 Err(LayoutError::NotZstd)
             };
         }
     }
     let Some(&fhd) = b.get(4) else {
-        return Ok(FrameLayout {
-            header_len: 5,
-            block_ends: Vec::new(),
-            complete_len: None,
-        });
+        return Ok((
+            FrameLayout {
+                header_len: 5,
+                block_ends: Vec::new(),
+                complete_len: None,
+            },
+            None,
+        ));
     };
     if fhd & 0x08 != 0 {
         return Err(LayoutError::Invalid("reserved bit set in the frame header"));
@@ -437,7 +455,7 @@ pub fn frame_layout(b: &[u8]) -> Result<FrameLayout, LayoutError> {
     let mut pos = header_len;
     loop {
         let Some(h) = b.get(pos..pos + 3) else {
-            return Ok(layout);
+            return Ok((layout, None));
         };
         let h = u32::from(h[0]) | (u32::from(h[1]) << 8) | (u32::from(h[2]) << 16);
         let last = h & 1 == 1;
@@ -445,11 +463,11 @@ pub fn frame_layout(b: &[u8]) -> Result<FrameLayout, LayoutError> {
         let content = match (h >> 1) & 3 {
             0 | 2 => size,
             1 => 1,
-            _ => return Err(LayoutError::Invalid("reserved block type")),
+            _ => return Ok((layout, Some("reserved block type"))),
         };
         pos = pos.saturating_add(3).saturating_add(content);
         if pos > b.len() {
-            return Ok(layout);
+            return Ok((layout, None));
         }
         layout.block_ends.push(pos);
         if last {
@@ -457,7 +475,7 @@ pub fn frame_layout(b: &[u8]) -> Result<FrameLayout, LayoutError> {
             if end <= b.len() {
                 layout.complete_len = Some(end);
             }
-            return Ok(layout);
+            return Ok((layout, None));
         }
     }
 }

@@ -25,6 +25,7 @@ pub struct CaptureIndex {
     gaps: Vec<Gap>,
     trailer: Option<Trailer>,
     end: End,
+    end_damaged: bool,
     initial_at: Option<(u64, u64)>,
     notes: Vec<Note>,
 }
@@ -99,6 +100,7 @@ impl CaptureIndex {
                     gaps,
                     trailer: after.trailer,
                     end: after.end,
+                    end_damaged: after.end_damaged,
                     initial_at: before.initial_at,
                     notes,
                 }
@@ -115,6 +117,7 @@ impl CaptureIndex {
             gaps: s.gaps,
             trailer: s.trailer,
             end: s.end,
+            end_damaged: s.end_damaged,
             initial_at: s.initial_at,
             notes: s.notes,
         })
@@ -159,6 +162,12 @@ impl CaptureIndex {
     /// How the file ended at the last scan (a section's own damage shows in `read_frame`).
     pub fn end(&self) -> &End {
         &self.end
+    }
+
+    /// Whether [`end`](Self::end) is damage (what follows it is lost) rather than a writer
+    /// that stopped or is still writing.
+    pub fn end_damaged(&self) -> bool {
+        self.end_damaged && !self.end.is_complete()
     }
 
     /// The section holding time `t`: the last one starting at or before it (the first section
@@ -218,8 +227,14 @@ impl CaptureIndex {
         let data = self.read("reading a section", f.data_offset, len)?;
         let got = data.len();
         let read = decode_frame(&mut None, &data, f.data_offset, f.first_record, limit);
+        let damaged = f.damage.is_some() || matches!(read.end, FrameEnd::Damaged { .. });
         let end = match (&f.damage, read.end) {
             (None, FrameEnd::Complete | FrameEnd::Limit) => End::Complete,
+            // The decoder's own words say where, closer than the scan could.
+            (_, FrameEnd::Damaged { at_byte, what }) => End::Truncated {
+                at_byte,
+                reason: format!("{name}: section {}: {what}", f.frame_no),
+            },
             (Some(d), _) => End::Truncated {
                 at_byte: read.last_good,
                 reason: format!("{name}: section {}: {d}", f.frame_no),
@@ -232,15 +247,12 @@ impl CaptureIndex {
                     f.data_offset + got as u64
                 ),
             },
-            (None, FrameEnd::Damaged { at_byte, what }) => End::Truncated {
-                at_byte,
-                reason: format!("{name}: section {}: {what}", f.frame_no),
-            },
         };
         Ok(FrameEvents {
             first_record: f.first_record,
             events: read.events,
             end,
+            damaged,
         })
     }
 
@@ -306,6 +318,7 @@ impl CaptureIndex {
         self.gaps.extend(s.gaps);
         self.trailer = s.trailer;
         self.end = s.end;
+        self.end_damaged = s.end_damaged;
         if from == self.body_start && s.initial_at.is_some() {
             self.initial_at = s.initial_at;
         }

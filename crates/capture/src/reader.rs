@@ -96,6 +96,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
         events.extend(read.events);
         let plain_cut = f.damage.is_none() && matches!(read.end, FrameEnd::Cut);
         let problem = match (&f.damage, read.end) {
+            (_, FrameEnd::Damaged { at_byte, what }) => Some((at_byte, what)),
             (Some(d), _) => Some((read.last_good.max(f.offset), d.clone())),
             (None, FrameEnd::Complete | FrameEnd::Limit) => None,
             (None, FrameEnd::Cut) => Some((
@@ -107,7 +108,6 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
                     events.len()
                 ),
             )),
-            (None, FrameEnd::Damaged { at_byte, what }) => Some((at_byte, what)),
         };
         if let Some((at_byte, what)) = problem {
             let later = before_gap - k - 1;
@@ -233,6 +233,8 @@ pub struct FrameEvents {
     pub first_record: u64,
     pub events: Vec<SourceEvent>,
     pub end: End,
+    /// The section stops at damage (its later records are lost), not where a writer stopped.
+    pub damaged: bool,
 }
 
 pub(crate) enum FrameEnd {
@@ -348,7 +350,9 @@ pub(crate) fn decode_frame(
         end: FrameEnd::Cut,
     };
     let damaged = |at_byte: u64, what: String| FrameEnd::Damaged { at_byte, what };
-    let layout = match format::frame_layout(data) {
+    // Blocks before a damaged block header still decode: damage costs the rest of the
+    // section, not all of it.
+    let (layout, invalid) = match format::frame_layout_before_damage(data) {
         Ok(l) => l,
         Err(LayoutError::NotZstd) => {
             read.end = damaged(
@@ -365,6 +369,19 @@ pub(crate) fn decode_frame(
             return read;
         }
     };
+    // Where the damaged block header is: the decode stops there, whole records kept.
+    let stop = invalid.map(|what| {
+        let at = layout
+            .block_ends
+            .last()
+            .copied()
+            .unwrap_or(layout.header_len);
+        let at_byte = base + at as u64;
+        damaged(
+            at_byte,
+            format!("damaged at byte {at_byte}: not valid zstd ({what})"),
+        )
+    });
     let mut ends: Vec<usize> = Vec::with_capacity(layout.block_ends.len() + 2);
     if layout.header_len <= data.len() {
         ends.push(layout.header_len);
@@ -448,6 +465,10 @@ pub(crate) fn decode_frame(
             read.last_good = base + end as u64;
         }
         prev = end;
+    }
+    if let Some(stop) = stop {
+        read.end = stop;
+        return read;
     }
     read.end = match layout.complete_len {
         Some(_) if records.pending() => {

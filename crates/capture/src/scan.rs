@@ -70,6 +70,8 @@ pub struct Scan {
     pub gaps: Vec<Gap>,
     pub trailer: Option<Trailer>,
     pub end: End,
+    /// The readable part ends at damage (not where a writer stopped): what follows is lost.
+    pub end_damaged: bool,
     /// The initial-state frame (offset, length) of a file continuing a rotation.
     pub initial_at: Option<(u64, u64)>,
     /// Bookmarks found between sections, in file order.
@@ -169,16 +171,33 @@ fn frame_layout(w: &mut Window, at: u64) -> Result<FrameLayout, LayoutError> {
     }
 }
 
-/// Damage at `pos`: skip to the next intact section marker (recording the gap), or, when none
-/// follows, end the capture there.
+/// Where the end mark starts when an intact one ends the file. A finished file's damage can
+/// hide the sections' ends from the scan; the end mark still says the writer finished, how
+/// many records it wrote and when, so the damage is bounded rather than read as a writer
+/// that stopped.
+fn end_mark(w: &mut Window) -> Option<u64> {
+    let at = w
+        .end()
+        .checked_sub((SKIPPABLE_HEAD + format::TRAILER_LEN) as u64)?;
+    match skippable_at(w, at) {
+        Skippable::Frame { payload, next } if next == w.end() => {
+            format::decode_trailer(&payload).map(|_| at)
+        }
+        _ => None,
+    }
+}
+
+/// Damage at `pos`: skip to the next intact section marker, or the end mark (recording the
+/// gap), or, when neither follows, end the capture there.
 fn resync(
     w: &mut Window,
     pos: u64,
     name: &str,
     gaps: &mut Vec<Gap>,
     what: &str,
+    mark: Option<u64>,
 ) -> Result<u64, End> {
-    match find_marker(w, pos + 1) {
+    match find_marker(w, pos + 1).or(mark.filter(|m| *m > pos)) {
         Some(n) => {
             gaps.push(Gap {
                 at_byte: pos,
@@ -204,6 +223,9 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
     let mut notes = Vec::new();
     let mut pos = from;
     let len = w.end();
+    // Only a scan to the end of the file may resume at its end mark.
+    let mark = if stop.is_none() { end_mark(w) } else { None };
+    let mut end_damaged = false;
     let end = loop {
         if stop.is_some_and(|s| pos >= s) {
             break End::Complete;
@@ -228,6 +250,26 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
             };
         }
         let (payload, next) = match skippable_at(w, pos) {
+            // A frame running past an intact end mark is damage, not a writer cut short.
+            Skippable::Cut if mark.is_some_and(|m| m > pos) => {
+                match resync(
+                    w,
+                    pos,
+                    name,
+                    &mut gaps,
+                    "a frame runs past the end mark",
+                    mark,
+                ) {
+                    Ok(n) => {
+                        pos = n;
+                        continue;
+                    }
+                    Err(end) => {
+                        end_damaged = true;
+                        break end;
+                    }
+                }
+            }
             Skippable::Cut => {
                 break End::Truncated {
                     at_byte: pos,
@@ -243,12 +285,16 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                     name,
                     &mut gaps,
                     "no section marker where one should start",
+                    mark,
                 ) {
                     Ok(n) => {
                         pos = n;
                         continue;
                     }
-                    Err(end) => break end,
+                    Err(end) => {
+                        end_damaged = true;
+                        break end;
+                    }
                 }
             }
             Skippable::Frame { payload, next } => (payload, next),
@@ -304,12 +350,16 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                     name,
                     &mut gaps,
                     "a section frame fails its checksum",
+                    mark,
                 ) {
                     Ok(n) => {
                         pos = n;
                         continue;
                     }
-                    Err(end) => break end,
+                    Err(end) => {
+                        end_damaged = true;
+                        break end;
+                    }
                 }
             }
             // An extension from a later minor version: step over it.
@@ -344,16 +394,21 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
             }
         }
         // The frame runs to the end of the file (still being written, or cut), or its
-        // block headers are damaged: a later marker tells the two apart.
-        match find_marker(w, next) {
+        // block headers are damaged: a later marker, or the end mark, tells the two apart.
+        match find_marker(w, next).or(mark.filter(|m| *m > next)) {
             Some(n) => {
+                let follows = if Some(n) == mark {
+                    "the end mark"
+                } else {
+                    "the next section"
+                };
                 info.end = n;
                 info.damage = Some(match layout {
                     Err(LayoutError::Invalid(what)) => format!(
                         "damaged after byte {next}: the compressed data is not valid zstd ({what})"
                     ),
                     _ => format!(
-                        "damaged after byte {next}: the compressed data does not end where the next section starts (byte {n})"
+                        "damaged after byte {next}: the compressed data does not end where {follows} starts (byte {n})"
                     ),
                 });
                 frames.push(info);
@@ -370,6 +425,7 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                     info.complete = true;
                     info.end = after;
                     frames.push(info);
+                    end_damaged = true;
                     break End::Truncated {
                         at_byte: after,
                         reason: format!(
@@ -384,6 +440,7 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                     ));
                 }
                 frames.push(info);
+                end_damaged = damaged;
                 break End::Truncated {
                     at_byte: len,
                     reason: if damaged {
@@ -406,6 +463,7 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                 at_byte: pos,
                 reason: format!("{name}: reading failed at byte {pos}: {e}"),
             },
+            end_damaged: false,
             initial_at,
             notes,
         };
@@ -415,6 +473,7 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
         gaps,
         trailer,
         end,
+        end_damaged,
         initial_at,
         notes,
     }

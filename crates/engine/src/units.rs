@@ -50,6 +50,20 @@ pub fn duration(secs: u64) -> String {
     }
 }
 
+/// A span in hours up to a week, as a DBA counts a workload's cycle: `17s`, `10m`, `24h`,
+/// `26h 13m`, `7d`.
+pub fn span(s: f64) -> String {
+    const WEEK: u64 = 7 * 86_400;
+    match s.floor() as u64 {
+        s if (60..3_600).contains(&s) && s % 60 == 0 => format!("{}m", s / 60),
+        s if s < 3_600 => duration(s),
+        s if s < WEEK && s % 3_600 < 60 => format!("{}h", s / 3_600),
+        s if s < WEEK => format!("{}h {:02}m", s / 3_600, (s % 3_600) / 60),
+        s if s % 86_400 < 3_600 => format!("{}d", s / 86_400),
+        s => duration(s),
+    }
+}
+
 /// The value formatted by `f`, or [`NA`].
 pub fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map(f).unwrap_or_else(|| NA.to_string())
@@ -101,6 +115,17 @@ pub fn secs(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spans_in_hours_up_to_a_week() {
+        assert_eq!(span(86_400.0), "24h");
+        assert_eq!(span(7.0 * 86_400.0), "7d");
+        assert_eq!(span(5_400.0), "1h 30m");
+        assert_eq!(span(600.0), "10m");
+        assert_eq!(span(17.4), "17s");
+        assert_eq!(span(26.0 * 3_600.0 + 13.0 * 60.0), "26h 13m");
+        assert_eq!(span(86_399.0), "23h 59m");
+    }
 
     #[test]
     fn units() {

@@ -14,7 +14,7 @@ use common::dolphie::{dolphie_bin, lengthen, record};
 use common::promdata::{self, Cost};
 use common::{PrivateServer, ServerConfig, WriteLoad};
 
-/// The 30 s for a day at 1 s, held here for an hour as the importer's own CPU time
+/// The target of 30 s for a day at 1 s, held here for an hour as the importer's own CPU time
 /// (user + system) of the debug build: tests run eight at a time on two cores, so wall time
 /// is mostly waiting for a core; `cargo bench --bench import` times the release build's day.
 const CPU_BOUND_S: f64 = 30.0;

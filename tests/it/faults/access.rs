@@ -244,7 +244,7 @@ fn password_changed_mid_session() {
     });
     let h = header(&first);
     assert!(
-        h.contains("access denied — password changed? Restart innodebt with the new one (-p)"),
+        h.contains("access denied — password changed? Restart innodebt with the new one; retrying"),
         "says what happened and what to do:\n{first}"
     );
     let screens = watch_while_down(&tmux, Duration::from_secs(8), "access denied");

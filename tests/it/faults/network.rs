@@ -203,8 +203,6 @@ fn nothing_listening_at_start_up_is_a_clear_exit_in_every_mode() {
     let target = strings(&["-h", "127.0.0.1", "-P", &port.to_string(), "-u", "root"]);
     for mode in [
         strings(&["--once"]),
-        // The dashboard connects before it takes the terminal: a message, not a retry screen.
-        Vec::new(),
         strings(&["record", &file.display().to_string()]),
     ] {
         let args: Vec<String> = target.iter().chain(&mode).cloned().collect();
@@ -222,4 +220,27 @@ fn nothing_listening_at_start_up_is_a_clear_exit_in_every_mode() {
         assert!(started.elapsed() < Duration::from_secs(5), "{mode:?}");
     }
     assert!(!file.exists(), "no capture is created without a server");
+
+    // The dashboard, on a terminal (without one it says so before connecting), connects
+    // before it takes the screen: the same message and code, not a retry screen.
+    let tmux = Tmux::start(dir.path(), 160, 45);
+    let err = dir.path().join("dashboard.err");
+    tmux.type_text(&format!(
+        "{} 2>{}; echo exit=$?",
+        dashboard_command(&target),
+        err.display()
+    ));
+    tmux.keys(&["Enter"]);
+    let after = tmux.wait_for("the shell after the dashboard", SCREEN_WAIT, |s| {
+        !numbers_after(s, "exit=").is_empty()
+    });
+    assert_eq!(numbers_after(&after, "exit="), [10], "{after}");
+    let stderr = std::fs::read_to_string(&err).expect("the dashboard's stderr");
+    assert!(
+        stderr.contains(&format!("127.0.0.1:{port} refused"))
+            && stderr.contains("Check that mysqld is running"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(!tmux.alternate_on(), "the screen was never taken");
 }

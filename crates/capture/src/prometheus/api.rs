@@ -17,9 +17,9 @@ use tokio::net::TcpStream;
 
 use super::PromError;
 
-/// How long one request may take, connection included: a query_range chunk over a day at
-/// 15 s answers in well under a second on a healthy Prometheus.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one request of an import may take, connection included: a query_range chunk over
+/// a day at 15 s answers in well under a second on a healthy Prometheus.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Where Prometheus is and how to prove who we are.
 pub struct Endpoint {
@@ -33,6 +33,7 @@ pub struct Endpoint {
         rustls::pki_types::ServerName<'static>,
     )>,
     authorization: Option<String>,
+    timeout: Duration,
 }
 
 /// Credentials, each read from a file so that no secret sits on a command line.
@@ -159,7 +160,14 @@ impl Endpoint {
             base_path: uri.path().trim_end_matches('/').to_string(),
             tls,
             authorization,
+            timeout: REQUEST_TIMEOUT,
         })
+    }
+
+    /// The longest one request may take (a live view asks every step and cannot wait long).
+    pub fn with_timeout(mut self, timeout: Duration) -> Endpoint {
+        self.timeout = timeout;
+        self
     }
 
     /// The URL as the user gave it, for messages.
@@ -218,11 +226,11 @@ impl Endpoint {
             .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())))
             .finish();
         let target = format!("{}{api_path}?{query}", self.base_path);
-        tokio::time::timeout(REQUEST_TIMEOUT, self.send(&target))
+        tokio::time::timeout(self.timeout, self.send(&target))
             .await
             .map_err(|_| PromError::Unreachable {
                 url: self.shown.clone(),
-                why: format!("no answer within {} s", REQUEST_TIMEOUT.as_secs()),
+                why: format!("no answer within {:.1} s", self.timeout.as_secs_f64()),
             })?
     }
 

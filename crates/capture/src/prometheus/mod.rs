@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 pub use api::{Auth, Endpoint, Series};
 
 use super::format::Header;
-use innodebt_server::sample::SourceEvent;
+use innodebt_server::sample::{ServerInfo, SourceEvent};
 
 /// Prometheus refuses a query_range of more than 11,000 points per series.
 const MAX_POINTS: u64 = 11_000;
@@ -90,6 +90,8 @@ pub struct Request {
     pub to: DateTime<Utc>,
     pub step: Duration,
     pub auth: Auth,
+    /// The longest one request may take ([`api::REQUEST_TIMEOUT`] for an import).
+    pub timeout: Duration,
 }
 
 /// `1 s`, `15 s`, `500 ms`: the resolution as the header says it.
@@ -166,7 +168,7 @@ impl Import {
                 "--step must be at least 1ms (use your scrape interval, e.g. 15s)".into(),
             ));
         }
-        let ep = Endpoint::new(&req.url, &req.auth)?;
+        let ep = Endpoint::new(&req.url, &req.auth)?.with_timeout(req.timeout);
         let url = ep.shown().to_string();
         let (start, end) = (unix(req.from), unix(req.to));
         let data = ep
@@ -252,6 +254,38 @@ impl Import {
         Ok(Some(self.mapper.chunk(&series)))
     }
 
+    /// Moves the window's end on to `to`, for a live feed: the next chunks read the steps
+    /// after the last one read, through the same mapper, so rates and the server's
+    /// description carry on. Nothing changes when `to` is not past the window's end.
+    pub fn follow(&mut self, to: DateTime<Utc>) {
+        let Ok(span_ms) = u64::try_from((to - self.req.from).num_milliseconds()) else {
+            return;
+        };
+        if self.next_ms.is_none() {
+            // Prometheus evaluated the last chunk at `from + k × step` up to its end: the
+            // next point is one step after the last of them, and waits until `to` reaches it.
+            let next = (self.span_ms / self.step_ms * self.step_ms).saturating_add(self.step_ms);
+            if next > span_ms {
+                return;
+            }
+            self.next_ms = Some(next);
+        } else if span_ms <= self.span_ms {
+            return;
+        }
+        self.span_ms = span_ms;
+        self.req.to = to;
+    }
+
+    /// The server as its series describe it (what the first chunk's `Connected` carries).
+    pub fn server(&self) -> ServerInfo {
+        self.mapper.info()
+    }
+
+    /// The Prometheus URL, for messages.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// Samples made so far.
     pub fn samples(&self) -> usize {
         self.mapper.samples
@@ -334,6 +368,52 @@ async fn instances(ep: &Endpoint, start: &str, end: &str) -> String {
 mod tests {
     use super::*;
 
+    /// An import over `from .. from + span_s` at `step_s`, every chunk read.
+    fn read_through(span_s: i64, step_s: u64) -> Import {
+        let from = DateTime::<Utc>::from_timestamp(1_000, 0).unwrap();
+        let req = Request {
+            url: "http://p:9090".into(),
+            instance: "db:9104".into(),
+            job: None,
+            matchers: Vec::new(),
+            from,
+            to: from + chrono::Duration::seconds(span_s),
+            step: Duration::from_secs(step_s),
+            auth: Auth::default(),
+            timeout: api::REQUEST_TIMEOUT,
+        };
+        Import {
+            ep: Endpoint::new(&req.url, &req.auth).unwrap(),
+            url: req.url.clone(),
+            mapper: map::Mapper::new(&[], "db"),
+            step_ms: step_s * 1000,
+            span_ms: u64::try_from(span_s).unwrap() * 1000,
+            chunk_steps: 100,
+            next_ms: None,
+            req,
+        }
+    }
+
+    #[test]
+    fn a_followed_window_goes_on_one_step_after_the_last_point_read() {
+        // Read up to +62 s at 15 s: Prometheus evaluated +0, +15, +30, +45, +60.
+        let mut i = read_through(62, 15);
+        let from = i.req.from;
+        // Less than a step on: nothing new to read, the window stays.
+        i.follow(from + chrono::Duration::seconds(70));
+        assert_eq!((i.next_ms, i.span_ms), (None, 62_000));
+        // Past the next point: it is read next, on the same grid.
+        i.follow(from + chrono::Duration::seconds(80));
+        assert_eq!((i.next_ms, i.span_ms), (Some(75_000), 80_000));
+        // While that is unread, the end moves on alone.
+        i.follow(from + chrono::Duration::seconds(95));
+        assert_eq!((i.next_ms, i.span_ms), (Some(75_000), 95_000));
+        // Never backwards.
+        i.follow(from + chrono::Duration::seconds(10));
+        assert_eq!((i.next_ms, i.span_ms), (Some(75_000), 95_000));
+        assert_eq!(i.req.to, from + chrono::Duration::seconds(95));
+    }
+
     #[test]
     fn selector_and_words() {
         let req = Request {
@@ -345,6 +425,7 @@ mod tests {
             to: DateTime::<Utc>::from_timestamp(60, 0).unwrap_or_default(),
             step: Duration::from_secs(15),
             auth: Auth::default(),
+            timeout: api::REQUEST_TIMEOUT,
         };
         let s = req.selector();
         assert!(

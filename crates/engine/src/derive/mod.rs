@@ -6,6 +6,8 @@
 mod state;
 mod suspect;
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +24,8 @@ pub struct Deriver {
     recovery: RecoveryModel,
     /// The verdicts' enter/leave rules: the engine's default, or none for a one-shot look.
     hysteresis: Hysteresis,
+    /// Seconds of watching advice to shrink the redo needs (`--sizing-span`).
+    sizing_span_s: f64,
     /// Keyed by the redo layout and the last known capacity: either changing restarts it.
     engine: Option<((RedoLayout, Option<u64>), VerdictEngine)>,
     /// Redo capacity of the previous figures, to notice a resize.
@@ -69,6 +73,7 @@ impl Deriver {
             measurer: Measurer::new(),
             recovery,
             hysteresis: Hysteresis::default(),
+            sizing_span_s: crate::verdicts::sizing::DEFAULT_SPAN_S,
             engine: None,
             last_capacity: None,
             redo_resized: None,
@@ -80,6 +85,20 @@ impl Deriver {
     pub fn one_shot(mut self) -> Self {
         self.hysteresis = Hysteresis::one_shot();
         self
+    }
+
+    /// Advice to shrink the redo waits until the peak was watched this long (`--sizing-span`).
+    pub fn with_sizing_span(mut self, span: Duration) -> Self {
+        self.set_sizing_span(span);
+        self
+    }
+
+    /// As [`Self::with_sizing_span`], keeping what was watched (a restored replay).
+    pub fn set_sizing_span(&mut self, span: Duration) {
+        self.sizing_span_s = span.as_secs_f64();
+        if let Some((_, engine)) = self.engine.as_mut() {
+            engine.set_sizing_span(self.sizing_span_s);
+        }
     }
 
     /// The latest redo resize seen, if any.
@@ -151,6 +170,7 @@ impl Deriver {
                 recovery,
                 layout,
                 hysteresis: self.hysteresis,
+                sizing_span_s: self.sizing_span_s,
                 ..EngineConfig::default()
             };
             self.engine = Some((key, VerdictEngine::new(cfg)));

@@ -1,6 +1,7 @@
 //! The deriver's state as a replay checkpoint stores it: what measuring remembers, the redo
-//! capacity seen, and the verdict engine's state. The recovery model is a setting of whoever
-//! reads the capture and is applied again on restore (nothing remembered depends on it).
+//! capacity seen, and the verdict engine's state. The recovery model and the sizing span are
+//! settings of whoever reads the capture, applied again on restore (nothing remembered
+//! depends on them).
 
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +14,7 @@ use crate::verdicts::{
 /// Bump when what derivation computes or remembers changes: checkpoints stored by another
 /// version are then not trusted, and a replay derives those files from their start instead.
 /// `tests/it/replay_window.rs` pins a fingerprint of the demo's states to this number.
-pub const DERIVATION_VERSION: u32 = 13;
+pub const DERIVATION_VERSION: u32 = 15;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeriverState {
@@ -46,7 +47,8 @@ impl Deriver {
     }
 
     /// A deriver back from a checkpoint, its engine's series given as their points (see
-    /// [`VerdictEngine::restore`]), estimating recovery with `recovery`.
+    /// [`VerdictEngine::restore`]), estimating recovery with `recovery`; the sizing span is the
+    /// default until [`Deriver::set_sizing_span`].
     pub fn restore(
         state: DeriverState,
         recovery: RecoveryModel,
@@ -66,6 +68,7 @@ impl Deriver {
             measurer: Measurer::restore(state.measurer),
             recovery,
             hysteresis: Hysteresis::default(),
+            sizing_span_s: crate::verdicts::sizing::DEFAULT_SPAN_S,
             engine,
             last_capacity: state.last_capacity,
             redo_resized: state.redo_resized,

@@ -106,7 +106,7 @@ fn a_refused_source_names_the_null_figures_it_leaves() {
         seis.figures,
         vec![
             FigureId::PurgeState,
-            FigureId::PurgeLagTrx,
+            FigureId::PurgeLagTrxNumbers,
             FigureId::PurgeLagSeconds,
             FigureId::PurgeLagSecondsFrom,
             FigureId::PurgeLagTransactions,
@@ -265,6 +265,56 @@ fn a_restart_with_another_redo_size_is_noted_and_restarts_the_peak() {
 
 /// MariaDB 10.11, 16 MiB of redo (async ≈ 10.7 MiB, M ≈ 12.3 MiB), max purge lag 5,000
 /// (delay cap 2,000 µs).
+/// `--sizing-span` is the reader's: a deriver restored from a checkpoint (a replay) keeps the
+/// span it watched and judges with the span it is given, not the writer's.
+#[test]
+fn the_sizing_span_is_the_readers_setting() {
+    let span = std::time::Duration::from_secs(60);
+    let mut d = Deriver::new().with_sizing_span(span);
+    d.push(&mariadb(16));
+    // A 1 MiB peak on 16 MiB: a smaller size would hold it.
+    let mut last = None;
+    for t in 0..=30 {
+        last = d.push(&sample(t, 100 + t as u64, 1 << 20));
+    }
+    let s = last.and_then(|f| f.sizing).expect("sizing");
+    assert!(s.shrink_withheld, "{}", s.advice);
+    assert_eq!((s.span_s, s.span_needed_s), (30.0, 60.0));
+    assert!(s.advice.contains("needs 1m of watching"), "{}", s.advice);
+    let start = s.span_from;
+
+    let ahead = |d: &mut Deriver| {
+        let mut last = None;
+        for t in 31..=60 {
+            last = d.push(&sample(t, 100 + t as u64, 1 << 20));
+        }
+        last.and_then(|f| f.sizing).expect("sizing")
+    };
+    let restore = |d: &Deriver| {
+        Deriver::restore(
+            d.state(),
+            RecoveryModel::published_default(),
+            d.engine_points(),
+        )
+        .expect("restore")
+    };
+    // Restored without the reader's span: the default day.
+    let s = ahead(&mut restore(&d));
+    assert!(s.shrink_withheld);
+    assert_eq!(
+        (s.span_from, s.span_s, s.span_needed_s),
+        (start, 60.0, 86_400.0)
+    );
+    // With it: a minute watched, the shrink is advised.
+    let mut again = restore(&d);
+    again.set_sizing_span(span);
+    let s = ahead(&mut again);
+    assert!(!s.shrink_withheld, "{}", s.advice);
+    assert_eq!((s.span_from, s.span_s), (start, 60.0));
+    assert!(s.advised_capacity_bytes < 16 << 20);
+    assert_eq!(s, ahead(&mut d));
+}
+
 fn judged_server() -> Deriver {
     let mut d = Deriver::new();
     d.push(&SourceEvent::Connected {

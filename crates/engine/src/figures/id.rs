@@ -151,7 +151,7 @@ figure_ids! {
     MaxPurgeLagDelay => "purge.max_purge_lag_delay_us", Microseconds,
         |f| u(f.purge.max_purge_lag_delay_us);
     PurgeBlocked => "purge.blocked", Flag, |f| flag(f.purge.blocked);
-    PurgeLagTrx => "purge.lag_trx", Count, |f| u(f.purge.lag_trx);
+    PurgeLagTrxNumbers => "purge.lag_trx_numbers", Count, |f| u(f.purge.lag_trx_numbers);
     PurgeLagSeconds => "purge.lag_s", Seconds, |f| f.purge.lag_s;
     PurgeLagSecondsFrom => "purge.lag_s_from", Text, none;
     PurgeLagTransactions => "purge.lag_transactions", Count, |f| u(f.purge.lag_transactions);
@@ -289,7 +289,7 @@ impl FigureId {
             ],
             SourceKind::InnodbStatus => &[
                 PurgeState,
-                PurgeLagTrx,
+                PurgeLagTrxNumbers,
                 PurgeLagSeconds,
                 PurgeLagSecondsFrom,
                 PurgeLagTransactions,

@@ -2,7 +2,7 @@
 //! the verdicts that hold, the crash-recovery estimate and the redo sizing advice. Judged by
 //! `verdicts`; carried on the figures so every reader shows the same judgement.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// How bad a figure or a verdict is: the one scale panels and verdicts share. Orders
@@ -193,6 +193,75 @@ pub struct Recovery {
     /// whole seconds leaves the split of a short restart open); `None` when not calibrated.
     #[serde(default)]
     pub estimate_range_s: Option<(f64, f64)>,
+    /// Where the rate comes from, as a word (`rate_source` says it in full).
+    #[serde(default)]
+    pub rate_origin: RateOrigin,
+    /// The crash recovery the rate was calibrated from: `null` unless `rate_origin` is
+    /// `calibrated`.
+    #[serde(default)]
+    pub calibration: Option<RecoveryEvidence>,
+    /// Why the rate is the default rather than this server's own (the error log unread, no
+    /// crash recovery in it, or none that can be timed); `null` when calibrated or given.
+    #[serde(default)]
+    pub not_calibrated: Option<String>,
+    /// Crash recoveries in the log too small or too short to time, newest first: newer than
+    /// the calibrating one, or every one when none calibrates.
+    #[serde(default)]
+    pub passed_over: Vec<PassedOver>,
+}
+
+/// Where the rate of a recovery estimate comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateOrigin {
+    /// Not chosen yet: the server's log or its flavour's default will say.
+    #[default]
+    Automatic,
+    /// `--recovery-rate`: wins over everything.
+    Given,
+    /// This server's own crash recovery in its error log.
+    Calibrated,
+    /// The flavour's default (no readable log, no crash recovery in it, or none to time).
+    Default,
+}
+
+/// A real crash recovery read from the server's error log: the evidence of a calibrated rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecoveryEvidence {
+    /// The error log read (a path, or `performance_schema.error_log`).
+    pub from: Option<String>,
+    /// The crash recovery's start and the end of its redo application, in the log's local
+    /// time (MySQL 5.7+: UTC).
+    pub started_at: NaiveDateTime,
+    pub finished_at: NaiveDateTime,
+    pub checkpoint_lsn: u64,
+    pub end_lsn: u64,
+    /// Redo applied: end LSN − checkpoint LSN.
+    pub redo_bytes: u64,
+    /// A lower bound of the pages it applied redo to: the largest MariaDB's "To recover: N
+    /// pages" said (those count the pages left in the current batch); `null` on MySQL.
+    pub pages_at_least: Option<u64>,
+    pub batches: u32,
+    /// Redo application by the log's timestamps, and their resolution (1 s on MariaDB and
+    /// MySQL 5.6, 1 µs on MySQL 5.7+).
+    pub logged_s: f64,
+    pub timestamp_resolution_s: f64,
+    /// The whole restart by the log (start line to "ready for connections") and by the host
+    /// (process start to pid file, to 10 ms; only when that process runs now).
+    pub restart_logged_s: Option<f64>,
+    pub restart_host_s: Option<f64>,
+    /// What the evidence leaves open: redo application and the whole restart, lowest and
+    /// highest seconds.
+    pub redo_s: (f64, f64),
+    pub restart_s: Option<(f64, f64)>,
+}
+
+/// A crash recovery that did not calibrate, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PassedOver {
+    #[serde(flatten)]
+    pub recovery: RecoveryEvidence,
+    pub why: String,
 }
 
 /// Redo sizing advice.
@@ -215,6 +284,23 @@ pub struct Sizing {
     /// Worst-case recovery (checkpoint age at the sync point) at the advised size: the price.
     pub worst_case_recovery_s_at_advised: f64,
     pub worst_case_recovery_s_now: Option<f64>,
+    /// The first sample of the span the peak is from: what innodebt watched (a session, a
+    /// capture from its start, or since a redo resize). Server uptime is no evidence of the
+    /// peak: no status variable keeps the highest checkpoint age.
+    #[serde(default)]
+    pub span_from: DateTime<Utc>,
+    /// Seconds watched since `span_from`: the samples' intervals, a restart's or a
+    /// reconnection's gap left out.
+    #[serde(default)]
+    pub span_s: f64,
+    /// The span advice to shrink needs (`--sizing-span`, by default a day).
+    #[serde(default)]
+    pub span_needed_s: f64,
+    /// A smaller size would hold the peak so far, but `span_s` is short of `span_needed_s`:
+    /// the advised size is the current one, and the advice says what is still needed. Advice
+    /// to grow never waits.
+    #[serde(default)]
+    pub shrink_withheld: bool,
     pub advice: String,
     /// Why the one-hour rule misleads.
     pub note: String,

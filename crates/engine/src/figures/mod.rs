@@ -16,7 +16,10 @@ use innodebt_server::flavor::FlushRegime;
 use innodebt_server::sample::SourceKind;
 
 pub use id::{FigureId, Unit, UnknownRule};
-pub use judged::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
+pub use judged::{
+    Bound, Missing, PassedOver, RateOrigin, Recovery, RecoveryEvidence, Severity, Sizing, Verdict,
+    VerdictKind,
+};
 pub use rollback::Rollback;
 pub use selfcost::{SelfCost, StatementMs};
 pub use suspect::Suspect;
@@ -409,18 +412,19 @@ pub struct Purge {
     /// for trx's n:o <` of the last SEIS read (ids and commit numbers share the counter, so a
     /// write transaction counts about 2). Small: purge has caught up, whatever the history
     /// length says; large and growing: purge cannot proceed or cannot keep up.
-    #[serde(default)]
-    pub lag_trx: Option<u64>,
+    /// (`lag_trx` before schema 2: read under that name from older state.)
+    #[serde(default, alias = "lag_trx")]
+    pub lag_trx_numbers: Option<u64>,
     /// How long ago purge's position was the newest commit: seconds back from the last SEIS
     /// read to when `Trx id counter` stood where `Purge done for trx's n:o <` stands, from
-    /// the counter's own readings. What a DBA can act on, where `lag_trx` counts numbers.
+    /// the counter's own readings. What a DBA can act on, where `lag_trx_numbers` counts numbers.
     #[serde(default)]
     pub lag_s: Option<f64>,
     /// How `lag_s` was found: between two readings, extrapolated at the counter's rate, or
     /// only a lower bound (the counter did not move).
     #[serde(default)]
     pub lag_s_from: Option<LagSecondsFrom>,
-    /// An estimate of the committed read-write transactions purge is behind: `lag_trx` over
+    /// An estimate of the committed read-write transactions purge is behind: `lag_trx_numbers` over
     /// the numbers each one takes (see `lag_transactions_basis`).
     #[serde(default)]
     pub lag_transactions: Option<u64>,
@@ -460,7 +464,7 @@ impl Purge {
     /// the counter's rate), `≥30s` (the counter stood still), then the transactions estimate
     /// (`≤7292 trx`). `None` while no recent SEIS gave purge's position.
     pub fn lag_words(&self) -> Option<String> {
-        let numbers = self.lag_trx?;
+        let numbers = self.lag_trx_numbers?;
         if numbers == 0 {
             return Some("caught up".into());
         }
@@ -481,6 +485,26 @@ impl Purge {
             (None, Some(t)) => t,
             (None, None) => format!("{} trx numbers", crate::units::count(numbers as f64)),
         })
+    }
+
+    /// Purge's lag in the unit the Purge panel shows (`lag_words`' transactions, on their
+    /// basis): `≤220 transactions`; the numbers only where there is no estimate.
+    pub fn lag_in_transactions(&self) -> Option<String> {
+        let count = |n: u64| crate::units::count(n as f64);
+        match (self.lag_transactions, self.lag_trx_numbers) {
+            (_, Some(0)) => Some("0 transactions".into()),
+            (Some(t), _) => Some(format!(
+                "≤{} {}",
+                count(t),
+                if t == 1 {
+                    "transaction"
+                } else {
+                    "transactions"
+                }
+            )),
+            (None, Some(n)) => Some(format!("{} transaction numbers", count(n))),
+            (None, None) => None,
+        }
     }
 }
 
@@ -579,7 +603,7 @@ mod tests {
     #[test]
     fn purge_lag_is_said_in_seconds_and_transactions() {
         let mut p = Purge {
-            lag_trx: Some(14_584),
+            lag_trx_numbers: Some(14_584),
             lag_s: Some(12.3),
             lag_s_from: Some(LagSecondsFrom::CounterRate),
             lag_transactions: Some(7_292),
@@ -590,9 +614,31 @@ mod tests {
         assert_eq!(p.lag_words().as_deref(), Some("≥12s, ≤7292 trx"));
         p.lag_s = None;
         assert_eq!(p.lag_words().as_deref(), Some("≤7292 trx"));
-        p.lag_trx = Some(0);
+        // The verdicts' words: the same transactions, spelt out.
+        assert_eq!(
+            p.lag_in_transactions().as_deref(),
+            Some("≤7292 transactions")
+        );
+        p.lag_trx_numbers = Some(0);
         assert_eq!(p.lag_words().as_deref(), Some("caught up"));
-        p.lag_trx = None;
+        assert_eq!(p.lag_in_transactions().as_deref(), Some("0 transactions"));
+        p.lag_trx_numbers = None;
         assert_eq!(p.lag_words(), None);
+        p.lag_transactions = None;
+        assert_eq!(p.lag_in_transactions(), None);
+    }
+
+    /// The numbers are `lag_trx_numbers` (schema 2); state stored as `lag_trx` still reads.
+    #[test]
+    fn purge_lag_numbers_have_their_own_name() {
+        let p = Purge {
+            lag_trx_numbers: Some(440),
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&p).unwrap_or_default();
+        assert_eq!(json["lag_trx_numbers"], 440);
+        assert!(json.get("lag_trx").is_none());
+        let old: Purge = serde_json::from_str(r#"{"lag_trx": 440}"#).expect("old name");
+        assert_eq!(old.lag_trx_numbers, Some(440));
     }
 }

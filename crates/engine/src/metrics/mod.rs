@@ -448,7 +448,7 @@ impl Context<'_> {
             max_purge_lag: lag,
             max_purge_lag_delay_us: max_delay,
             blocked: None,
-            lag_trx: lag_numbers,
+            lag_trx_numbers: lag_numbers,
             lag_s: lag_s.map(|(s, _)| s),
             lag_s_from: lag_s.map(|(_, from)| from),
             lag_transactions: lag_transactions.as_ref().map(|(n, _)| *n),

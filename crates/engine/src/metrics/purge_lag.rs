@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn position_older_than_the_readings_goes_back_at_the_counters_rate() {
-        // The sysbench case: 1,215 numbers/s (14,584 in 12 s); two readings 10 s
+        // A sysbench case: 1,215 numbers/s (14,584 in 12 s); two readings 10 s
         // apart, purge 14,584 behind the last: 12 s.
         let r = readings(&[(0.0, 100_000 - 12_150), (10.0, 100_000)]);
         let (s, from) = seconds_behind(&r, 100_000 - 14_584).expect("seconds");

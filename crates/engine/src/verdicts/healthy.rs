@@ -23,7 +23,9 @@ pub(crate) fn message(
     let growth = judged.history_growth_per_s;
     let history = match growth {
         _ if caught_up(f, th) == Some(true) => match f.purge.lag_words() {
-            Some(w) if f.purge.lag_trx != Some(0) => format!("purge has caught up ({w} behind)"),
+            Some(w) if f.purge.lag_trx_numbers != Some(0) => {
+                format!("purge has caught up ({w} behind)")
+            }
             _ => "purge has caught up".to_string(),
         },
         Some(g) if g <= -th.growth_min_per_s => format!("history is falling ({g:+.1}/s)"),
@@ -67,10 +69,10 @@ fn horizon(s: f64) -> String {
 mod tests {
     use super::*;
 
-    fn said(growth: Option<f64>, lag_trx: Option<u64>) -> String {
+    fn said(growth: Option<f64>, lag_trx_numbers: Option<u64>) -> String {
         let mut f = Figures::default();
         f.history.length = Some(360);
-        f.purge.lag_trx = lag_trx;
+        f.purge.lag_trx_numbers = lag_trx_numbers;
         f.purge.max_purge_lag = Some(0);
         let judged = PurgeJudgement {
             history_growth_per_s: growth,

@@ -192,13 +192,28 @@ impl Default for Thresholds {
 }
 
 /// Everything the engine is configured with.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EngineConfig {
     pub hysteresis: Hysteresis,
     pub thresholds: Thresholds,
     pub recovery: RecoveryModel,
     /// Server settings sizing needs besides the capacity (page size, files in group, …).
     pub layout: RedoLayout,
+    /// Seconds of watching advice to shrink the redo needs (`--sizing-span`; a setting of
+    /// the reader, like `recovery`).
+    pub sizing_span_s: f64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            hysteresis: Hysteresis::default(),
+            thresholds: Thresholds::default(),
+            recovery: RecoveryModel::default(),
+            layout: RedoLayout::default(),
+            sizing_span_s: sizing::DEFAULT_SPAN_S,
+        }
+    }
 }
 
 /// Points kept per series: two hours at 1 Hz. History is looked up at the blocker's start, so
@@ -360,6 +375,11 @@ impl VerdictEngine {
         self.cfg.recovery = model;
     }
 
+    /// Sets the span advice to shrink needs; what was watched is kept.
+    pub fn set_sizing_span(&mut self, span_s: f64) {
+        self.cfg.sizing_span_s = span_s;
+    }
+
     /// Forgets everything observed (a replay seek, another server).
     pub fn reset(&mut self) {
         *self = Self::new(self.cfg.clone());
@@ -391,7 +411,8 @@ impl VerdictEngine {
         self.purge_rate.push(t_s, purge);
         self.inflow_rate.push(t_s, inflow);
         self.written_rate.push(t_s, written);
-        self.peak.observe(at, f.redo.checkpoint_age_bytes);
+        self.peak
+            .observe(at, f.redo.checkpoint_age_bytes, f.interval_s);
 
         let th = self.cfg.thresholds;
         let trend = purge::trend(&self.history, t_s, f, &th);
@@ -470,6 +491,7 @@ impl VerdictEngine {
             &self.cfg.layout,
             &self.cfg.recovery,
             hour_rate,
+            self.cfg.sizing_span_s,
         );
         let rollback = rseg::contended(&f.rollback, f.purge.open_rw_trx, &th)
             .map(|c| if c { Severity::Warning } else { Severity::Ok });

@@ -29,7 +29,8 @@ pub(crate) fn history_held_by_open_writes(c: &Context) -> Option<Finding> {
     let f = c.f;
     let history = f.history.length.filter(|h| *h >= c.th.history_held_min)?;
     let open = f.purge.open_rw_trx.filter(|n| *n > 0)?;
-    let lag = f.purge.lag_trx?;
+    // In the Purge panel's unit (transactions).
+    let lag = f.purge.lag_in_transactions()?;
     if caught_up(f, c.th) != Some(true) {
         return None;
     }
@@ -66,13 +67,12 @@ pub(crate) fn history_held_by_open_writes(c: &Context) -> Option<Finding> {
         (None, _) => "kill it".to_string(),
     };
     let message = format!(
-        "history {} is not freed while purge has caught up ({} transaction numbers behind): \
+        "history {} is not freed while purge has caught up ({lag} behind): \
          {who}, and InnoDB frees no rollback segment's history whose last writer is newer \
          than the oldest open read-write transaction — by now every segment it hands out. \
          It falls once that transaction commits — commit it, or {kill}; more purge threads \
          will not help.",
         count(history as f64),
-        count(lag as f64),
     );
     Some(Finding {
         severity: if history >= c.th.history_critical {

@@ -101,7 +101,7 @@ pub(crate) fn judge(f: &Figures, trend: &Trend, th: &Thresholds, flavor: Flavor)
 /// "not moving" reads.
 pub(crate) fn moving(f: &Figures, th: &Thresholds) -> Option<bool> {
     f.purge.pace?;
-    f.purge.lag_trx?;
+    f.purge.lag_trx_numbers?;
     Some(!purge_stuck(f, th))
 }
 
@@ -110,7 +110,9 @@ pub(crate) fn moving(f: &Figures, th: &Thresholds) -> Option<bool> {
 /// stands [`Thresholds::lag_trx_stuck_min`] or more transaction numbers behind.
 pub(crate) fn purge_stuck(f: &Figures, th: &Thresholds) -> bool {
     f.purge.pace.is_some_and(|p| p < th.pace_stuck)
-        && f.purge.lag_trx.is_some_and(|l| l >= th.lag_trx_stuck_min)
+        && f.purge
+            .lag_trx_numbers
+            .is_some_and(|l| l >= th.lag_trx_stuck_min)
 }
 
 /// Purge kept pace with the commits between the last two SEIS reads and is at most
@@ -118,7 +120,9 @@ pub(crate) fn purge_stuck(f: &Figures, th: &Thresholds) -> bool {
 /// over a window, unlike a small lag alone (one read, perhaps taken before a view opened).
 pub(crate) fn keeps_pace(f: &Figures, th: &Thresholds) -> bool {
     f.purge.pace.is_some_and(|p| p >= th.pace_keeps_up)
-        && f.purge.lag_trx.is_some_and(|l| l <= th.lag_trx_caught_up)
+        && f.purge
+            .lag_trx_numbers
+            .is_some_and(|l| l <= th.lag_trx_caught_up)
 }
 
 /// Purge kept pace over a window the oldest read view was open for the whole of: purge is
@@ -138,7 +142,7 @@ pub(crate) fn passed_by_purge(f: &Figures, th: &Thresholds) -> bool {
 /// cannot tell keeping up from standing still, so without a pace it is `None`, as it is
 /// without a SEIS read.
 pub(crate) fn caught_up(f: &Figures, th: &Thresholds) -> Option<bool> {
-    let lag = f.purge.lag_trx?;
+    let lag = f.purge.lag_trx_numbers?;
     if lag < th.lag_trx_stuck_min {
         return Some(true);
     }
@@ -277,20 +281,20 @@ pub(crate) fn blocked_by_read_view(c: &Context) -> Option<Finding> {
         (_, Some(cmd)) => format!("It is in command {cmd}, no statement text"),
         _ => "Its statement text is not available".to_string(),
     };
+    // In the Purge panel's unit (transactions), never SEIS's numbers beside it.
     let stuck_lag = purge_stuck(c.f, c.th)
-        .then_some(c.f.purge.lag_trx)
+        .then(|| c.f.purge.lag_in_transactions())
         .flatten();
-    let held = match c.trend.held_back {
+    let held = match (c.trend.held_back, stuck_lag) {
         // Too little history seen to say what it holds back: what one look proves instead.
-        _ if c.trend.held_back_is_lower_bound && stuck_lag.is_some() => format!(
-            "purge stands still {} transaction numbers behind",
-            count(stuck_lag.unwrap_or_default() as f64)
-        ),
-        Some(h) if c.trend.held_back_is_lower_bound => {
+        (_, Some(lag)) if c.trend.held_back_is_lower_bound => {
+            format!("purge stands still {lag} behind")
+        }
+        (Some(h), _) if c.trend.held_back_is_lower_bound => {
             format!("it holds back ≥ {} undo logs of history", count(h as f64))
         }
-        Some(h) => format!("it holds back ~{} undo logs of history", count(h as f64)),
-        None => "it holds back history".to_string(),
+        (Some(h), _) => format!("it holds back ~{} undo logs of history", count(h as f64)),
+        (None, _) => "it holds back history".to_string(),
     };
     let growth = c
         .growth()

@@ -31,23 +31,33 @@
 //!   the background after the server accepts connections.
 //!
 //! # Calibration from the server's own log
-//! The last crash recovery in the log gives the redo it applied (end LSN − checkpoint LSN), how
-//! long applying it took and how long the whole restart took, by the log's own timestamps; when
-//! that recovery's process is the server running now, the host times the restart to 10 ms
-//! (process start to pid file, `source::live::errlog`). The model is then `startup` = restart −
-//! redo application and `rate` = redo ÷ redo application. MariaDB (and MySQL 5.6) print whole
-//! seconds, so a span logged as `s` seconds took anywhere in `(s − 1, s + 1)`; redo application
-//! cannot outlast the restart around it. Each is taken at the middle of what is left
-//! ([`RecoverySplit`]), which keeps the worst error smallest, and the estimate carries the range
-//! the ends give. On a quiet machine a 200 MB recovery is about a second: the whole-second
+//! The newest crash recovery in the log that can be timed gives the redo it applied (end LSN −
+//! checkpoint LSN), how long applying it took and how long the whole restart took, by the log's
+//! own timestamps; when that recovery's process is the server running now, the host times the
+//! restart to 10 ms (process start to pid file, `source::live::errlog`). The model is then
+//! `startup` = restart − redo application and `rate` = redo ÷ redo application. MariaDB (and
+//! MySQL 5.6) print whole seconds, so a span logged as `s` seconds took anywhere in
+//! `(s − 1, s + 1)`; redo application cannot outlast the restart around it. Each is taken at the
+//! middle of what is left ([`RecoverySplit`]), which keeps the worst error smallest, and the
+//! estimate carries the range the ends give. On a quiet machine a 200 MB recovery is about a second: the whole-second
 //! stamps cannot split it, but the host-timed restart bounds it, and for a second crash 1.5×
 //! the first the split's worst error is a quarter of the estimate. MySQL 5.7+'s microsecond
 //! timestamps measure both outright.
+//!
+//! A recovery whose apply cannot be told from start-up does not calibrate
+//! ([`Calibration::untimed`]): under [`MIN_CALIBRATION_REDO_BYTES`] of redo, or over within one
+//! tick of the log's timestamps when the host did not time the restart. An earlier recovery in
+//! the same log that can be timed is taken instead, else the flavour's default; either way the
+//! estimate says which recovery was passed over and why, and the figures carry the evidence.
 
 use serde::{Deserialize, Serialize};
 
-use crate::figures::{Bound, Figures, Recovery};
-pub use innodebt_server::error_log::{Calibration, CalibrationError, calibrate_from_error_log};
+pub use crate::figures::RateOrigin;
+use crate::figures::{Bound, Figures, PassedOver, Recovery, RecoveryEvidence};
+pub use innodebt_server::error_log::{
+    Calibration, CalibrationError, MIN_CALIBRATION_REDO_BYTES, RecoveryLog, Untimed,
+    calibrate_from_error_log,
+};
 use innodebt_server::flavor::RecoveryDefault;
 use innodebt_server::sample::ServerInfo;
 
@@ -59,21 +69,6 @@ pub const DEFAULT_RATE_SOURCE: &str =
     "default rate before the server is known (MySQL bug #81648: 10.5 GB in ~20 min on 5.7)";
 /// Page reads per second when neither the user nor `innodb_io_capacity_max` says.
 pub const DEFAULT_PAGE_READS_PER_S: f64 = 2_000.0;
-
-/// Where the rate of a model comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RateOrigin {
-    /// Not chosen yet: the server's log or its flavour's default will say.
-    #[default]
-    Automatic,
-    /// `--recovery-rate`: wins over everything.
-    Given,
-    /// This server's last crash recovery in its error log.
-    Calibrated,
-    /// The flavour's default (no readable log, or no crash recovery in it).
-    Default,
-}
 
 /// How recovery time is estimated: the all-in redo rate, the fixed start-up and the page-read
 /// rate.
@@ -93,6 +88,15 @@ pub struct RecoveryModel {
     /// The calibrating recovery, with what its timestamps leave open.
     #[serde(default)]
     pub split: Option<RecoverySplit>,
+    /// The calibrating recovery as evidence (the figures' `recovery.calibration`).
+    #[serde(default)]
+    pub calibration: Option<RecoveryEvidence>,
+    /// Why the rate is the flavour's default, when the server's log was read.
+    #[serde(default)]
+    pub not_calibrated: Option<String>,
+    /// The log's recoveries that could not be timed, newest first.
+    #[serde(default)]
+    pub passed_over: Vec<PassedOver>,
 }
 
 /// A real recovery's restart as start-up plus redo application, each as the range the evidence
@@ -183,6 +187,9 @@ impl RecoveryModel {
             startup_s: 0.0,
             origin: RateOrigin::Automatic,
             split: None,
+            calibration: None,
+            not_calibrated: None,
+            passed_over: Vec::new(),
         }
     }
 
@@ -200,28 +207,88 @@ impl RecoveryModel {
             startup_s: d.startup_s,
             origin: RateOrigin::Default,
             split: None,
+            calibration: None,
+            not_calibrated: None,
+            passed_over: Vec::new(),
         }
     }
 
-    /// The model for this server: a given rate stays; else its error log's last crash
-    /// recovery, calibrated against its flavour's default; else that default, with why the
-    /// log did not say. The page-read setting is kept.
+    /// The model for this server: a given rate stays; else its error log's newest crash
+    /// recovery that can be timed, calibrated against its flavour's default; else that
+    /// default, with why the log did not say. The page-read setting is kept.
     pub fn for_server(&self, info: &ServerInfo) -> RecoveryModel {
         if self.origin == RateOrigin::Given {
             return self.clone();
         }
         let d = info.flavor.recovery_default();
         let series = info.flavor.series();
-        let mut m = match info.recovery_log.as_ref().map(|l| &l.found) {
-            Some(Ok(c)) => Self::calibrated(c, &d),
-            Some(Err(why)) => {
-                let mut m = Self::flavour_default(&d, &series);
-                m.rate_source.push_str(&format!("; not calibrated: {why}"));
-                m
-            }
+        let mut m = match info.recovery_log.as_deref() {
+            Some(log) => Self::from_log(log, &d, &series),
             None => Self::flavour_default(&d, &series),
         };
         m.page_reads_per_s = self.page_reads_per_s;
+        m
+    }
+
+    /// The model an error log gives: calibrated from its newest recovery that can be timed
+    /// (the newer ones passed over, and said so), else the default `d` of `series` with why.
+    pub fn from_log(log: &RecoveryLog, d: &RecoveryDefault, series: &str) -> Self {
+        let from = log.from.as_deref();
+        let choice = log.choice();
+        let passed_over: Vec<PassedOver> = choice
+            .passed_over
+            .iter()
+            .map(|(c, why)| PassedOver {
+                recovery: evidence(c, from),
+                why: why.to_string(),
+            })
+            .collect();
+        let n = choice.passed_over.len();
+        let newest_passed = choice
+            .passed_over
+            .first()
+            .map(|(c, why)| (c.started_at.format("%Y-%m-%d %H:%M:%S"), why));
+        let mut m = match (choice.timed, &log.found) {
+            (Some(c), _) => {
+                let mut m = Self::calibrated(c, d);
+                if let Some(e) = m.calibration.as_mut() {
+                    e.from = from.map(str::to_string);
+                }
+                let passed = match &newest_passed {
+                    Some((at, why)) if n == 1 => {
+                        format!("; the later recovery of {at} is passed over: {why}")
+                    }
+                    Some((at, why)) => {
+                        format!(
+                            "; the {n} later recoveries are passed over, the last of {at}: {why}"
+                        )
+                    }
+                    None => String::new(),
+                };
+                m.rate_source.push_str(&passed);
+                m
+            }
+            (None, found) => {
+                let why = match (&newest_passed, found) {
+                    (Some((at, why)), _) => format!(
+                        "{}: the last crash recovery ({at}): {why}{}",
+                        from.unwrap_or("the error log"),
+                        match n {
+                            1 => String::new(),
+                            n => format!(" (nor can the {} before it be timed)", n - 1),
+                        }
+                    ),
+                    (None, Err(why)) => why.clone(),
+                    // A recovery found is either timed or passed over: not reached.
+                    (None, Ok(_)) => "no crash recovery in this error log can be timed".into(),
+                };
+                let mut m = Self::flavour_default(d, series);
+                m.rate_source.push_str(&format!("; not calibrated: {why}"));
+                m.not_calibrated = Some(why);
+                m
+            }
+        };
+        m.passed_over = passed_over;
         m
     }
 
@@ -269,7 +336,10 @@ impl RecoveryModel {
             page_reads_per_s: None,
             startup_s: startup,
             origin: RateOrigin::Calibrated,
+            calibration: Some(evidence(c, None)),
             split: Some(split),
+            not_calibrated: None,
+            passed_over: Vec::new(),
         }
     }
 
@@ -282,6 +352,9 @@ impl RecoveryModel {
             startup_s: 0.0,
             origin: RateOrigin::Given,
             split: None,
+            calibration: None,
+            not_calibrated: None,
+            passed_over: Vec::new(),
         })
     }
 
@@ -354,7 +427,33 @@ impl RecoveryModel {
             page_read_source: page_source,
             bound_by: bound,
             estimate_range_s,
+            rate_origin: self.origin,
+            calibration: self.calibration.clone(),
+            not_calibrated: self.not_calibrated.clone(),
+            passed_over: self.passed_over.clone(),
         })
+    }
+}
+
+/// A recovery read from the log `from`, as the figures give it: what the log and the host
+/// measured, and the ranges they leave ([`RecoverySplit`]).
+pub fn evidence(c: &Calibration, from: Option<&str>) -> RecoveryEvidence {
+    let split = RecoverySplit::of(c);
+    RecoveryEvidence {
+        from: from.map(str::to_string),
+        started_at: c.started_at,
+        finished_at: c.finished_at,
+        checkpoint_lsn: c.checkpoint_lsn,
+        end_lsn: c.end_lsn,
+        redo_bytes: c.redo_bytes,
+        pages_at_least: c.pages,
+        batches: c.batches,
+        logged_s: c.seconds,
+        timestamp_resolution_s: c.timestamp_resolution_s,
+        restart_logged_s: c.restart_s,
+        restart_host_s: c.process_restart_s,
+        redo_s: split.redo_s,
+        restart_s: split.restart_s,
     }
 }
 

@@ -13,13 +13,19 @@
 //! MySQL's `innodb_redo_log_capacity` / `innodb_log_file_size` accept. The result is clamped to
 //! the range the variable accepts ([`Flavor::redo_capacity_range`]).
 //!
+//! Evidence: the peak is only what innodebt watched (this session, a capture from its start,
+//! or since a redo resize). Server uptime proves nothing of it, since no status variable
+//! keeps the highest checkpoint age. A peak that reached the advised headroom is evidence for
+//! growing on its own; advice to shrink waits until the span watched covers the workload's
+//! cycle ([`DEFAULT_SPAN_S`], `--sizing-span`): a quiet hour says nothing of tonight's batch.
+//!
 //! The "one hour of redo writes" rule is shown for comparison, with why it misleads.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::figures::{Figures, Sizing};
-use crate::units::{bytes, duration};
+use crate::units::{bytes, duration, span as span_words};
 use innodebt_server::flavor::Flavor;
 
 use super::layout::RedoLayout;
@@ -28,19 +34,39 @@ use super::recovery::RecoveryModel;
 /// The advised async point is this much above the peak checkpoint age.
 pub const HEADROOM: f64 = 1.2;
 
+/// The span advice to shrink needs by default, seconds: a day, the usual cycle of a
+/// workload's batch jobs and backups.
+pub const DEFAULT_SPAN_S: f64 = 86_400.0;
+
 const MIB: u64 = 1024 * 1024;
 
-/// The highest checkpoint age seen since the engine started.
+/// The highest checkpoint age seen since the engine started, and over how long it was watched.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PeakTracker {
     peak: Option<(u64, DateTime<Utc>)>,
+    /// The first sample with a checkpoint age: where the span watched starts.
+    #[serde(default)]
+    since: Option<DateTime<Utc>>,
+    /// Seconds of checkpoint age watched since then: the samples' intervals. The gap of a
+    /// restart or a reconnection (no interval) was not watched, so it does not count.
+    #[serde(default)]
+    watched_s: f64,
 }
 
 impl PeakTracker {
-    pub(crate) fn observe(&mut self, at: DateTime<Utc>, age: Option<u64>) {
-        if let Some(age) = age
-            && self.peak.is_none_or(|(p, _)| age > p)
-        {
+    /// One sample at `at`, `interval_s` after the one before (`None` across a gap).
+    pub(crate) fn observe(&mut self, at: DateTime<Utc>, age: Option<u64>, interval_s: Option<f64>) {
+        let Some(age) = age else {
+            return;
+        };
+        if self.since.is_some() {
+            self.watched_s += interval_s
+                .filter(|i| i.is_finite() && *i > 0.0)
+                .unwrap_or(0.0);
+        } else {
+            self.since = Some(at);
+        }
+        if self.peak.is_none_or(|(p, _)| age > p) {
             self.peak = Some((age, at));
         }
     }
@@ -51,6 +77,8 @@ impl PeakTracker {
 }
 
 /// Sizing advice for the peak seen so far; `None` before any checkpoint age above zero.
+/// A shrink is withheld (the current size stays the advice) until the span watched reaches
+/// `span_needed_s`.
 pub(crate) fn advise(
     peak: &PeakTracker,
     f: &Figures,
@@ -58,10 +86,19 @@ pub(crate) fn advise(
     layout: &RedoLayout,
     model: &RecoveryModel,
     mean_written_per_s: Option<f64>,
+    span_needed_s: f64,
 ) -> Option<Sizing> {
     let (peak_age, peak_at) = peak.peak().filter(|(p, _)| *p > 0)?;
     let target = (peak_age as f64 * HEADROOM).ceil() as u64;
-    let advised = advised_capacity(flavor, layout, target);
+    let current = f.redo.capacity_bytes;
+    let span_s = peak.watched_s;
+    let fits = advised_capacity(flavor, layout, target);
+    let shrink_withheld = current.is_some_and(|cur| fits < cur) && span_s < span_needed_s;
+    // Withheld, the advice is the size there is: no reader takes a size from too short a span.
+    let advised = match current {
+        Some(cur) if shrink_withheld => cur,
+        _ => fits,
+    };
     let points = |cap: u64| {
         flavor.redo_points_at_capacity(
             cap,
@@ -78,7 +115,6 @@ pub(crate) fn advise(
     let worst_at = |age: u64| model.seconds(age, pages, page_reads).0;
     let worst_advised = worst_at(at_advised.worst_case_age());
     let worst_now = f.redo.worst_case_age_bytes().map(worst_at);
-    let current = f.redo.capacity_bytes;
     let peak_pct = f
         .redo
         .async_point_bytes
@@ -99,6 +135,11 @@ pub(crate) fn advise(
     let pct = peak_pct
         .map(|p| format!(" ({p:.0} % of the async point)"))
         .unwrap_or_default();
+    let watched = if span_s > 0.0 {
+        format!("over the {} watched", span_words(span_s))
+    } else {
+        "in one sample".to_string()
+    };
     let recovery_change = match worst_now {
         Some(now) => format!(
             "worst-case recovery {} → {}",
@@ -111,52 +152,62 @@ pub(crate) fn advise(
         ),
     };
     let mut advice = match current {
+        Some(_) if shrink_withheld => format!(
+            "Peak checkpoint age {} {watched}{pct}; advice to shrink needs {} of watching (or \
+             --sizing-span), so that the peak covers the workload's cycle (a nightly batch, a \
+             weekly report): {} to go. Until then keep {setting}.",
+            bytes(peak_age),
+            span_words(span_needed_s),
+            span_words((span_needed_s - span_s).ceil()),
+        ),
         Some(cur) if advised > cur => format!(
-            "Peak checkpoint age {}{pct}: grow to {setting} (now {}) so the async point ({}) sits \
+            "Peak checkpoint age {} {watched}{pct}: grow to {setting} (now {}) so the async point ({}) sits \
              20 % above the peak; {recovery_change}.",
             bytes(peak_age),
             bytes(cur),
             bytes(at_advised.async_point)
         ),
         Some(cur) if advised < cur => format!(
-            "Peak checkpoint age {}{pct}: {setting} (now {}) still leaves 20 % headroom above the \
+            "Peak checkpoint age {} {watched}{pct}: {setting} (now {}) still leaves 20 % headroom above the \
              peak at the async point ({}); {recovery_change}.",
             bytes(peak_age),
             bytes(cur),
             bytes(at_advised.async_point)
         ),
         Some(_) => format!(
-            "Peak checkpoint age {}{pct}: the current size fits ({setting}); {recovery_change}.",
+            "Peak checkpoint age {} {watched}{pct}: the current size fits ({setting}); {recovery_change}.",
             bytes(peak_age)
         ),
         None => format!(
-            "Peak checkpoint age {}: {setting} puts the async point ({}) 20 % above it; \
+            "Peak checkpoint age {} {watched}: {setting} puts the async point ({}) 20 % above it; \
              {recovery_change}.",
             bytes(peak_age),
             bytes(at_advised.async_point)
         ),
     };
-    let (peak_s, _) = model.seconds(peak_age, pages, page_reads);
-    let what_if = super::whatif::peak_line(
-        &size_setting(advised),
-        peak_age,
-        at_advised.async_point,
-        peak_s,
-        model,
-    );
-    advice.push_str(&format!(" What if: {what_if}."));
-    if peak_pct.is_some_and(|p| p >= 98.0) {
-        advice.push_str(
-            " The flusher held checkpoint age at the async point, so the real need may be larger: \
-             check the peak again after resizing.",
-        );
-    }
     let (min, max) = flavor.redo_capacity_range(layout.files_in_group);
-    if advised >= max && at_advised.async_point < target {
-        advice.push_str(" Even the largest size the variable accepts stays below that target.");
-    }
-    if advised <= min {
-        advice.push_str(" That is the smallest size the variable accepts.");
+    if !shrink_withheld {
+        let (peak_s, _) = model.seconds(peak_age, pages, page_reads);
+        let what_if = super::whatif::peak_line(
+            &size_setting(advised),
+            peak_age,
+            at_advised.async_point,
+            peak_s,
+            model,
+        );
+        advice.push_str(&format!(" What if: {what_if}."));
+        if peak_pct.is_some_and(|p| p >= 98.0) {
+            advice.push_str(
+                " The flusher held checkpoint age at the async point, so the real need may be \
+                 larger: check the peak again after resizing.",
+            );
+        }
+        if advised >= max && at_advised.async_point < target {
+            advice.push_str(" Even the largest size the variable accepts stays below that target.");
+        }
+        if advised <= min {
+            advice.push_str(" That is the smallest size the variable accepts.");
+        }
     }
 
     let hour = mean_written_per_s
@@ -197,6 +248,10 @@ pub(crate) fn advise(
         hour_of_writes_bytes: hour,
         worst_case_recovery_s_at_advised: worst_advised,
         worst_case_recovery_s_now: worst_now,
+        span_from: peak.since.unwrap_or(peak_at),
+        span_s,
+        span_needed_s,
+        shrink_withheld,
         advice,
         note,
     })

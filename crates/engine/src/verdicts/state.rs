@@ -35,8 +35,8 @@ pub fn series_inputs(f: &Figures) -> [Option<f64>; ENGINE_SERIES] {
     ]
 }
 
-/// The engine between two samples, without its recovery model (a setting of the reader,
-/// applied again on restore: nothing the engine remembers depends on it).
+/// The engine between two samples, without its recovery model and sizing span (settings of
+/// the reader, applied again on restore: nothing the engine remembers depends on them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineState {
     hysteresis: Hysteresis,
@@ -101,6 +101,7 @@ impl VerdictEngine {
 
     /// The engine back from a checkpoint and the points of its series (oldest first, as many
     /// as [`EngineState::series_len`] says). Points that do not fit the state are refused.
+    /// The sizing span is the default until [`VerdictEngine::set_sizing_span`].
     pub fn restore(
         state: EngineState,
         recovery: RecoveryModel,
@@ -122,6 +123,7 @@ impl VerdictEngine {
                 thresholds: state.thresholds,
                 recovery,
                 layout: state.layout,
+                sizing_span_s: super::sizing::DEFAULT_SPAN_S,
             },
             history: Series::from_points_spanning(HISTORY_POINTS, HISTORY_SPAN_S, h),
             purge_rate: trend_rates(&state.thresholds, pr),

@@ -248,8 +248,9 @@ fn format_duration(d: Duration) -> String {
 
 /// A name the server's certificate presents, from rustls' "not valid for name" text.
 ///
-/// mysql_async 0.37.1 ignores `skip_domain_validation` with rustls (blackbeam/mysql_async
-/// issue 404), so VERIFY_CA fails whenever the certificate does not name the host dialled.
+/// mysql_async 0.37.1 ignores `skip_domain_validation` with rustls
+/// (<https://github.com/blackbeam/mysql_async/issues/404>), so VERIFY_CA fails whenever the
+/// certificate does not name the host dialled.
 /// [`connect_with_transport`] then retries once, checking the certificate for a name it does
 /// present: the chain is still verified against the CA, which is all VERIFY_CA promises.
 /// Drop this when a mysql_async release with the fix is in use.

@@ -33,6 +33,22 @@ pub struct RecoveryLog {
     /// The last crash recovery in it, or why there is none (not on this host, unreadable, no
     /// crash recovery, …) — a sentence for the DBA.
     pub found: Result<Calibration, String>,
+    /// The crash recoveries before the last, newest first, back to the first one that can be
+    /// timed ([`Calibration::untimed`]): it calibrates when the last cannot. At most
+    /// [`MAX_EARLIER`]: a crash-looping server's log is not all kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier: Vec<Calibration>,
+}
+
+/// How many recoveries before the last a [`RecoveryLog`] keeps.
+pub const MAX_EARLIER: usize = 8;
+
+/// The recovery a log calibrates from, and the newer ones passed over with why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice<'a> {
+    pub timed: Option<&'a Calibration>,
+    /// Newest first.
+    pub passed_over: Vec<(&'a Calibration, Untimed)>,
 }
 
 impl RecoveryLog {
@@ -41,20 +57,55 @@ impl RecoveryLog {
         RecoveryLog {
             from: None,
             found: Err(why.into()),
+            earlier: Vec::new(),
         }
     }
 
     /// The text read from `from`, calibrated.
     pub fn parsed(from: impl Into<String>, text: &str) -> Self {
         let from = from.into();
-        RecoveryLog {
-            found: calibrate_from_error_log(text).map_err(|e| format!("{from}: {e}")),
-            from: Some(from),
+        match recoveries_in_error_log(text) {
+            Ok(mut all) => {
+                let last = all.remove(0);
+                let timed = all.iter().position(|c| c.untimed().is_none());
+                all.truncate(timed.map_or(MAX_EARLIER, |i| i + 1).min(MAX_EARLIER));
+                RecoveryLog {
+                    from: Some(from),
+                    found: Ok(last),
+                    earlier: all,
+                }
+            }
+            Err(e) => RecoveryLog {
+                found: Err(format!("{from}: {e}")),
+                from: Some(from),
+                earlier: Vec::new(),
+            },
         }
     }
 
+    /// The last crash recovery in the log.
     pub fn calibration(&self) -> Option<&Calibration> {
         self.found.as_ref().ok()
+    }
+
+    /// The newest recovery that can be timed, and those after it that cannot.
+    pub fn choice(&self) -> Choice<'_> {
+        let mut passed_over = Vec::new();
+        for c in self.calibration().into_iter().chain(&self.earlier) {
+            match c.untimed() {
+                None => {
+                    return Choice {
+                        timed: Some(c),
+                        passed_over,
+                    };
+                }
+                Some(why) => passed_over.push((c, why)),
+            }
+        }
+        Choice {
+            timed: None,
+            passed_over,
+        }
     }
 
     /// The running server's process `pid` took `restart_s` from its start to its pid file:
@@ -67,7 +118,78 @@ impl RecoveryLog {
     }
 }
 
+/// The least redo a recovery must have applied to calibrate. A restart is start-up plus redo
+/// application, and the log's whole seconds cannot split a restart of under a second, so the
+/// model takes half of it as redo (the engine's `RecoverySplit`). That errs by at most half
+/// either way once the apply is at least half the start-up; with less it errs long without
+/// bound (2.9 kB of redo in a 0.13 s restart made 45 kB/s, 138 s for 6.3 MB). The floor is
+/// where the apply stands out of start-up's own spread from one restart to the next: on
+/// MariaDB 10.11 here, host-timed restarts after 4 or 8 MB of redo fell among those after next
+/// to none, after 16 MB they cleared them in two runs of three, after 24 MB in all (BENCHMARKS.md,
+/// "What a recovery must be to calibrate"). Under one tick of logged apply the host's timing is
+/// needed as well ([`Calibration::untimed`]).
+pub const MIN_CALIBRATION_REDO_BYTES: u64 = 16_000_000;
+
+/// Why a crash recovery cannot calibrate: its apply time cannot be told from start-up.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Untimed {
+    #[error(
+        "{} of redo is too little to time: start-up hides the apply of less than {}; a crash \
+         with more redo will calibrate",
+        size_words(*redo_bytes),
+        size_words(MIN_CALIBRATION_REDO_BYTES)
+    )]
+    TooLittleRedo { redo_bytes: u64 },
+    #[error(
+        "{} of redo applied within one tick of the log's {}timestamps and the host did not time \
+         the restart (the server running now is another start): too short to time",
+        size_words(*redo_bytes),
+        if *resolution_s >= 1.0 { "whole-second " } else { "" }
+    )]
+    TooShort { redo_bytes: u64, resolution_s: f64 },
+}
+
+/// "2,898 bytes" under a megabyte, else "53.6 MB" (decimal, as the recovery benchmarks give
+/// sizes): a size said so that a small one does not read as nothing.
+pub fn size_words(bytes: u64) -> String {
+    if bytes >= 1_000_000 {
+        return format!("{:.1} MB", bytes as f64 / 1e6);
+    }
+    let digits = bytes.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{out} bytes")
+}
+
 impl Calibration {
+    /// Why this recovery cannot calibrate, if it cannot: too little redo (under
+    /// [`MIN_CALIBRATION_REDO_BYTES`]), or over within one tick of the log's timestamps with no
+    /// timing by the host to bound it (a log of whole seconds then says only "under a second").
+    pub fn untimed(&self) -> Option<Untimed> {
+        if self.redo_bytes < MIN_CALIBRATION_REDO_BYTES {
+            return Some(Untimed::TooLittleRedo {
+                redo_bytes: self.redo_bytes,
+            });
+        }
+        (self.seconds < self.timestamp_resolution_s && self.process_restart_s.is_none()).then_some(
+            Untimed::TooShort {
+                redo_bytes: self.redo_bytes,
+                resolution_s: self.timestamp_resolution_s,
+            },
+        )
+    }
+
+    /// "at least 1603 pages": MariaDB's "To recover: N pages" counts the pages still to do in
+    /// the current batch, so the largest seen is a lower bound of the recovery's pages.
+    pub fn pages_words(&self) -> Option<String> {
+        self.pages.map(|p| format!("at least {p} pages"))
+    }
+
     /// Takes the host's timing of the running server's start (`pid`, `restart_s` from the
     /// process start to its pid file) when that start is this recovery: the same process id
     /// on the log's last start line, and a duration the log's own stamps allow (within one
@@ -124,7 +246,9 @@ pub struct Calibration {
     /// Where the redo ended (MariaDB `End of log at LSN=`; MySQL the last `scanned up to`).
     pub end_lsn: u64,
     pub redo_bytes: u64,
-    /// Pages the redo was applied to (MariaDB `To recover: N pages`, the largest seen).
+    /// A lower bound of the pages the redo was applied to: the largest MariaDB's `To recover:
+    /// N pages` said. Those lines count the pages still to do in the current batch (at its
+    /// start and every 15 s), so the recovery touched at least this many; `None` on MySQL.
     pub pages: Option<u64>,
     /// Recovery batches (more than one when the redo did not fit the buffer pool).
     pub batches: u32,
@@ -142,6 +266,10 @@ pub struct Calibration {
     /// The process id the start line gives ("… as process N").
     #[serde(default)]
     pub pid: Option<u32>,
+    /// The server version the start line gives ("Starting MariaDB 10.11.19-MariaDB…", "mysqld
+    /// (mysqld 8.0.36) starting"), for the flavour's default when read without a server.
+    #[serde(default)]
+    pub version: Option<String>,
     /// This recovery's start is the last start in the log: if its process still runs, it is
     /// the running server.
     #[serde(default)]
@@ -190,6 +318,12 @@ struct Line<'a> {
 
 /// Finds the last crash recovery in a MariaDB 10.5+ or MySQL 5.6–8.x error log and measures it.
 pub fn calibrate_from_error_log(text: &str) -> Result<Calibration, CalibrationError> {
+    recoveries_in_error_log(text).map(|mut all| all.remove(0))
+}
+
+/// Every crash recovery in the log, measured, newest first (never empty); the error is why
+/// there is none, as the newest start that tried says it.
+pub fn recoveries_in_error_log(text: &str) -> Result<Vec<Calibration>, CalibrationError> {
     let mut at = None;
     let mut fraction = false;
     let lines: Vec<Line> = text
@@ -217,17 +351,21 @@ pub fn calibrate_from_error_log(text: &str) -> Result<Calibration, CalibrationEr
         starts.insert(0, 0);
     }
     let mut first_error = None;
+    let mut found = Vec::new();
     for (k, &start) in starts.iter().enumerate().rev() {
         let end = starts.get(k + 1).copied().unwrap_or(lines.len());
         match segment(&lines[start..end], k + 1 == starts.len()) {
-            Ok(Some(c)) => return Ok(c),
+            Ok(Some(c)) => found.push(c),
             Ok(None) => {}
             Err(e) => {
                 first_error.get_or_insert(e);
             }
         }
     }
-    Err(first_error.unwrap_or(CalibrationError::NoCrashRecovery))
+    if found.is_empty() {
+        return Err(first_error.unwrap_or(CalibrationError::NoCrashRecovery));
+    }
+    Ok(found)
 }
 
 fn is_start_line(l: &str) -> bool {
@@ -358,6 +496,11 @@ fn segment(lines: &[Line], last_start: bool) -> Result<Option<Calibration>, Cali
     let pid = started_line
         .and_then(|l| num_after(l.text, " as process "))
         .and_then(|n| u32::try_from(n).ok());
+    let version = started_line.and_then(|l| {
+        let v = after(l.text, "Starting MariaDB ").or_else(|| after(l.text, "(mysqld "))?;
+        let v = v.split([' ', ')']).next().filter(|v| !v.is_empty())?;
+        Some(v.to_string())
+    });
     let redo_bytes = end_lsn - checkpoint_lsn;
     Ok(Some(Calibration {
         server: server.to_string(),
@@ -376,6 +519,7 @@ fn segment(lines: &[Line], last_start: bool) -> Result<Option<Calibration>, Cali
         timestamp_resolution_s: resolution,
         restart_s,
         pid,
+        version,
         last_start,
         process_restart_s: None,
         rate_bytes_per_s: redo_bytes as f64 / (seconds + resolution),

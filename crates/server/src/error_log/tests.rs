@@ -122,6 +122,96 @@ fn sub_second_mariadb_recovery_counts_one_second() {
     assert_eq!(c.rate_bytes_per_s, c.redo_bytes as f64);
 }
 
+/// A start after `kill -9` with one committed row to redo (2,898 bytes), all in one second.
+const MARIADB_NEAR_EMPTY: &str = "\
+2026-11-28 09:12:03 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision 5843d8475120241667a7ce0f8a1abb6c9b43a273 server_uid fXdYp7ZWAMMBm0PUMZFJoAcM0o0= as process 20001
+2026-11-28 09:12:03 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=700000000
+2026-11-28 09:12:03 0 [Note] InnoDB: End of log at LSN=700002898
+2026-11-28 09:12:03 0 [Note] InnoDB: To recover: 12 pages
+2026-11-28 09:12:03 0 [Note] InnoDB: log sequence number 700002898; transaction id 50000
+2026-11-28 09:12:03 0 [Note] mariadbd: ready for connections.
+";
+
+#[test]
+fn a_small_last_recovery_is_passed_over_for_an_earlier_large_one() {
+    let log = format!("{MARIADB_CRASH}{MARIADB_NEAR_EMPTY}{MARIADB_CLEAN}");
+    let read = RecoveryLog::parsed("host.err", &log).timed_by_process(20001, 0.13);
+    let last = read.calibration().expect("the last recovery");
+    assert_eq!((last.redo_bytes, last.process_restart_s), (2_898, None));
+    assert_eq!(last.version.as_deref(), Some("10.11.19-MariaDB-0+deb12u1"));
+    // Too little redo to time, whatever times it.
+    let why = Untimed::TooLittleRedo { redo_bytes: 2_898 };
+    assert_eq!(last.untimed(), Some(why.clone()));
+    assert!(
+        why.to_string()
+            .starts_with("2,898 bytes of redo is too little to time")
+    );
+    let choice = read.choice();
+    assert_eq!(choice.passed_over, vec![(last, why)]);
+    let taken = choice.timed.expect("the earlier recovery");
+    assert_eq!(taken.redo_bytes, 53_640_594);
+    assert_eq!(taken.started_at, date(2026, 11, 21, 20, 37, 20));
+    // Nothing older than the one taken is kept.
+    let older = MARIADB_CRASH.replace("2026-11-21", "2026-11-20");
+    let read = RecoveryLog::parsed("host.err", &format!("{older}{log}"));
+    assert_eq!(read.earlier.len(), 1);
+    // Small ones only: each passed over, newest first, and none taken.
+    let small_again = MARIADB_NEAR_EMPTY.replace("09:12:03", "10:00:00");
+    let read = RecoveryLog::parsed("host.err", &format!("{MARIADB_NEAR_EMPTY}{small_again}"));
+    let choice = read.choice();
+    assert_eq!(choice.timed, None);
+    let at: Vec<_> = choice
+        .passed_over
+        .iter()
+        .map(|(c, _)| c.started_at)
+        .collect();
+    assert_eq!(
+        at,
+        [date(2026, 11, 28, 10, 0, 0), date(2026, 11, 28, 9, 12, 3)]
+    );
+}
+
+/// A recovery over within one tick of whole-second stamps is "under a second" and no more:
+/// timed only when the host timed its restart.
+#[test]
+fn a_recovery_within_one_tick_is_timed_only_by_the_host() {
+    let same_second = MARIADB_CRASH.replace("20:37:21", "20:37:20");
+    let read = RecoveryLog::parsed("host.err", &same_second);
+    let c = read.calibration().expect("a recovery");
+    assert_eq!(c.seconds, 0.0);
+    let why = c.untimed().expect("too short");
+    assert_eq!(
+        why,
+        Untimed::TooShort {
+            redo_bytes: 53_640_594,
+            resolution_s: 1.0
+        }
+    );
+    assert!(why.to_string().contains("whole-second"), "{why}");
+    let timed = read.timed_by_process(10342, 1.5);
+    assert_eq!(timed.calibration().and_then(Calibration::untimed), None);
+    // A log of one second or more times it by itself.
+    let c = calibrate_from_error_log(MARIADB_CRASH).expect("a recovery");
+    assert_eq!(c.untimed(), None);
+}
+
+/// "To recover: N pages" counts what is left of the current batch: the largest is a lower bound.
+#[test]
+fn the_pages_are_a_lower_bound() {
+    let c = calibrate_from_error_log(MARIADB_CRASH).expect("a recovery");
+    assert_eq!(c.pages_words().as_deref(), Some("at least 1603 pages"));
+    let c = calibrate_from_error_log(MYSQL80_CRASH).expect("a recovery");
+    assert_eq!(c.pages_words(), None);
+}
+
+#[test]
+fn sizes_are_said_so_that_a_small_one_is_not_nothing() {
+    assert_eq!(size_words(0), "0 bytes");
+    assert_eq!(size_words(2_898), "2,898 bytes");
+    assert_eq!(size_words(999_999), "999,999 bytes");
+    assert_eq!(size_words(53_640_594), "53.6 MB");
+}
+
 #[test]
 fn multi_batch_and_progress_lines() {
     let log = "\

@@ -102,7 +102,7 @@ mod tests {
     /// align_down(0.9 × 100,659,200) = 90,593,280; margin 786,432; limit = align_down(0.9 ×
     /// 89,806,848) = 80,825,856; async 70,722,624, sync 75,774,240 (`log_consider_sync_flush`).
     /// `log_update_limits`: sn_capacity 87,762,240 − 1,024 − 786,432 = 86,974,784 sn =
-    /// 89,780,428 LSN bytes (`log_translate_sn_to_lsn`): the 70.7 / 75.8 / ~89.8 MB of issue 25.
+    /// 89,780,428 LSN bytes (`log_translate_sn_to_lsn`): async 70.7, sync 75.8, capacity ~89.8 MB.
     #[test]
     fn mysql_80_before_the_rewrite_by_the_source() {
         let p = mysql_80_early_points_with(48 * MIB, 2, 16384, 0);

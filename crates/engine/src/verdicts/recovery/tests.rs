@@ -17,6 +17,19 @@ const MARIADB_CRASH: &str = "\
 2026-11-21 20:37:22 0 [Note] mariadbd: ready for connections.
 ";
 
+/// A start after `kill -9` with one committed row to redo (2,898 bytes), all in one second.
+const MARIADB_NEAR_EMPTY: &str = "\
+2026-11-28 09:12:03 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision 5843d8475120241667a7ce0f8a1abb6c9b43a273 server_uid fXdYp7ZWAMMBm0PUMZFJoAcM0o0= as process 20001
+2026-11-28 09:12:03 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=700000000
+2026-11-28 09:12:03 0 [Note] InnoDB: End of log at LSN=700002898
+2026-11-28 09:12:03 0 [Note] InnoDB: To recover: 12 pages
+2026-11-28 09:12:03 0 [Note] InnoDB: log sequence number 700002898; transaction id 50000
+2026-11-28 09:12:03 0 [Note] mariadbd: ready for connections.
+";
+
+const TOO_LITTLE: &str = "2,898 bytes of redo is too little to time: start-up hides the apply \
+                          of less than 16.0 MB; a crash with more redo will calibrate";
+
 // ---------------------------------------------------------------------------
 // The estimate
 // ---------------------------------------------------------------------------
@@ -126,6 +139,29 @@ fn the_server_log_calibrates_and_says_so() {
          1.00 s start-up + 53.6 MB/s (the log's whole-second timestamps put redo application \
          anywhere in 0.00–2.00 s: the middle is taken)"
     );
+    // The evidence travels with every estimate.
+    let r = m
+        .estimate(&figures(140_000_000, 280_000_000, 5_000, None))
+        .expect("estimate");
+    assert_eq!(r.rate_origin, RateOrigin::Calibrated);
+    assert_eq!(
+        (r.not_calibrated.as_deref(), r.passed_over.len()),
+        (None, 0)
+    );
+    let e = r.calibration.expect("the calibrating recovery");
+    assert_eq!(e.from.as_deref(), Some("/var/lib/mysql/host.err"));
+    assert_eq!(
+        (e.checkpoint_lsn, e.end_lsn, e.redo_bytes),
+        (572_420_596, 626_061_190, 53_640_594)
+    );
+    assert_eq!((e.pages_at_least, e.batches), (Some(1603), 1));
+    assert_eq!((e.logged_s, e.timestamp_resolution_s), (1.0, 1.0));
+    assert_eq!((e.restart_logged_s, e.restart_host_s), (Some(2.0), None));
+    assert_eq!((e.redo_s, e.restart_s), ((0.0, 2.0), Some((1.0, 3.0))));
+    assert_eq!(
+        e.started_at.format("%F %T").to_string(),
+        "2026-11-21 20:37:20"
+    );
     // 140 MB: 1 s + 2.61 s; 5,000 dirty pages at 2,000 reads/s (2.5 s) are no floor: the
     // calibrated rate holds this server's own page reads. The ends of the ranges give 1 s (all
     // of the restart start-up) to 6.2 s (3 s, 2 of them redo, scaled by 2.61).
@@ -206,6 +242,124 @@ fn the_host_times_the_restart_when_the_running_server_is_the_recovery() {
     assert_eq!(log.calibration().and_then(|c| c.process_restart_s), None);
 }
 
+/// The case from the field: a private server killed with one committed row restarts in 0.13 s
+/// (timed by the host). Taken as half redo, its 2,898 bytes made 45 kB/s and 138 s for 6.3 MB
+/// of redo that the same server recovers in well under a second: it does not calibrate.
+#[test]
+fn a_near_empty_recovery_does_not_calibrate() {
+    let log = RecoveryLog::parsed("host.err", MARIADB_NEAR_EMPTY).timed_by_process(20001, 0.13);
+    let m = RecoveryModel::default().for_server(&mariadb_info(Some(log)));
+    assert_eq!(m.origin, RateOrigin::Default);
+    assert_eq!((m.rate_bytes_per_s, m.startup_s), (80e6, 0.55));
+    let why = format!("host.err: the last crash recovery (2026-11-28 09:12:03): {TOO_LITTLE}");
+    assert_eq!(
+        m.rate_source,
+        format!(
+            "default rate for MariaDB 10.11: 80.0 MB/s (this project's measured MariaDB 10.11 \
+             recoveries); not calibrated: {why}"
+        )
+    );
+    let r = m
+        .estimate(&figures(6_300_000, 12_000_000, 0, None))
+        .expect("estimate");
+    assert!(
+        (r.estimate_s - (0.55 + 6.3 / 80.0)).abs() < 1e-9,
+        "{}",
+        r.estimate_s
+    );
+    assert_eq!(r.rate_origin, RateOrigin::Default);
+    assert_eq!(r.calibration, None);
+    assert_eq!(r.not_calibrated.as_deref(), Some(why.as_str()));
+    let [passed] = r.passed_over.as_slice() else {
+        panic!("one recovery passed over: {:?}", r.passed_over);
+    };
+    assert_eq!(passed.why, TOO_LITTLE);
+    let e = &passed.recovery;
+    assert_eq!((e.redo_bytes, e.pages_at_least), (2_898, Some(12)));
+    assert_eq!((e.logged_s, e.restart_host_s), (0.0, Some(0.13)));
+    assert_eq!(e.from.as_deref(), Some("host.err"));
+    // Two of them: the last is named, the one before it counted.
+    let earlier = MARIADB_NEAR_EMPTY.replace("09:12:03", "08:00:00");
+    let log = RecoveryLog::parsed("host.err", &format!("{earlier}{MARIADB_NEAR_EMPTY}"));
+    let m = RecoveryModel::default().for_server(&mariadb_info(Some(log)));
+    assert!(
+        m.rate_source
+            .ends_with("will calibrate (nor can the 1 before it be timed)"),
+        "{}",
+        m.rate_source
+    );
+    assert_eq!(m.passed_over.len(), 2);
+}
+
+#[test]
+fn a_small_last_recovery_calibrates_from_an_earlier_large_one() {
+    let log = RecoveryLog::parsed("host.err", &format!("{MARIADB_CRASH}{MARIADB_NEAR_EMPTY}"))
+        .timed_by_process(20001, 0.13);
+    let m = RecoveryModel::default().for_server(&mariadb_info(Some(log)));
+    let alone = RecoveryModel::default().for_server(&mariadb_info(Some(RecoveryLog::parsed(
+        "host.err",
+        MARIADB_CRASH,
+    ))));
+    assert_eq!(m.origin, RateOrigin::Calibrated);
+    assert_eq!(
+        (m.rate_bytes_per_s, m.startup_s, &m.split),
+        (alone.rate_bytes_per_s, alone.startup_s, &alone.split)
+    );
+    assert_eq!(
+        m.rate_source,
+        format!(
+            "{}; the later recovery of 2026-11-28 09:12:03 is passed over: {TOO_LITTLE}",
+            alone.rate_source
+        )
+    );
+    let r = m
+        .estimate(&figures(6_300_000, 12_000_000, 0, None))
+        .expect("estimate");
+    assert_eq!(
+        r.calibration.map(|e| (e.redo_bytes, e.restart_host_s)),
+        Some((53_640_594, None))
+    );
+    assert_eq!(r.not_calibrated, None);
+    assert_eq!(
+        r.passed_over
+            .iter()
+            .map(|p| p.recovery.redo_bytes)
+            .collect::<Vec<_>>(),
+        [2_898]
+    );
+}
+
+/// 53.6 MB within one whole second, the restart too: the log alone cannot split it; the
+/// host's timing of the restart can.
+#[test]
+fn a_recovery_within_one_second_calibrates_only_when_the_host_timed_it() {
+    let same_second = MARIADB_CRASH
+        .replace("20:37:21", "20:37:20")
+        .replace("20:37:22", "20:37:20");
+    let model = |log: RecoveryLog| RecoveryModel::default().for_server(&mariadb_info(Some(log)));
+    let m = model(RecoveryLog::parsed("host.err", &same_second));
+    assert_eq!(m.origin, RateOrigin::Default);
+    assert!(
+        m.rate_source.ends_with(
+            "53.6 MB of redo applied within one tick of the log's whole-second timestamps and \
+             the host did not time the restart (the server running now is another start): too \
+             short to time"
+        ),
+        "{}",
+        m.rate_source
+    );
+    let m = model(RecoveryLog::parsed("host.err", &same_second).timed_by_process(10342, 0.4));
+    assert_eq!(m.origin, RateOrigin::Calibrated);
+    let (lo, hi) = m
+        .split
+        .and_then(|s| s.restart_s)
+        .expect("the host's restart");
+    assert!(
+        (lo - 0.39).abs() < 1e-9 && (hi - 0.41).abs() < 1e-9,
+        "{lo}–{hi}"
+    );
+}
+
 #[test]
 fn without_a_log_the_flavour_default_says_so_and_a_given_rate_wins() {
     let m = RecoveryModel::default().for_server(&mariadb_info(None));
@@ -221,6 +375,10 @@ fn without_a_log_the_flavour_default_says_so_and_a_given_rate_wins() {
             .ends_with("; not calibrated: the server runs on another host (db1), not here"),
         "{}",
         m.rate_source
+    );
+    assert_eq!(
+        m.not_calibrated.as_deref(),
+        Some("the server runs on another host (db1), not here")
     );
     let given = RecoveryModel::with_rate(1e6).expect("positive");
     let log = RecoveryLog::parsed("host.err", MARIADB_CRASH);

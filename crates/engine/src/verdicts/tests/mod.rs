@@ -68,7 +68,7 @@ fn fig(t: i64) -> Figures {
             max_purge_lag: Some(0),
             threads: Some(4),
             batch_size: Some(300),
-            lag_trx: Some(2),
+            lag_trx_numbers: Some(2),
             ..Purge::default()
         },
         blocker: None,

@@ -168,7 +168,7 @@ fn slow_purge(t: i64) -> Figures {
     let mut f = fig(t);
     f.history.length = Some(10_000 + 300 * t as u64);
     f.history.growth_per_s = Some(300.0);
-    f.purge.lag_trx = Some(50_000);
+    f.purge.lag_trx_numbers = Some(50_000);
     f.purge.pace = Some(0.5);
     f.purge.records_per_s = Some(100.0);
     f.purge.inflow_records_per_s = Some(500.0);
@@ -251,7 +251,7 @@ fn purge_moving_is_the_verdicts_standing_still() {
     let judged = |pace: Option<f64>, lag: Option<u64>| {
         let mut f = fig(0);
         f.purge.pace = pace;
-        f.purge.lag_trx = lag;
+        f.purge.lag_trx_numbers = lag;
         let mut e = VerdictEngine::default();
         e.observe(0.0, &f, mysql()).purge.moving
     };

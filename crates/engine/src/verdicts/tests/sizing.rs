@@ -2,10 +2,12 @@
 
 use super::*;
 
-/// Sizing after one sample at `peak` checkpoint age on a server of `flavor` with `layout`.
+/// Sizing after one sample at `peak` checkpoint age on a server of `flavor` with `layout`,
+/// with no span needed: the formulas, whatever the evidence.
 fn sizing_for(flavor: Flavor, layout: RedoLayout, peak: u64) -> Sizing {
     let mut e = VerdictEngine::new(EngineConfig {
         layout,
+        sizing_span_s: 0.0,
         ..EngineConfig::default()
     });
     let mut f = fig(0);
@@ -120,4 +122,148 @@ fn no_sizing_without_checkpoint_age() {
     let a = e.observe(0.0, &f, mysql());
     assert!(a.sizing.is_none());
     assert!(a.recovery.is_none());
+}
+
+// ---------------------------------------------------------------------------
+// The span the peak was watched over
+// ---------------------------------------------------------------------------
+
+/// Samples every `step` seconds from `from_s` to `to_s` (the first at 0 has no interval) at
+/// a 10 MiB checkpoint age on `fig`'s 100 MiB MySQL redo (a smaller size would hold it: a
+/// shrink); the last sizing.
+fn watch(e: &mut VerdictEngine, from_s: i64, to_s: i64, step: i64) -> Sizing {
+    let mut last = None;
+    for t in (from_s..=to_s).step_by(step as usize) {
+        let mut f = fig(t);
+        f.interval_s = (t > 0).then_some(step as f64);
+        last = e.observe(t as f64, &f, mysql()).sizing;
+    }
+    last.expect("sizing")
+}
+
+#[test]
+fn a_shrink_waits_for_a_day_and_says_what_it_saw() {
+    let mut e = VerdictEngine::default();
+    let s = watch(&mut e, 0, 17, 1);
+    assert!(s.shrink_withheld, "{s:?}");
+    assert_eq!(s.span_from, at(0));
+    assert_eq!(s.span_s, 17.0);
+    assert_eq!(s.span_needed_s, 86_400.0);
+    // The advice is the size there is, never a size from 17 seconds.
+    assert_eq!(s.current_capacity_bytes, Some(100 * MIB));
+    assert_eq!(s.advised_capacity_bytes, 100 * MIB);
+    assert_eq!(s.setting, "innodb_redo_log_capacity = 100M");
+    let pct = s.peak_pct_of_async.expect("pct");
+    assert!(
+        s.advice.starts_with(&format!(
+            "Peak checkpoint age 10.0 MiB over the 17s watched ({pct:.0} % of the async point); \
+             advice to shrink needs 24h of watching (or --sizing-span)"
+        )),
+        "{}",
+        s.advice
+    );
+    assert!(s.advice.contains("23h 59m to go"), "{}", s.advice);
+    assert!(
+        s.advice
+            .contains("Until then keep innodb_redo_log_capacity = 100M."),
+        "{}",
+        s.advice
+    );
+    assert!(!s.advice.contains("What if"), "{}", s.advice);
+    assert!(!s.advice.contains("headroom"), "{}", s.advice);
+}
+
+#[test]
+fn a_shrink_is_advised_once_a_day_is_watched_and_says_over_how_long() {
+    let mut e = VerdictEngine::default();
+    let before = watch(&mut e, 0, 86_340, 60);
+    assert!(before.shrink_withheld);
+    assert!(before.advice.contains("1m to go"), "{}", before.advice);
+    let s = watch(&mut e, 86_400, 93_600, 60);
+    assert!(!s.shrink_withheld, "{}", s.advice);
+    assert_eq!(s.span_from, at(0));
+    assert_eq!(s.span_s, 93_600.0);
+    assert!(s.advised_capacity_bytes < 100 * MIB);
+    assert!(
+        s.advice
+            .starts_with("Peak checkpoint age 10.0 MiB over the 26h watched ("),
+        "{}",
+        s.advice
+    );
+    assert!(
+        s.advice.contains("still leaves 20 % headroom"),
+        "{}",
+        s.advice
+    );
+}
+
+#[test]
+fn the_span_setting_is_honoured() {
+    let mut e = VerdictEngine::new(EngineConfig {
+        sizing_span_s: 600.0,
+        ..EngineConfig::default()
+    });
+    let s = watch(&mut e, 0, 599, 1);
+    assert!(s.shrink_withheld);
+    assert_eq!(s.span_needed_s, 600.0);
+    assert!(
+        s.advice.contains("advice to shrink needs 10m of watching"),
+        "{}",
+        s.advice
+    );
+    let s = watch(&mut e, 600, 600, 1);
+    assert!(!s.shrink_withheld, "{}", s.advice);
+    assert!(s.advice.contains("over the 10m watched"), "{}", s.advice);
+    // Set again on a running engine (a replay restored with the reader's flag): what was
+    // watched stays.
+    e.set_sizing_span(3_600.0);
+    let s = watch(&mut e, 601, 601, 1);
+    assert!(s.shrink_withheld);
+    assert_eq!((s.span_from, s.span_s), (at(0), 601.0));
+}
+
+#[test]
+fn advice_to_grow_stands_at_once() {
+    let mut e = VerdictEngine::default();
+    let mut f = fig(0);
+    f.redo.checkpoint_age_bytes = f.redo.async_point_bytes;
+    let s = e.observe(0.0, &f, mysql()).sizing.expect("sizing");
+    assert!(!s.shrink_withheld);
+    assert_eq!(s.span_s, 0.0);
+    assert!(s.advised_capacity_bytes > 100 * MIB);
+    assert!(
+        s.advice.starts_with("Peak checkpoint age ") && s.advice.contains(" in one sample (100 %"),
+        "{}",
+        s.advice
+    );
+    assert!(s.advice.contains(": grow to "), "{}", s.advice);
+}
+
+#[test]
+fn a_gap_is_not_watched() {
+    let mut e = VerdictEngine::default();
+    watch(&mut e, 0, 10, 1);
+    // A reconnection an hour later (no interval): the hour between was not watched.
+    let mut f = fig(3_600);
+    f.interval_s = None;
+    e.observe(3_600.0, &f, mysql());
+    let s = watch(&mut e, 3_601, 3_605, 1);
+    assert_eq!((s.span_from, s.span_s), (at(0), 15.0));
+}
+
+#[test]
+fn a_restored_engine_keeps_the_span_it_watched() {
+    let mut live = VerdictEngine::default();
+    watch(&mut live, 0, 120, 1);
+    let state = serde_json::to_string(&live.state()).expect("state");
+    let state: EngineState = serde_json::from_str(&state).expect("state back");
+    let mut restored =
+        VerdictEngine::restore(state, RecoveryModel::default(), live.series_points())
+            .expect("restore");
+    let (a, b) = (
+        watch(&mut live, 121, 130, 1),
+        watch(&mut restored, 121, 130, 1),
+    );
+    assert_eq!(a, b);
+    assert_eq!((b.span_from, b.span_s), (at(0), 130.0));
 }

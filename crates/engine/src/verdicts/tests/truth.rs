@@ -1,4 +1,4 @@
-//! Verdicts that claim no more than they know (issue 11): `unknown` until the data is there,
+//! Verdicts that claim no more than they know: `unknown` until the data is there,
 //! a one-shot look that names a blocker, purge lag in transactions, no alarm over nothing,
 //! open write transactions holding history, and held verdicts that say they are clearing.
 
@@ -26,7 +26,7 @@ fn without_a_purge_position_it_watches_for_the_trend_before_saying_healthy() {
     let figs = |t: i64| {
         let mut f = fig(t);
         f.history.length = Some(5_000);
-        f.purge.lag_trx = None;
+        f.purge.lag_trx_numbers = None;
         f
     };
     let mut e = VerdictEngine::default();
@@ -96,7 +96,7 @@ fn an_unreadable_blocker_or_checkpoint_age_is_unknown_not_healthy() {
 fn a_problem_verdict_and_what_is_unknown_both_show_problem_first() {
     let mut f = fig(0);
     f.history.length = Some(5_000);
-    f.purge.lag_trx = None;
+    f.purge.lag_trx_numbers = None;
     f.redo.checkpoint_age_bytes = f.redo.sync_point_bytes;
     let mut e = VerdictEngine::default();
     e.observe(0.0, &f, mysql());
@@ -108,7 +108,49 @@ fn a_problem_verdict_and_what_is_unknown_both_show_problem_first() {
     );
 }
 
-/// The issue's incident: a REPEATABLE READ view open for 25 s under write load, history
+/// Purge `numbers` behind, with the transactions estimate derive gives beside them (MariaDB:
+/// two numbers per committed read-write transaction).
+fn behind(f: &mut Figures, numbers: u64) {
+    f.purge.lag_trx_numbers = Some(numbers);
+    f.purge.lag_transactions = Some(numbers / 2);
+    f.purge.lag_transactions_basis = Some(
+        "at most: 2 transaction numbers per committed \
+                                           read-write transaction"
+            .into(),
+    );
+}
+
+/// One figure, one unit: a verdict says purge's lag as the Purge panel beside it does
+/// (`Purge::lag_words`: `≤1243 trx`), in transactions, not in SEIS's transaction numbers.
+#[test]
+fn the_verdicts_say_the_purge_lag_in_the_panels_unit() {
+    let said = |a: &Assessment, kind: VerdictKind| {
+        a.get(kind).map(|v| v.message.clone()).unwrap_or_default()
+    };
+    let check = |f: &Figures, message: &str| {
+        let panel = f.purge.lag_words().expect("the panel's lag");
+        let trx = panel
+            .split(", ")
+            .find_map(|w| w.strip_suffix(" trx"))
+            .expect("the panel says transactions");
+        assert!(
+            message.contains(&format!("{trx} transactions behind")),
+            "panel {panel:?}, verdict: {message}"
+        );
+        assert!(!message.contains("transaction numbers"), "{message}");
+    };
+    let mut e = one_shot();
+    let out = run(&mut e, mariadb(), incident, 0..2);
+    check(&incident(1), &said(&out[1], VerdictKind::BlockedByReadView));
+    let mut e = VerdictEngine::default();
+    let out = run(&mut e, mariadb(), held, 0..5);
+    check(
+        &held(4),
+        &said(&out[4], VerdictKind::HistoryHeldByOpenWrites),
+    );
+}
+
+/// The incident: a REPEATABLE READ view open for 25 s under write load, history
 /// 1,206 growing 43/s. One look = two SEIS reads a second apart: the trx id counter moved,
 /// `Purge done for trx's n:o <` did not (SEIS, MariaDB `lock_print_info_summary`).
 fn incident(t: i64) -> Figures {
@@ -116,7 +158,7 @@ fn incident(t: i64) -> Figures {
     f.history.length = Some(1_163 + 43 * t as u64);
     f.history.growth_per_s = Some(43.0);
     f.blocker = Some(blocker(24 + t as u64));
-    f.purge.lag_trx = Some(2_400 + 86 * t as u64);
+    behind(&mut f, 2_400 + 86 * t as u64);
     f.purge.pace = (t > 0).then_some(0.0);
     f
 }
@@ -140,7 +182,7 @@ fn one_look_names_the_blocker_when_purge_stands_still_behind_it() {
         "thread 42",
         "app@10.0.0.5:5512",
         "25s",
-        "stands still 2486 transaction numbers behind",
+        "stands still ≤1243 transactions behind",
         "K",
     ] {
         assert!(v.message.contains(needle), "{needle:?}: {}", v.message);
@@ -167,7 +209,7 @@ fn a_slow_leak_far_from_any_consequence_is_no_alarm() {
         move |t: i64| {
             let mut f = fig(t);
             f.history.length = Some(190 + 7 * t as u64);
-            f.purge.lag_trx = Some(50_000);
+            f.purge.lag_trx_numbers = Some(50_000);
             f.purge.pace = Some(0.5);
             f.purge.records_per_s = Some(10.0);
             f.purge.inflow_records_per_s = Some(20.0);
@@ -210,7 +252,7 @@ fn held(t: i64) -> Figures {
     let mut f = fig(t);
     f.server.flavor = "mariadb".into();
     f.history.length = Some(270_000);
-    f.purge.lag_trx = Some(2_700);
+    behind(&mut f, 2_700);
     f.purge.pace = Some(1.0);
     f.purge.open_trx = Some(180);
     f.purge.open_rw_trx = Some(150);
@@ -237,7 +279,7 @@ fn history_held_by_open_writes_is_named_with_their_count() {
     );
     for needle in [
         "history 270.0k",
-        "caught up (2700 transaction numbers behind)",
+        "caught up (≤1350 transactions behind)",
         "thread 77 (one of 150 open) has been open 5m 00s",
         // K kills the oldest read view's session; this writer holds none: the statement.
         "commit it, or KILL 77",
@@ -272,7 +314,7 @@ fn history_held_by_open_writes_is_named_with_their_count() {
     for behind in [
         |t| {
             let mut f = held(t);
-            f.purge.lag_trx = Some(90_000);
+            f.purge.lag_trx_numbers = Some(90_000);
             f
         },
         |t| {
@@ -376,7 +418,7 @@ fn purge_keeping_pace_past_a_view_is_not_blocked_by_it_unless_the_view_is_newer(
             let mut f = fig(t);
             f.history.length = Some(2_000 + 400 * t as u64);
             f.blocker = Some(blocker(age + t as u64));
-            f.purge.lag_trx = Some(3_000);
+            f.purge.lag_trx_numbers = Some(3_000);
             f.purge.pace = Some(0.97);
             f.purge.pace_over_s = Some(9.0);
             f

@@ -1,0 +1,189 @@
+//! The dashboard, `--once` and `check` fed by the Prometheus that already scrapes the server
+//! (mysqld_exporter's series, or `innodebt serve`'s), instead of a connection: the instance's
+//! series become the samples a poller would have sent — the mapping `import prometheus` uses —
+//! and the same engine judges them. Nothing here connects to the server, so runtime changes
+//! are off and no database password is needed.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::mpsc;
+
+use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::app::{App, DataView};
+use crate::cli::{Cli, PrometheusArgs, TimeSpec};
+use crate::tui;
+use innodebt_capture::prometheus::{Auth, Import, Request};
+use innodebt_engine::figures::Figures;
+use innodebt_server::sample::SourceEvent;
+
+/// How much history one look reads before its moment: enough samples for the rates, the
+/// history trend and the verdicts' hold times — what a dashboard open for that long had seen.
+fn lookback(step: Duration) -> Duration {
+    (step * 40).max(Duration::from_secs(600))
+}
+
+/// `--at`: RFC 3339 as given, HH:MM:SS today in UTC; now without it.
+fn moment(at: Option<TimeSpec>) -> Result<DateTime<Utc>, String> {
+    match at {
+        None => Ok(Utc::now()),
+        Some(TimeSpec::Instant(t)) => Ok(t.with_timezone(&Utc)),
+        Some(TimeSpec::Clock(t)) => Ok(Utc::now().date_naive().and_time(t).and_utc()),
+        Some(TimeSpec::Offset(_)) => Err(
+            "--at with --prometheus is a time (2026-01-31T03:00:00Z or 03:00:00), not +DURATION"
+                .into(),
+        ),
+    }
+}
+
+/// The series to read: `p`'s instance over the `lookback` before `to`, each request within
+/// `--query-timeout`.
+fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, String> {
+    let (Some(url), Some(instance)) = (&p.prometheus, &p.instance) else {
+        return Err("--prometheus needs --instance (the server's instance label)".into());
+    };
+    let back = chrono::Duration::from_std(lookback(p.step))
+        .map_err(|_| "--step is too large".to_string())?;
+    Ok(Request {
+        url: url.clone(),
+        instance: instance.clone(),
+        job: p.job.clone(),
+        matchers: p.matchers.clone(),
+        from: to - back,
+        to,
+        step: p.step,
+        auth: Auth {
+            basic_file: p.basic_auth_file.clone(),
+            bearer_file: p.bearer_token_file.clone(),
+            ca_file: p.ca_file.clone(),
+        },
+        timeout: cli.options.query_timeout,
+    })
+}
+
+/// One look at `--at` (or now): the window's samples derived in order, the last figures.
+pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, String> {
+    let req = request(cli, p, moment(p.at)?)?;
+    let mut import = Import::open(&req).await.map_err(|e| e.to_string())?;
+    let mut deriver = crate::mode::deriver(cli);
+    let mut last = None;
+    while let Some(chunk) = import.next_chunk().await.map_err(|e| e.to_string())? {
+        for event in &chunk {
+            if let Some(f) = deriver.push(event) {
+                last = Some(f);
+            }
+        }
+    }
+    match last {
+        Some(f) => Ok(f),
+        None => Err(import.no_samples().await.to_string()),
+    }
+}
+
+/// `innodebt --prometheus URL --instance NAME`: `--once`, or the dashboard.
+pub(super) async fn main(cli: Cli) -> ExitCode {
+    let p = &cli.prometheus;
+    if cli.options.record.is_some() {
+        return fail(
+            EXIT_CONFIG,
+            "--record with --prometheus: the series are already recorded in Prometheus; \
+             `innodebt import prometheus` makes a capture file of them",
+        );
+    }
+    if cli.options.once {
+        return match look(&cli, p).await {
+            Ok(figures) => {
+                super::live::print_figures(&figures, cli.options.format);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(EXIT_FAILURE, e),
+        };
+    }
+    let theme = match super::theme(&cli) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    // Before Prometheus is asked anything.
+    if let Err(code) = crate::mode::need_terminal(crate::mode::LIVE_INSTEAD) {
+        return code;
+    }
+    let at = match moment(p.at) {
+        Ok(t) => t,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let req = match request(&cli, p, at) {
+        Ok(r) => r,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    // The first window is read before the screen opens, so a wrong URL, instance or
+    // credential is a plain message and an exit code, not a screen that never fills.
+    let import = match Import::open(&req).await {
+        Ok(i) => i,
+        Err(e) => return fail(EXIT_FAILURE, e),
+    };
+    let (tx, events) = mpsc::channel(1024);
+    let follow = p.at.is_none();
+    let feed = tokio::spawn(feed(import, p.step, follow, tx));
+    let mut app = App::new(p.step, Utc::now());
+    app.live = DataView::new(crate::mode::deriver(&cli));
+    // No connection: nothing can be changed from here.
+    app.read_only = true;
+    let wiring = tui::Wiring {
+        recording: None,
+        control: None,
+        messages: None,
+        events,
+        poller: None,
+        recorder: None,
+    };
+    let result = tui::run(app, theme, wiring).await;
+    feed.abort();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
+    }
+}
+
+/// Sends the window's events, then — following — each step's new ones. A failed read is a
+/// `Disconnected` naming Prometheus's answer (the header's DISCONNECTED badge), tried again at
+/// the next step; the next sample clears it.
+async fn feed(mut import: Import, step: Duration, follow: bool, tx: mpsc::Sender<SourceEvent>) {
+    let mut down_since = None;
+    loop {
+        if follow {
+            import.follow(Utc::now());
+        }
+        loop {
+            match import.next_chunk().await {
+                Ok(Some(chunk)) => {
+                    down_since = None;
+                    for event in chunk {
+                        if tx.send(event).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let since = *down_since.get_or_insert_with(Utc::now);
+                    let event = SourceEvent::Disconnected {
+                        since,
+                        retry_in_ms: u64::try_from(step.as_millis()).unwrap_or(u64::MAX),
+                        error: e.to_string(),
+                    };
+                    if tx.send(event).await.is_err() {
+                        return;
+                    }
+                    break;
+                }
+            }
+        }
+        if !follow && down_since.is_none() {
+            // `--at`: the moment is on screen and nothing more will come.
+            tx.closed().await;
+            return;
+        }
+        tokio::time::sleep(step).await;
+    }
+}
