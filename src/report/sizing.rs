@@ -166,12 +166,12 @@ fn purge_rows(r: &Report, a: &PurgeOutcome, b: &PurgeOutcome) -> Rows {
     let first = |o: &PurgeOutcome| o.first_delay_at.map_or("never".into(), |t| clock.at(t));
     vec![
         row(
-            "innodb_max_purge_lag",
+            "innodb_max_purge_lag (as last seen)",
             n(a.max_purge_lag),
             n(b.max_purge_lag),
         ),
         row(
-            "innodb_max_purge_lag_delay",
+            "innodb_max_purge_lag_delay (as last seen)",
             us(a.max_purge_lag_delay_us),
             us(b.max_purge_lag_delay_us),
         ),

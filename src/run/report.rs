@@ -217,7 +217,8 @@ fn advised(set: &mut CaptureSet, r: &Report, last: u64) -> Vec<Vec<(String, u64)
         .episodes
         .iter()
         .any(|e| e.kind == VerdictKind::PurgeLagTrap);
-    if trap && r.last.purge.max_purge_lag.is_some_and(|l| l > 0) {
+    // Whatever it was set to by the window's end: the trap held while it was set.
+    if trap {
         out.push(vec![("innodb_max_purge_lag".to_string(), 0)]);
     }
     out

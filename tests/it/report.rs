@@ -156,6 +156,9 @@ fn the_demo_page_says_what_went_wrong_in_the_dashboards_words() {
         "innodb_log_file_size = 22M",
         "checkpoint age crossed the async point",
         "innodb_max_purge_lag: 2000 → 0",
+        // The what-ifs behind the advice: the advised size, and the trap's way out.
+        "What if innodb_log_file_size = 22M",
+        "What if innodb_max_purge_lag = 0",
     ] {
         assert!(html.contains(words), "{words} is not on the page");
     }
