@@ -35,6 +35,7 @@ pub mod mode;
 pub mod openmetrics;
 pub mod output;
 pub mod replay;
+pub mod report;
 pub mod review;
 pub mod run;
 pub mod screen;

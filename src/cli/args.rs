@@ -414,6 +414,31 @@ pub enum Command {
         #[arg(short = 'o', long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
+    /// Write one self-contained page about a capture for the postmortem: what went wrong,
+    /// when, why and what to change, with charts (HTML, or Markdown with the charts as SVG
+    /// files beside it).
+    Report {
+        /// Capture file or directory (a flight recorder's, or an import's capture).
+        #[arg(value_name = "FILE|DIR")]
+        path: PathBuf,
+        /// Rank what differs from this normal stretch, as `compare` does: FILE or
+        /// FILE@FROM..TO.
+        #[arg(long, value_name = "BASELINE", value_parser = parse_capture_range)]
+        baseline: Option<CaptureRange>,
+        /// Start here: HH:MM:SS, RFC 3339, or +OFFSET from the start (+90s, +5m).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        from: Option<TimeSpec>,
+        /// Stop here (same forms as --from).
+        #[arg(long, value_name = "TIME", value_parser = parse_time_spec)]
+        to: Option<TimeSpec>,
+        /// Page format: html (one self-contained file), or markdown (for tickets and wikis;
+        /// the charts as SVG files beside it).
+        #[arg(long, value_enum, default_value_t = ReportFormat::Html, value_name = "FORMAT")]
+        format: ReportFormat,
+        /// The page to write (replaced whole, or left as it was if writing fails).
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Serve the figures to Prometheus: /metrics (this server) and /probe?target=NAME.
     Serve(ServeArgs),
     /// One screen for many servers, nearest breach first (-h HOST repeatable, or --config).
@@ -622,6 +647,14 @@ pub enum ImportSource {
 pub enum OutputFormat {
     Text,
     Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One self-contained HTML page, charts inline.
+    Html,
+    /// Markdown, each chart an SVG file named after the page (PAGE-checkpoint-age.svg).
+    Markdown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -178,6 +178,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "innodebt-report",
+        &[
+            (
+                "innodebt report incident.idbt -o incident.html",
+                "the postmortem page: what went wrong, when, why, what to change",
+            ),
+            (
+                "innodebt report incident.idbt --from 14:00:00 --to +10m --baseline monday.idbt --format markdown -o ticket.md",
+                "a window, ranked against a normal day, for a ticket",
+            ),
+        ],
+    ),
+    (
         "innodebt-import",
         &[(
             "innodebt import pt-stalk /var/lib/pt-stalk -o stalk.idbt",

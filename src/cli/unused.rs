@@ -81,6 +81,13 @@ impl Cli {
                         if f == "json" { "json" } else { "csv" }
                     ));
                 }
+                Command::Report { .. } => {
+                    return Some(format!(
+                        "the --format {f} before `report` is --once's: report's own goes after \
+                         the capture, `innodebt report FILE --format markdown -o PAGE` (html or \
+                         markdown)"
+                    ));
+                }
                 Command::Check(_) => {
                     return Some(format!(
                         "check prints the monitoring-plugin status line (the numbers are in its \
@@ -170,6 +177,7 @@ fn name(cmd: &Command) -> &'static str {
         Command::Compare { .. } => "compare",
         Command::Import { .. } => "import",
         Command::Export { .. } => "export",
+        Command::Report { .. } => "report",
         Command::Serve(_) => "serve",
         Command::Fleet { .. } => "fleet",
         Command::Check(_) => "check",
@@ -231,6 +239,7 @@ mod tests {
             &["--format", "json", "compare", "a.idbt", "b.idbt"],
             &["--once", "compare", "a.idbt", "b.idbt"],
             &["export", "x.idbt", "--format", "json"],
+            &["report", "x.idbt", "--format", "markdown", "-o", "x.md"],
             &["--record-queries", "record", "x.idbt"],
             &["--record-queries", "serve"],
             &["check", "-w", "history>5"],
@@ -265,6 +274,11 @@ mod tests {
             (&["--once", "fleet", "-h", "db1"], "--once"),
             (&["--once", "check"], "--once"),
             (&["--format", "json", "export", "x.idbt"], "--format json"),
+            (
+                &["--format", "json", "report", "x.idbt", "-o", "x.html"],
+                "--format json",
+            ),
+            (&["--once", "report", "x.idbt", "-o", "x.html"], "--once"),
             (&["--format", "json", "replay", "x.idbt"], "--format json"),
             (&["replay", "x.idbt", "--format", "json"], "--format json"),
             (&["--format", "text", "check"], "--format text"),

@@ -50,11 +50,12 @@ impl Window {
 }
 
 /// The server at sample `pos` of the set.
-fn server_at(set: &mut CaptureSet, pos: u64) -> Option<ServerInfo> {
+pub(crate) fn server_at(set: &mut CaptureSet, pos: u64) -> Option<ServerInfo> {
     set.view_at(pos, false).ok()?.0.info().cloned()
 }
 
-fn describe(i: &ServerInfo) -> String {
+/// `host:port Flavour version`, as a comparison names a side.
+pub(crate) fn describe(i: &ServerInfo) -> String {
     format!(
         "{}{} {}",
         i.var("hostname").unwrap_or(&i.label),

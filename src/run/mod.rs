@@ -1,6 +1,7 @@
 //! The modes behind the command line: headless `--once`, the monitoring-plugin `check`, the
-//! live dashboard (optionally recording), headless recording, replay, import, export. Errors
-//! end here as one clear line on stderr and an exit code; nothing below this module prints.
+//! live dashboard (optionally recording), headless recording, replay, import, export, report.
+//! Errors end here as one clear line on stderr and an exit code; nothing below this module
+//! prints.
 
 mod assets;
 mod captures;
@@ -9,6 +10,7 @@ mod import;
 mod live;
 mod prometheus;
 mod record;
+mod report;
 mod review;
 mod session;
 
@@ -111,6 +113,24 @@ pub async fn main(cli: Cli) -> ExitCode {
             from,
             to,
         }) => captures::export(&cli, file, *format, output.as_deref(), *from, *to),
+        Some(Command::Report {
+            path,
+            baseline,
+            from,
+            to,
+            format,
+            output,
+        }) => report::main(
+            &cli,
+            &report::Args {
+                path,
+                baseline: baseline.as_ref(),
+                from: *from,
+                to: *to,
+                format: *format,
+                output,
+            },
+        ),
         Some(Command::Serve(args)) => crate::serve::main(&cli, args).await,
         Some(Command::Fleet { args, .. }) => crate::fleet::main(&cli, args).await,
         Some(Command::Check(args)) => check::main(&cli, args).await,

@@ -230,12 +230,7 @@ impl Theme {
     /// A one-column symbol for a severity, shown next to the figure in every theme so that
     /// severity never relies on colour.
     pub fn severity_symbol(&self, severity: Severity) -> &'static str {
-        match severity {
-            Severity::Ok => "✓",
-            Severity::Unknown => "?",
-            Severity::Warning => "▲",
-            Severity::Critical => "✖",
-        }
+        severity_symbol(severity)
     }
 
     /// True for [`Theme::monochrome`]: no colours, only modifiers.
@@ -351,6 +346,17 @@ fn monochrome_modifiers(item: ThemeItem) -> Modifier {
 
 fn looks_like_path(s: &str) -> bool {
     s.contains('/') || s.contains('\\') || s.ends_with(".toml")
+}
+
+/// A one-column symbol for a severity, the same in every theme (and in the report's page):
+/// severity never relies on colour.
+pub fn severity_symbol(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Ok => "✓",
+        Severity::Unknown => "?",
+        Severity::Warning => "▲",
+        Severity::Critical => "✖",
+    }
 }
 
 #[cfg(test)]

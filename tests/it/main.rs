@@ -65,6 +65,7 @@ mod registry;
 mod render;
 mod replay_bench_data;
 mod replay_window;
+mod report;
 mod rollback_segments;
 mod scenarios;
 mod secrets;

@@ -1,0 +1,271 @@
+//! `innodebt report`: reads the capture's window through the replay index (the figures a replay
+//! shows), gathers the report, runs the what-ifs behind its advice and the baseline's
+//! comparison, and writes the page — to a temporary file beside the output, renamed into place
+//! once whole, so a failure leaves the old file (or none) and never half a page.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
+use crate::cli::{CaptureRange, Cli, ReportFormat, TimeSpec};
+use crate::replay::{CaptureSet, Ends};
+use crate::report::{self, Capture, Collector, Report};
+use crate::review::{self, Window};
+use innodebt_engine::figures::VerdictKind;
+use innodebt_engine::verdicts::RedoLayout;
+
+pub(super) struct Args<'a> {
+    pub path: &'a Path,
+    pub baseline: Option<&'a CaptureRange>,
+    pub from: Option<TimeSpec>,
+    pub to: Option<TimeSpec>,
+    pub format: ReportFormat,
+    pub output: &'a Path,
+}
+
+/// What made the page; the version is the package's, the same for every build of it.
+fn tool() -> String {
+    format!("innodebt {}", env!("CARGO_PKG_VERSION"))
+}
+
+pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
+    let model = super::recovery_model(cli);
+    let open = |path: &Path| {
+        crate::replay::open_replay(path, model.clone())
+            .map(|s| s.with_sizing_span(cli.options.sizing_span))
+    };
+    let mut set = match open(args.path) {
+        Ok(s) => s,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let (first, last) = match window(&mut set, args.from, args.to) {
+        Ok(w) => w,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let mut report = match gather(&mut set, args.path, first, last) {
+        Ok(r) => r,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let w = Window { first, last };
+    for settings in advised(&mut set, &report, last) {
+        match review::what_if(&mut set, w, &settings, model.clone()) {
+            Ok(r) => report.what_ifs.push(r),
+            Err(e) => eprintln!("innodebt: note: the what-if of {settings:?} did not run: {e}"),
+        }
+    }
+    if let Some(b) = args.baseline {
+        let mut base = match open(&b.path) {
+            Ok(s) => s,
+            Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
+        };
+        let bw = match Window::resolve(&mut base, b.from, b.to, Ends::RANGE) {
+            Ok(w) => w,
+            Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
+        };
+        match review::compare(&mut set, w, &mut base, bw) {
+            Ok(c) => report.comparison = Some(c),
+            Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
+        }
+    }
+    // What the reader found wrong, as every reader of a capture says it (the page lists it
+    // too, with a read that stopped early).
+    let said = super::captures::report_notes(&set);
+    for n in report.skipped.iter().filter(|n| !said.contains(n)) {
+        eprintln!("innodebt: note: {}", crate::text::strip_controls(n));
+    }
+    let written = match args.format {
+        ReportFormat::Html => write_all(args.output, &[], &report::html(&report, &tool())),
+        ReportFormat::Markdown => {
+            let stem = args
+                .output
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "report".into());
+            let md = report::markdown(&report, &tool(), &stem);
+            write_all(args.output, &md.files, &md.text)
+        }
+    };
+    match written {
+        Ok(()) => {
+            eprintln!(
+                "innodebt: wrote {} ({} samples, {} → {})",
+                args.output.display(),
+                report.samples,
+                report.from.format("%Y-%m-%d %H:%M:%S"),
+                report.to.format("%H:%M:%S UTC")
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(EXIT_FAILURE, e),
+    }
+}
+
+/// `--from`/`--to` → the samples `first..=last` of the window, resolved as every command
+/// resolves them (a time outside the capture, or a range that ends before it starts, is an
+/// error naming what the capture holds); a window no sample falls in (between two samples)
+/// is an error too: the page would be about the sample after it.
+fn window(
+    set: &mut CaptureSet,
+    from: Option<TimeSpec>,
+    to: Option<TimeSpec>,
+) -> Result<(u64, u64), String> {
+    if set.is_empty() {
+        let why = set.note().map(|n| format!(" ({n})")).unwrap_or_default();
+        return Err(format!("{}: no samples to report on{why}", set.name()));
+    }
+    let w = Window::resolve(set, from, to, Ends::OPTIONS)?;
+    let (Some(to_spec), Some(first_at)) = (to, set.sample_time(w.first)) else {
+        return Ok((w.first, w.last));
+    };
+    match set.target_of(to_spec) {
+        Some(to_t) if first_at > to_t => Err(format!(
+            "the window is empty: no sample falls between {} and --to {} ({}); give a wider \
+             window",
+            from.map_or("the first sample".to_string(), |f| format!("--from {f}")),
+            when(to_t),
+            set.holds()
+        )),
+        _ => Ok((w.first, w.last)),
+    }
+}
+
+/// A time as the messages give it: to the millisecond where it has a fraction.
+fn when(t: chrono::DateTime<chrono::Utc>) -> String {
+    if t.timestamp_subsec_millis() == 0 {
+        t.format("%Y-%m-%d %H:%M:%S").to_string()
+    } else {
+        t.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
+    }
+}
+
+/// One pass over the window's figures, then what the capture knows beside them.
+fn gather(set: &mut CaptureSet, path: &Path, first: u64, last: u64) -> Result<Report, String> {
+    let (Some(start), Some(end)) = (set.sample_time(first), set.sample_time(last)) else {
+        return Err(format!(
+            "{}: the window's samples cannot be read",
+            set.name()
+        ));
+    };
+    let mut c = Collector::new(start, end);
+    let mut read_error = None;
+    for f in set.figures(first, last) {
+        match f {
+            Ok(f) => c.observe(f),
+            Err(e) => {
+                read_error = Some(format!("reading stopped early: {e}"));
+                break;
+            }
+        }
+    }
+    if c.samples() == 0 {
+        return Err(format!(
+            "{}: no figures between {} and {} (the capture holds no server description there)",
+            set.name(),
+            start.format("%Y-%m-%d %H:%M:%S"),
+            end.format("%H:%M:%S UTC")
+        ));
+    }
+    let info = review::server_at(set, last).or_else(|| review::server_at(set, first));
+    let whole = match (
+        set.sample_time(0),
+        set.len().checked_sub(1).and_then(|l| set.sample_time(l)),
+    ) {
+        (Some(a), Some(b)) => Some((a, b)),
+        _ => None,
+    };
+    let mut notes = set.notes();
+    notes.extend(read_error);
+    let capture = Capture {
+        name: display_name(path),
+        files: set.files().count(),
+        server: info.as_ref().map(review::describe),
+        flavor: info.as_ref().map(|i| i.flavor.display_name()),
+        span: whole,
+        moments: set.moments().to_vec(),
+        bookmarks: set.bookmarks(),
+        notes,
+    };
+    c.finish(capture)
+        .ok_or_else(|| format!("{}: no figures in the window", set.name()))
+}
+
+/// The capture as the page names it: its file or directory name, not the path to it.
+fn display_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The what-ifs behind the page's advice: the advised redo size when it is larger than the
+/// current one (a smaller size that still fits is said, not replayed), and
+/// `innodb_max_purge_lag = 0` when the purge-lag trap held (the verdict's own way out).
+fn advised(set: &mut CaptureSet, r: &Report, last: u64) -> Vec<Vec<(String, u64)>> {
+    let mut out = Vec::new();
+    let info = review::server_at(set, last);
+    if let (Some(s), Some(info)) = (&r.last.sizing, &info)
+        && s.current_capacity_bytes
+            .is_some_and(|c| s.advised_capacity_bytes > c)
+    {
+        let files = info
+            .flavor
+            .redo_size_files(RedoLayout::from_info(info).files_in_group)
+            .max(1);
+        out.push(vec![(s.variable.clone(), s.advised_capacity_bytes / files)]);
+    }
+    let trap = r
+        .episodes
+        .iter()
+        .any(|e| e.kind == VerdictKind::PurgeLagTrap);
+    // Whatever it was set to by the window's end: the trap held while it was set.
+    if trap {
+        out.push(vec![("innodb_max_purge_lag".to_string(), 0)]);
+    }
+    out
+}
+
+/// Writes `text` to `output` and each of `files` beside it: each to a temporary file in the
+/// same directory first, then all renamed into place, the page last. On failure nothing new
+/// is left behind.
+fn write_all(output: &Path, files: &[(String, String)], text: &str) -> Result<(), String> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let temp = |body: &str, name: &Path| -> Result<tempfile::NamedTempFile, String> {
+        let mut f = tempfile::Builder::new()
+            .prefix(".innodebt-report-")
+            .tempfile_in(&dir)
+            .map_err(|e| {
+                format!(
+                    "{}: cannot write there: {e} (check the directory exists and is writable)",
+                    dir.display()
+                )
+            })?;
+        f.write_all(body.as_bytes())
+            .and_then(|()| f.as_file().sync_all())
+            .map_err(|e| format!("{}: cannot write: {e}", name.display()))?;
+        Ok(f)
+    };
+    let mut staged = Vec::with_capacity(files.len() + 1);
+    for (name, body) in files {
+        let path = dir.join(name);
+        staged.push((temp(body, &path)?, path));
+    }
+    staged.push((temp(text, output)?, output.to_path_buf()));
+    let mut placed: Vec<PathBuf> = Vec::new();
+    for (f, path) in staged {
+        if let Err(e) = f.persist(&path) {
+            for p in &placed {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(format!(
+                "{}: cannot move into place: {}",
+                path.display(),
+                e.error
+            ));
+        }
+        placed.push(path);
+    }
+    Ok(())
+}
