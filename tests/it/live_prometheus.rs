@@ -281,3 +281,37 @@ fn a_refusing_or_silent_prometheus_is_named_not_shown_healthy() {
         "{said}"
     );
 }
+
+/// The dashboard fed by Prometheus: its header names the instance and its source, it is
+/// read-only (no connection to change anything through), and when the series stop — the
+/// exporter is gone, Prometheus marks them stale — it goes STALE instead of showing the last
+/// figures as now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_from_prometheus_names_its_source_and_goes_stale() {
+    let server = PrivateServer::start(ServerConfig::default());
+    let exporter = Exporter::start(&server).await;
+    let instance = exporter.addr();
+    let prom = Prometheus::start(&[("mysql", "/metrics", vec![instance.clone()])]);
+    let url = format!("http://{}", prom.addr);
+    scraped_after(
+        &prom,
+        "mysql_up",
+        Utc::now().timestamp_millis() as f64 / 1000.0 + 2.0,
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tmux = common::tmux::Tmux::start(dir.path(), 160, 40);
+    tmux.type_text(&format!(
+        "{} --no-defaults --prometheus {url} --instance {instance} --step 1s",
+        common::innodebt_bin().display()
+    ));
+    tmux.keys(&["Enter"]);
+    let long = Duration::from_secs(40);
+    let screen = tmux.wait_for("the server's figures from Prometheus", long, |s| {
+        s.contains(&format!("{instance} via Prometheus")) && s.contains("16.0 MiB")
+    });
+    assert!(screen.contains("READ-ONLY"), "{screen}");
+    drop(exporter);
+    tmux.wait_for("STALE once the series stop", long, |s| s.contains("STALE"));
+    tmux.keys(&["q"]);
+}
