@@ -242,6 +242,21 @@ pub fn what_if(
     settings: &[(String, u64)],
     model: RecoveryModel,
 ) -> Result<WhatIfReport, String> {
+    let mut reports = what_ifs(set, w, &[settings.to_vec()], model)?;
+    reports
+        .pop()
+        .unwrap_or_else(|| Err("no what-if ran".to_string()))
+}
+
+/// Several what-ifs over the same window in one pass over its figures (each pass derives
+/// every sample of the window again: a day at 1 s is most of a report's time). Each scenario
+/// that cannot be made is its own error; the capture's are everyone's.
+pub fn what_ifs(
+    set: &mut CaptureSet,
+    w: Window,
+    settings: &[Vec<(String, u64)>],
+    model: RecoveryModel,
+) -> Result<Vec<Result<WhatIfReport, String>>, String> {
     if set.is_empty() {
         return Err(format!("{}: no samples to re-judge", set.name()));
     }
@@ -255,12 +270,22 @@ pub fn what_if(
                 set.name()
             )
         })?;
-    let scenario = Scenario::new(settings, &info)?;
     // The recorded server's own model: its log's last recovery, else its flavour's default.
-    let mut run = WhatIf::new(scenario, &info, model.for_server(&info));
-    let name = set.name().to_string();
-    for f in set.figures(w.first, w.last) {
-        run.observe(&f.map_err(|e| format!("{name}: {e}"))?);
+    let mut runs: Vec<Result<WhatIf, String>> = settings
+        .iter()
+        .map(|s| {
+            Scenario::new(s, &info)
+                .map(|scenario| WhatIf::new(scenario, &info, model.for_server(&info)))
+        })
+        .collect();
+    if runs.iter().any(Result::is_ok) {
+        let name = set.name().to_string();
+        for f in set.figures(w.first, w.last) {
+            let f = f.map_err(|e| format!("{name}: {e}"))?;
+            for run in runs.iter_mut().flatten() {
+                run.observe(&f);
+            }
+        }
     }
-    Ok(run.finish())
+    Ok(runs.into_iter().map(|r| r.map(WhatIf::finish)).collect())
 }

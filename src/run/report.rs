@@ -48,10 +48,20 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
         Err(e) => return fail(EXIT_CONFIG, e),
     };
     let w = Window { first, last };
-    for settings in advised(&mut set, &report, last) {
-        match review::what_if(&mut set, w, &settings, model.clone()) {
-            Ok(r) => report.what_ifs.push(r),
-            Err(e) => eprintln!("innodebt: note: the what-if of {settings:?} did not run: {e}"),
+    let advice = advised(&mut set, &report, last);
+    if !advice.is_empty() {
+        match review::what_ifs(&mut set, w, &advice, model.clone()) {
+            Ok(runs) => {
+                for (settings, run) in advice.iter().zip(runs) {
+                    match run {
+                        Ok(r) => report.what_ifs.push(r),
+                        Err(e) => eprintln!(
+                            "innodebt: note: the what-if of {settings:?} did not run: {e}"
+                        ),
+                    }
+                }
+            }
+            Err(e) => eprintln!("innodebt: note: the what-ifs did not run: {e}"),
         }
     }
     if let Some(b) = args.baseline {
