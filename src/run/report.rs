@@ -103,7 +103,12 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
                 args.output.display(),
                 report.samples,
                 report.from.format("%Y-%m-%d %H:%M:%S"),
-                report.to.format("%H:%M:%S UTC")
+                // Across midnight the end's date too (a day's window ends at the same clock).
+                if report.to.date_naive() == report.from.date_naive() {
+                    report.to.format("%H:%M:%S UTC")
+                } else {
+                    report.to.format("%Y-%m-%d %H:%M:%S UTC")
+                }
             );
             ExitCode::SUCCESS
         }
