@@ -249,26 +249,10 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                 ),
             };
         }
-        let (payload, next) = match skippable_at(w, pos) {
+        let damage = match skippable_at(w, pos) {
             // A frame running past an intact end mark is damage, not a writer cut short.
             Skippable::Cut if mark.is_some_and(|m| m > pos) => {
-                match resync(
-                    w,
-                    pos,
-                    name,
-                    &mut gaps,
-                    "a frame runs past the end mark",
-                    mark,
-                ) {
-                    Ok(n) => {
-                        pos = n;
-                        continue;
-                    }
-                    Err(end) => {
-                        end_damaged = true;
-                        break end;
-                    }
-                }
+                Err("a frame runs past the end mark")
             }
             Skippable::Cut => {
                 break End::Truncated {
@@ -278,26 +262,21 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
                     ),
                 };
             }
-            Skippable::NotOurs => {
-                match resync(
-                    w,
-                    pos,
-                    name,
-                    &mut gaps,
-                    "no section marker where one should start",
-                    mark,
-                ) {
-                    Ok(n) => {
-                        pos = n;
-                        continue;
-                    }
-                    Err(end) => {
-                        end_damaged = true;
-                        break end;
-                    }
+            Skippable::NotOurs => Err("no section marker where one should start"),
+            Skippable::Frame { payload, next } => Ok((payload, next)),
+        };
+        let (payload, next) = match damage {
+            Err(what) => match resync(w, pos, name, &mut gaps, what, mark) {
+                Ok(n) => {
+                    pos = n;
+                    continue;
                 }
-            }
-            Skippable::Frame { payload, next } => (payload, next),
+                Err(end) => {
+                    end_damaged = true;
+                    break end;
+                }
+            },
+            Ok(frame) => frame,
         };
         if let Some(t) = format::decode_trailer(&payload) {
             trailer = Some(t);
