@@ -150,7 +150,22 @@ async fn an_exporter_history_replays_like_innodebts_own_recording() {
     assert!(status.status.success(), "record: {}", stderr(&status));
     let to = Utc::now();
     load.stop().await;
-    common::wait::hold_async(Duration::from_secs(2), "the last scrape lands").await;
+    // The import's window ends a second after `to`: wait for the scrape that covers it.
+    let end = (to + chrono::Duration::seconds(1)).timestamp_millis() as f64 / 1000.0;
+    common::wait::wait_until(
+        Duration::from_secs(30),
+        "a scrape after the import window's end",
+        || {
+            let r = prom.query(
+                "timestamp(mysql_up)",
+                Utc::now().timestamp_millis() as f64 / 1000.0,
+            );
+            r.as_array()
+                .and_then(|a| a.first())
+                .and_then(|s| s["value"][1].as_str()?.parse::<f64>().ok())
+                .is_some_and(|t| t > end)
+        },
+    );
 
     let imported = dir.path().join("imported.idbt");
     let (from_s, to_s) = (stamp(from), stamp(to + chrono::Duration::seconds(1)));
