@@ -695,7 +695,7 @@ async fn recovery_table() {
 /// apply can be told from start-up. Sizes in MB from `INNODEBT_FLOOR_SIZES` (default
 /// `0,4,8,16,24,32,48`), `INNODEBT_FLOOR_REPEATS` times each (default 5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "minutes long: the measurement behind the calibration floor, run by hand"]
+#[ignore = "minutes long: the measurement behind the calibration floor, run by benches/recovery-floor.sh"]
 async fn restart_by_redo_size_table() {
     let env = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.into());
     let sizes: Vec<u64> = env("INNODEBT_FLOOR_SIZES", "0,4,8,16,24,32,48")
