@@ -58,9 +58,10 @@ pub struct Cli {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
 #[command(next_help_heading = "From Prometheus (instead of connecting)")]
 pub struct PrometheusArgs {
-    /// Read the server's series from this Prometheus (or Thanos, Mimir, VictoriaMetrics): its
-    /// base URL (http://prometheus:9090). Needs --instance; the server is never connected to.
-    #[arg(long, value_name = "URL", requires = "instance")]
+    /// Read the servers' series from this Prometheus (or Thanos, Mimir, VictoriaMetrics): its
+    /// base URL (http://prometheus:9090). One server: with --instance; `fleet`: every instance
+    /// --job and --match find. No server is connected to.
+    #[arg(long, value_name = "URL")]
     pub prometheus: Option<String>,
     /// The `instance` label of the server's series in that Prometheus.
     #[arg(long, value_name = "INSTANCE", requires = "prometheus")]
@@ -582,6 +583,8 @@ pub struct FleetArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, value_name = "FORMAT",
           requires = "once")]
     pub format: OutputFormat,
+    #[command(flatten)]
+    pub prometheus: PrometheusArgs,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]

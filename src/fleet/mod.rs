@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod once;
 pub mod poll;
+pub mod prometheus;
 pub mod row;
 pub mod state;
 pub mod ui;
@@ -98,6 +99,9 @@ fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String>
 }
 
 pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
+    if args.prometheus.prometheus.is_some() {
+        return from_prometheus(cli, args).await;
+    }
     let list = match servers(cli, args) {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
@@ -161,6 +165,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         tx,
         agents,
         timeout: args.timeout,
+        prometheus: None,
     };
     let result = run(fleet, theme, wiring, cli).await;
     tasks.iter().for_each(|t| t.abort());
@@ -168,6 +173,138 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
     }
+}
+
+/// `fleet --prometheus URL`: every instance the selector finds, from the first look on (read
+/// before the screen opens, so a wrong URL or credential is a message and an exit code).
+async fn from_prometheus(cli: &Cli, args: &FleetArgs) -> ExitCode {
+    let p = &args.prometheus;
+    if let Some(what) = [
+        (!args.hosts.is_empty()).then_some("-h"),
+        args.config.is_some().then_some("--config"),
+        p.instance.is_some().then_some("--instance"),
+    ]
+    .into_iter()
+    .flatten()
+    .next()
+    {
+        return fail(
+            EXIT_CONFIG,
+            format!(
+                "{what} with fleet --prometheus: the fleet is every instance Prometheus holds \
+                 (narrow it with --job and --match); one server: innodebt --prometheus URL \
+                 --instance NAME"
+            ),
+        );
+    }
+    let at = match p
+        .at
+        .map(|t| crate::run::prometheus_moment(Some(t)))
+        .transpose()
+    {
+        Ok(at) => at,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let theme = match crate::mode::theme(cli) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    if !args.once
+        && let Err(code) = crate::mode::need_terminal(
+            "for the fleet as text or JSON use `innodebt fleet --prometheus URL --once`",
+        )
+    {
+        return code;
+    }
+    let origin = prometheus::Origin::from_args(p, cli.options.query_timeout, at);
+    let deriver = crate::mode::deriver(cli);
+    let deriver = if args.once || at.is_some() {
+        deriver.one_shot()
+    } else {
+        deriver
+    };
+    let mut instances = match prometheus::Instances::new(&origin, deriver) {
+        Ok(i) => i,
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    let moment = at.unwrap_or_else(Utc::now);
+    let changes = match instances.look(moment).await {
+        Ok(c) => c,
+        Err(e) => return fail(EXIT_FAILURE, e),
+    };
+    if changes.added.is_empty() {
+        return fail(
+            EXIT_FAILURE,
+            format!(
+                "Prometheus at {} holds no mysqld_exporter or innodebt series{} at {}: check \
+                 --job and --match, and that it scrapes the exporters",
+                instances.url(),
+                match (&p.job, p.matchers.is_empty()) {
+                    (None, true) => String::new(),
+                    (job, _) => format!(
+                        " with {}",
+                        job.iter()
+                            .map(|j| format!("job=\"{j}\""))
+                            .chain(p.matchers.iter().cloned())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                },
+                moment.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+        );
+    }
+    let mut fleet = Fleet::new(Vec::new(), moment);
+    fleet.via = Some(format!("via Prometheus {}", instances.url()));
+    fleet.as_of = at;
+    let mut keys = Vec::new();
+    for m in prometheus::messages(changes) {
+        match m {
+            Incoming::Added(server, key) => {
+                fleet.update(Msg::Add(server));
+                keys.push(key);
+            }
+            Incoming::Row(index, update) => {
+                fleet.update(Msg::Row { index, update });
+            }
+            Incoming::Notice(n) => {
+                fleet.update(Msg::Notice(n));
+            }
+            Incoming::Event(..) => {}
+        }
+    }
+    // The screen opens on the nearest breach, not on the first instance found.
+    fleet.selected = 0;
+    if args.once {
+        fleet.update(Msg::Tick(Utc::now()));
+        return once::print(&fleet, args.format, p.step);
+    }
+    let (tx, rx) = mpsc::channel(1024);
+    // `--at`: one look, nothing follows.
+    let task = at
+        .is_none()
+        .then(|| prometheus::spawn(instances, tx.clone()));
+    let wiring = Wiring {
+        incoming: rx,
+        tx,
+        agents: vec![None; keys.len()],
+        timeout: args.timeout,
+        prometheus: Some(PrometheusRows { origin, keys }),
+    };
+    let result = run(fleet, theme, wiring, cli).await;
+    if let Some(t) = task {
+        t.abort();
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
+    }
+}
+
+/// The Prometheus a fleet's rows come from, and each row's instance.
+struct PrometheusRows {
+    origin: prometheus::Origin,
+    keys: Vec<innodebt_capture::prometheus::fleet::InstanceKey>,
 }
 
 /// The open dashboard of one server (and, for an agent row, the task fetching its events).
@@ -193,6 +330,8 @@ struct Wiring {
     /// Per server: the agent's `/events` (agent rows only).
     agents: Vec<Option<agent::Agent>>,
     timeout: Duration,
+    /// `fleet --prometheus`: where each row's dashboard is read from.
+    prometheus: Option<PrometheusRows>,
 }
 
 async fn run(fleet: Fleet, theme: Theme, wiring: Wiring, cli: &Cli) -> Result<(), ScreenError> {
@@ -270,6 +409,17 @@ impl Screen for FleetScreen<'_> {
             ScreenEvent::Data(Incoming::Row(index, update)) => {
                 self.fleet.update(Msg::Row { index, update });
             }
+            ScreenEvent::Data(Incoming::Added(server, key)) => {
+                self.fleet.update(Msg::Add(server));
+                self.recent.push(VecDeque::new());
+                self.wiring.agents.push(None);
+                if let Some(p) = self.wiring.prometheus.as_mut() {
+                    p.keys.push(key);
+                }
+            }
+            ScreenEvent::Data(Incoming::Notice(n)) => {
+                self.fleet.update(Msg::Notice(n));
+            }
             ScreenEvent::Data(Incoming::Event(index, ev)) => {
                 if let Some(o) = self.open.as_mut().filter(|o| o.index == index) {
                     o.app.update(app::Msg::Source(ev.clone()));
@@ -308,6 +458,22 @@ impl FleetScreen<'_> {
                     term::suspend(terminal)?;
                     self.fleet.needs_draw = true;
                 }
+                Command::Open(i) if self.wiring.prometheus.is_some() => {
+                    let Some(p) = self.wiring.prometheus.as_ref() else {
+                        continue;
+                    };
+                    let Some(key) = p.keys.get(i).cloned() else {
+                        continue;
+                    };
+                    let mut o = open_dashboard(i, &VecDeque::new(), self.cli, p.origin.step);
+                    o.events = Some(prometheus::spawn_dashboard(
+                        i,
+                        p.origin.clone(),
+                        key,
+                        self.wiring.tx.clone(),
+                    ));
+                    self.open = Some(o);
+                }
                 Command::Open(i) => {
                     let agent = self.wiring.agents.get(i).cloned().flatten();
                     // An agent row's history comes from the agent itself.
@@ -315,7 +481,7 @@ impl FleetScreen<'_> {
                         Some(_) => VecDeque::new(),
                         None => self.recent[i].clone(),
                     };
-                    let mut o = open_dashboard(i, &seen, self.cli);
+                    let mut o = open_dashboard(i, &seen, self.cli, self.cli.options.interval);
                     if let Some(url) = agent {
                         o.events = Some(poll::spawn_agent_events(
                             i,
@@ -338,8 +504,9 @@ fn open_dashboard(
     index: usize,
     recent: &VecDeque<innodebt_server::sample::SourceEvent>,
     cli: &Cli,
+    interval: Duration,
 ) -> Open {
-    let mut app = App::new(cli.options.interval, Utc::now());
+    let mut app = App::new(interval, Utc::now());
     app.live = DataView::new(crate::mode::deriver(cli));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;

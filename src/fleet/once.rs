@@ -38,6 +38,12 @@ pub async fn look(fleet: &mut Fleet, incoming: &mut mpsc::Receiver<Incoming>, li
             Ok(Some(Incoming::Row(index, update))) => {
                 fleet.update(Msg::Row { index, update });
             }
+            Ok(Some(Incoming::Added(server, _))) => {
+                fleet.update(Msg::Add(server));
+            }
+            Ok(Some(Incoming::Notice(n))) => {
+                fleet.update(Msg::Notice(n));
+            }
             Ok(Some(Incoming::Event(..))) => {}
             Ok(None) | Err(_) => break,
         }
@@ -100,6 +106,8 @@ pub fn json(fleet: &Fleet, limit: Duration) -> Value {
         .collect();
     json!({
         "sampled_at": fleet.now.to_rfc3339_opts(SecondsFormat::Millis, true),
+        "via": fleet.via,
+        "notice": fleet.notice,
         "servers": servers,
     })
 }
@@ -153,11 +161,20 @@ pub fn text(fleet: &Fleet, limit: Duration) -> String {
     let widths: Vec<usize> = (0..7)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
+    let via = fleet
+        .via
+        .as_ref()
+        .map(|v| format!(" {v}"))
+        .unwrap_or_default();
     let mut out = format!(
-        "innodebt fleet at {}: {} servers, {attention} need attention, {down} not answering\n",
+        "innodebt fleet at {}{via}: {} servers, {attention} need attention, {down} not answering\n",
         fleet.now.to_rfc3339_opts(SecondsFormat::Secs, true),
         fleet.servers.len()
     );
+    if let Some(n) = &fleet.notice {
+        out.push_str(n);
+        out.push('\n');
+    }
     for r in &rows {
         let line: Vec<String> = r
             .iter()

@@ -25,6 +25,13 @@ pub enum Incoming {
     Row(usize, RowUpdate),
     /// A direct server's raw event, for its dashboard.
     Event(usize, SourceEvent),
+    /// A server found after the start (a Prometheus instance), the next index.
+    Added(
+        Box<super::state::Server>,
+        innodebt_capture::prometheus::fleet::InstanceKey,
+    ),
+    /// A word for the whole fleet (Prometheus answered partially).
+    Notice(String),
 }
 
 /// Polls one server directly; returns the task (abort it to stop). `deriver` judges its

@@ -119,7 +119,13 @@ impl RowUpdate {
 #[derive(Debug)]
 pub enum Msg {
     Key(KeyEvent),
-    Row { index: usize, update: RowUpdate },
+    Row {
+        index: usize,
+        update: RowUpdate,
+    },
+    /// A server found after the start: the next index.
+    Add(Box<Server>),
+    Notice(String),
     Tick(DateTime<Utc>),
     Resize,
 }
@@ -146,6 +152,10 @@ pub struct Fleet {
     pub needs_draw: bool,
     /// A one-line message (e.g. why a row cannot open).
     pub notice: Option<String>,
+    /// Where every row is read from, when one place feeds them all ("via Prometheus …").
+    pub via: Option<String>,
+    /// `--at`: the fleet as it was then; the clock stays there and no row ages.
+    pub as_of: Option<DateTime<Utc>>,
 }
 
 impl Fleet {
@@ -161,6 +171,8 @@ impl Fleet {
             now,
             needs_draw: true,
             notice: None,
+            via: None,
+            as_of: None,
         };
         f.reorder();
         f
@@ -221,6 +233,17 @@ impl Fleet {
                 }
                 Vec::new()
             }
+            Msg::Add(server) => {
+                self.servers.push(*server);
+                self.reorder();
+                Vec::new()
+            }
+            Msg::Notice(n) => {
+                self.notice = Some(n);
+                self.needs_draw = true;
+                Vec::new()
+            }
+            Msg::Tick(_) if self.as_of.is_some() => Vec::new(),
             Msg::Tick(now) => {
                 // Whole seconds of "updated … ago" are what the screen shows.
                 if now.timestamp() != self.now.timestamp() {

@@ -179,10 +179,19 @@ pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
         .iter()
         .filter(|s| needs_attention(&s.link, s.figures.as_ref()))
         .count();
+    let when = match fleet.as_of {
+        Some(t) => format!("as at {} UTC", t.format("%Y-%m-%d %H:%M:%S")),
+        None => format!("{} UTC", fleet.now.format("%H:%M:%S")),
+    };
+    // The source last: the counts must fit an 80-column header.
+    let via = fleet
+        .via
+        .as_ref()
+        .map(|v| format!(" · {v}"))
+        .unwrap_or_default();
     let title = format!(
-        " innodebt fleet · {} servers · {breaching} need attention · {down} disconnected · {} UTC ",
+        " innodebt fleet · {} servers · {breaching} need attention · {down} disconnected · {when}{via} ",
         fleet.servers.len(),
-        fleet.now.format("%H:%M:%S")
     );
     frame.render_widget(
         Paragraph::new(title).style(

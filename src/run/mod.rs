@@ -9,6 +9,9 @@ mod check;
 mod import;
 mod live;
 mod prometheus;
+pub(crate) use prometheus::{
+    feed as prometheus_feed, lookback as prometheus_lookback, moment as prometheus_moment,
+};
 mod record;
 mod report;
 mod review;

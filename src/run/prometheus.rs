@@ -20,12 +20,12 @@ use innodebt_server::sample::SourceEvent;
 
 /// How much history one look reads before its moment: enough samples for the rates, the
 /// history trend and the verdicts' hold times — what a dashboard open for that long had seen.
-fn lookback(step: Duration) -> Duration {
+pub(crate) fn lookback(step: Duration) -> Duration {
     (step * 40).max(Duration::from_secs(600))
 }
 
 /// `--at`: RFC 3339 as given, HH:MM:SS today in UTC; now without it.
-fn moment(at: Option<TimeSpec>) -> Result<DateTime<Utc>, String> {
+pub(crate) fn moment(at: Option<TimeSpec>) -> Result<DateTime<Utc>, String> {
     match at {
         None => Ok(Utc::now()),
         Some(TimeSpec::Instant(t)) => Ok(t.with_timezone(&Utc)),
@@ -37,11 +37,14 @@ fn moment(at: Option<TimeSpec>) -> Result<DateTime<Utc>, String> {
     }
 }
 
+const NEEDS_INSTANCE: &str = "--prometheus needs --instance NAME (the server's instance label); \
+     for every instance it scrapes: innodebt fleet --prometheus URL";
+
 /// The series to read: `p`'s instance over the `lookback` before `to`, each request within
 /// `--query-timeout`.
 fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, String> {
     let (Some(url), Some(instance)) = (&p.prometheus, &p.instance) else {
-        return Err("--prometheus needs --instance (the server's instance label)".into());
+        return Err(NEEDS_INSTANCE.into());
     };
     let back = chrono::Duration::from_std(lookback(p.step))
         .map_err(|_| "--step is too large".to_string())?;
@@ -66,7 +69,8 @@ fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, 
 pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, String> {
     let req = request(cli, p, moment(p.at)?)?;
     let mut import = Import::open(&req).await.map_err(|e| e.to_string())?;
-    let mut deriver = crate::mode::deriver(cli);
+    // One look answers as the direct `--once` does: a verdict holds once a sample shows it.
+    let mut deriver = crate::mode::deriver(cli).one_shot();
     let mut last = None;
     while let Some(chunk) = import.next_chunk().await.map_err(|e| e.to_string())? {
         for event in &chunk {
@@ -84,6 +88,9 @@ pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, Strin
 /// `innodebt --prometheus URL --instance NAME`: `--once`, or the dashboard.
 pub(super) async fn main(cli: Cli) -> ExitCode {
     let p = &cli.prometheus;
+    if p.instance.is_none() {
+        return fail(EXIT_CONFIG, NEEDS_INSTANCE);
+    }
     if cli.options.record.is_some() {
         return fail(
             EXIT_CONFIG,
@@ -148,7 +155,12 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
 /// Sends the window's events, then — following — each step's new ones. A failed read is a
 /// `Disconnected` naming Prometheus's answer (the header's DISCONNECTED badge), tried again at
 /// the next step; the next sample clears it.
-async fn feed(mut import: Import, step: Duration, follow: bool, tx: mpsc::Sender<SourceEvent>) {
+pub(crate) async fn feed(
+    mut import: Import,
+    step: Duration,
+    follow: bool,
+    tx: mpsc::Sender<SourceEvent>,
+) {
     let mut down_since = None;
     loop {
         if follow {

@@ -114,9 +114,14 @@ const COMMANDS: &[&str] = &[
     "empty_query",
 ];
 
-/// Writes `seconds` of history at `step_s` for `instance` (job `mysql`), starting at unix
-/// `start`, as OpenMetrics; returns how many series it holds.
-pub fn openmetrics(path: &Path, instance: &str, start: i64, seconds: u64, step_s: u64) -> usize {
+/// Every series mysqld_exporter would export for `seconds` of the laps at `step_s`: per series
+/// (name, labels) its points as (seconds after the start, value). `commands`: the command
+/// counters too (series the import must skip).
+fn exporter_series(
+    seconds: u64,
+    step_s: u64,
+    commands: bool,
+) -> BTreeMap<(String, String), Vec<(i64, f64)>> {
     // Every series' points, column by column (one family's series must be contiguous).
     let mut series: BTreeMap<(String, String), Vec<(i64, f64)>> = BTreeMap::new();
     let mut variables: BTreeMap<String, f64> = BTreeMap::new();
@@ -132,7 +137,7 @@ pub fn openmetrics(path: &Path, instance: &str, start: i64, seconds: u64, step_s
                 .collect();
         }
         SourceEvent::Sample(s) => {
-            let t = start + i as i64;
+            let t = i as i64;
             i += 1;
             if !(i - 1).is_multiple_of(step_s) {
                 return;
@@ -151,13 +156,15 @@ pub fn openmetrics(path: &Path, instance: &str, start: i64, seconds: u64, step_s
             for (k, v) in &variables {
                 put(format!("mysql_global_variables_{k}"), String::new(), *v);
             }
-            let changed = s.status.get("Handler_update").copied().unwrap_or(0) as f64;
-            for (n, c) in COMMANDS.iter().enumerate() {
-                put(
-                    "mysql_global_status_commands_total".into(),
-                    format!("command=\"{c}\""),
-                    (changed / (n as f64 + 1.0)).floor(),
-                );
+            if commands {
+                let changed = s.status.get("Handler_update").copied().unwrap_or(0) as f64;
+                for (n, c) in COMMANDS.iter().enumerate() {
+                    put(
+                        "mysql_global_status_commands_total".into(),
+                        format!("command=\"{c}\""),
+                        (changed / (n as f64 + 1.0)).floor(),
+                    );
+                }
             }
             let version_labels = format!(
                 "innodb_version=\"{}\",version=\"{}\",version_comment=\"{}\"",
@@ -181,6 +188,21 @@ pub fn openmetrics(path: &Path, instance: &str, start: i64, seconds: u64, step_s
         }
         _ => {}
     });
+    series
+}
+
+fn labelled(labels: &str, instance: &str) -> String {
+    if labels.is_empty() {
+        format!("instance=\"{instance}\",job=\"mysql\"")
+    } else {
+        format!("{labels},instance=\"{instance}\",job=\"mysql\"")
+    }
+}
+
+/// Writes `seconds` of history at `step_s` for `instance` (job `mysql`), starting at unix
+/// `start`, as OpenMetrics; returns how many series it holds.
+pub fn openmetrics(path: &Path, instance: &str, start: i64, seconds: u64, step_s: u64) -> usize {
+    let series = exporter_series(seconds, step_s, true);
     let file = std::fs::File::create(path).expect("create the OpenMetrics file");
     let mut out = std::io::BufWriter::new(file);
     let mut family = String::new();
@@ -189,18 +211,83 @@ pub fn openmetrics(path: &Path, instance: &str, start: i64, seconds: u64, step_s
             writeln!(out, "# TYPE {name} gauge").expect("write");
             family = name.clone();
         }
-        let labels = if labels.is_empty() {
-            format!("instance=\"{instance}\",job=\"mysql\"")
-        } else {
-            format!("{labels},instance=\"{instance}\",job=\"mysql\"")
-        };
+        let labels = labelled(labels, instance);
         for (t, v) in points {
-            writeln!(out, "{name}{{{labels}}} {v} {t}").expect("write");
+            writeln!(out, "{name}{{{labels}}} {v} {}", start + t).expect("write");
         }
     }
     writeln!(out, "# EOF").expect("write");
     out.flush().expect("flush");
     series.len()
+}
+
+/// How one instance of a backfilled fleet ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Scraped to the end.
+    Live,
+    /// Its series stop this many seconds before the end (the target left the scrape).
+    Stale(i64),
+    /// Its scrapes fail for this many seconds before the end: `up` 0, no other series.
+    Dead(i64),
+}
+
+/// A fleet of mysqld_exporter instances (job `mysql`) over `seconds` at `step_s` ending at unix
+/// `end`, as OpenMetrics: instance `k` plays the laps from its own phase (`k` steps on, of 40),
+/// so the fleet holds every state the demo goes through at once. Returns the series written.
+pub fn fleet_openmetrics(
+    path: &Path,
+    instances: &[(String, Ending)],
+    end: i64,
+    seconds: u64,
+    step_s: u64,
+) -> usize {
+    const PHASES: u64 = 40;
+    let series = exporter_series(seconds + PHASES * step_s, step_s, false);
+    let points = (seconds / step_s) as usize;
+    let start = end - (points as i64 - 1) * step_s as i64;
+    let file = std::fs::File::create(path).expect("create the OpenMetrics file");
+    let mut out = std::io::BufWriter::new(file);
+    let mut written = 0;
+    let last_t = |ending: Ending| match ending {
+        Ending::Live => end,
+        Ending::Stale(s) | Ending::Dead(s) => end - s,
+    };
+    let mut family = String::new();
+    for ((name, labels), values) in &series {
+        if *name != family {
+            writeln!(out, "# TYPE {name} gauge").expect("write");
+            family = name.clone();
+        }
+        for (k, (instance, ending)) in instances.iter().enumerate() {
+            let phase = k % PHASES as usize;
+            let labels = labelled(labels, instance);
+            written += 1;
+            for (j, (_, v)) in values.iter().skip(phase).take(points).enumerate() {
+                let t = start + (j as u64 * step_s) as i64;
+                if t > last_t(*ending) {
+                    break;
+                }
+                writeln!(out, "{name}{{{labels}}} {v} {t}").expect("write");
+            }
+        }
+    }
+    writeln!(out, "# TYPE up gauge").expect("write");
+    for (instance, ending) in instances {
+        let labels = labelled("", instance);
+        for j in 0..points {
+            let t = start + (j as u64 * step_s) as i64;
+            let up = match ending {
+                Ending::Stale(s) if t > end - s => break,
+                Ending::Dead(s) if t > end - s => 0,
+                _ => 1,
+            };
+            writeln!(out, "up{{{labels}}} {up} {t}").expect("write");
+        }
+    }
+    writeln!(out, "# EOF").expect("write");
+    out.flush().expect("flush");
+    written
 }
 
 /// `promtool tsdb create-blocks-from openmetrics FILE TSDB`.

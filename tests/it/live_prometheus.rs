@@ -212,7 +212,7 @@ async fn serves_series_name_the_blocker_and_at_looks_back() {
 }
 
 /// A one-shot HTTP server answering 401.
-fn answer_401() -> (String, std::thread::JoinHandle<()>) {
+pub(crate) fn answer_401() -> (String, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let handle = std::thread::spawn(move || {

@@ -34,6 +34,7 @@ mod faults;
 mod fleet;
 mod fleet_agent_tls;
 mod fleet_names;
+mod fleet_prometheus;
 mod flight_recorder;
 mod fuzz_regressions;
 mod harness;

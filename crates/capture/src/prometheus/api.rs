@@ -194,6 +194,21 @@ impl Endpoint {
         end: &str,
         step: &str,
     ) -> Result<Vec<Series>, PromError> {
+        Ok(self
+            .query_range_reply(query, start, end, step)
+            .await?
+            .series)
+    }
+
+    /// As [`Self::query_range`], with the reply's warnings (a Thanos or Mimir that could not
+    /// ask every store answers partially and says so there).
+    pub async fn query_range_reply(
+        &self,
+        query: &str,
+        start: &str,
+        end: &str,
+        step: &str,
+    ) -> Result<RangeReply, PromError> {
         const PATH: &str = "/api/v1/query_range";
         let params = [
             ("query", query.to_string()),
@@ -206,14 +221,22 @@ impl Endpoint {
         struct Reply {
             status: String,
             data: Matrix,
+            #[serde(default)]
+            warnings: Vec<String>,
         }
         match serde_json::from_slice::<Reply>(&body) {
             Ok(r) if r.status == "success" && status.is_success() => {
                 check_matrix(&self.shown, &r.data)?;
-                Ok(r.data.result)
+                Ok(RangeReply {
+                    series: r.data.result,
+                    warnings: r.warnings,
+                })
             }
             // Not a matrix of points: the envelope's own words (an error, a 401, not Prometheus).
-            _ => matrix(&self.shown, decode(&self.shown, PATH, status, &body)?),
+            _ => Ok(RangeReply {
+                series: matrix(&self.shown, decode(&self.shown, PATH, status, &body)?)?,
+                warnings: Vec::new(),
+            }),
         }
     }
 
@@ -348,6 +371,13 @@ pub fn decode(
                 .join(" "),
         }),
     }
+}
+
+/// A query_range reply: its series and what Prometheus warned of.
+#[derive(Debug, Clone, Default)]
+pub struct RangeReply {
+    pub series: Vec<Series>,
+    pub warnings: Vec<String>,
 }
 
 /// One series of a `matrix` reply: its labels (with `__name__`) and its (unix s, value) points.

@@ -7,13 +7,14 @@
 //! series, and the header that says how the capture was made and what it lacks.
 
 pub mod api;
+pub mod fleet;
 pub mod map;
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-pub use api::{Auth, Endpoint, Series};
+pub use api::{Auth, Endpoint, RangeReply, Series};
 
 use super::format::Header;
 use innodebt_server::sample::{ServerInfo, SourceEvent};
