@@ -58,14 +58,22 @@ pub struct Cli {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
 #[command(next_help_heading = "From Prometheus (instead of connecting)")]
 pub struct PrometheusArgs {
+    /// The `instance` label of the server's series in that Prometheus.
+    #[arg(long, value_name = "INSTANCE", requires = "prometheus")]
+    pub instance: Option<String>,
+    #[command(flatten)]
+    pub source: PrometheusSource,
+}
+
+/// Where the series are and which of them: one server's (with --instance) or a fleet's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+#[command(next_help_heading = "From Prometheus (instead of connecting)")]
+pub struct PrometheusSource {
     /// Read the servers' series from this Prometheus (or Thanos, Mimir, VictoriaMetrics): its
     /// base URL (http://prometheus:9090). One server: with --instance; `fleet`: every instance
     /// --job and --match find. No server is connected to.
     #[arg(long, value_name = "URL")]
     pub prometheus: Option<String>,
-    /// The `instance` label of the server's series in that Prometheus.
-    #[arg(long, value_name = "INSTANCE", requires = "prometheus")]
-    pub instance: Option<String>,
     /// The `job` label, where several jobs scrape the instance.
     #[arg(long, value_name = "JOB", requires = "prometheus")]
     pub job: Option<String>,
@@ -584,7 +592,7 @@ pub struct FleetArgs {
           requires = "once")]
     pub format: OutputFormat,
     #[command(flatten)]
-    pub prometheus: PrometheusArgs,
+    pub prometheus: PrometheusSource,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]

@@ -14,7 +14,7 @@ mod values;
 
 pub use args::{
     Cli, Command, ConnectionArgs, ExportFormat, FleetArgs, ImportSource, MysqlEnv, Options,
-    OutputFormat, PrometheusArgs, ReportFormat, ServeArgs, TriggerArgs,
+    OutputFormat, PrometheusArgs, PrometheusSource, ReportFormat, ServeArgs, TriggerArgs,
 };
 pub use check::{CheckArgs, usage_error_status};
 pub use parse::{command, parse_args, preprocess_password_args};

@@ -182,7 +182,6 @@ async fn from_prometheus(cli: &Cli, args: &FleetArgs) -> ExitCode {
     if let Some(what) = [
         (!args.hosts.is_empty()).then_some("-h"),
         args.config.is_some().then_some("--config"),
-        p.instance.is_some().then_some("--instance"),
     ]
     .into_iter()
     .flatten()

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::poll::Incoming;
 use super::state::{RowUpdate, Server};
-use crate::cli::PrometheusArgs;
+use crate::cli::PrometheusSource;
 use innodebt_capture::prometheus::fleet::{FleetFeed, FleetLook, FleetRequest, InstanceKey};
 use innodebt_capture::prometheus::{Auth, Request};
 use innodebt_engine::derive::Deriver;
@@ -38,7 +38,7 @@ pub struct Origin {
 }
 
 impl Origin {
-    pub fn from_args(p: &PrometheusArgs, timeout: Duration, at: Option<DateTime<Utc>>) -> Self {
+    pub fn from_args(p: &PrometheusSource, timeout: Duration, at: Option<DateTime<Utc>>) -> Self {
         Origin {
             url: p.prometheus.clone().unwrap_or_default(),
             job: p.job.clone(),

@@ -28,7 +28,7 @@ async fn look(cli: &Cli, args: &CheckArgs) -> Result<Report, String> {
     // From Prometheus: no account on the server, the same judgement.
     let from_prometheus = [&args.prometheus, &cli.prometheus]
         .into_iter()
-        .find(|p| p.prometheus.is_some());
+        .find(|p| p.source.prometheus.is_some());
     if let Some(p) = from_prometheus {
         let figures = super::prometheus::look(cli, p).await?;
         return Ok(check::judge(&figures, &thresholds));

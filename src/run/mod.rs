@@ -40,7 +40,7 @@ pub async fn main(cli: Cli) -> ExitCode {
     }
     match &cli.command {
         None if cli.options.demo => captures::demo(&cli).await,
-        None if cli.prometheus.prometheus.is_some() => prometheus::main(cli).await,
+        None if cli.prometheus.source.prometheus.is_some() => prometheus::main(cli).await,
         None => live::main(cli).await,
         Some(Command::Record {
             file,

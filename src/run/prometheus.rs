@@ -43,23 +43,23 @@ const NEEDS_INSTANCE: &str = "--prometheus needs --instance NAME (the server's i
 /// The series to read: `p`'s instance over the `lookback` before `to`, each request within
 /// `--query-timeout`.
 fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, String> {
-    let (Some(url), Some(instance)) = (&p.prometheus, &p.instance) else {
+    let (Some(url), Some(instance)) = (&p.source.prometheus, &p.instance) else {
         return Err(NEEDS_INSTANCE.into());
     };
-    let back = chrono::Duration::from_std(lookback(p.step))
+    let back = chrono::Duration::from_std(lookback(p.source.step))
         .map_err(|_| "--step is too large".to_string())?;
     Ok(Request {
         url: url.clone(),
         instance: instance.clone(),
-        job: p.job.clone(),
-        matchers: p.matchers.clone(),
+        job: p.source.job.clone(),
+        matchers: p.source.matchers.clone(),
         from: to - back,
         to,
-        step: p.step,
+        step: p.source.step,
         auth: Auth {
-            basic_file: p.basic_auth_file.clone(),
-            bearer_file: p.bearer_token_file.clone(),
-            ca_file: p.ca_file.clone(),
+            basic_file: p.source.basic_auth_file.clone(),
+            bearer_file: p.source.bearer_token_file.clone(),
+            ca_file: p.source.ca_file.clone(),
         },
         timeout: cli.options.query_timeout,
     })
@@ -67,7 +67,7 @@ fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, 
 
 /// One look at `--at` (or now): the window's samples derived in order, the last figures.
 pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, String> {
-    let req = request(cli, p, moment(p.at)?)?;
+    let req = request(cli, p, moment(p.source.at)?)?;
     let mut import = Import::open(&req).await.map_err(|e| e.to_string())?;
     // One look answers as the direct `--once` does: a verdict holds once a sample shows it.
     let mut deriver = crate::mode::deriver(cli).one_shot();
@@ -115,7 +115,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     if let Err(code) = crate::mode::need_terminal(crate::mode::LIVE_INSTEAD) {
         return code;
     }
-    let at = match moment(p.at) {
+    let at = match moment(p.source.at) {
         Ok(t) => t,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -130,9 +130,9 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         Err(e) => return fail(EXIT_FAILURE, e),
     };
     let (tx, events) = mpsc::channel(1024);
-    let follow = p.at.is_none();
-    let feed = tokio::spawn(feed(import, p.step, follow, tx));
-    let mut app = App::new(p.step, Utc::now());
+    let follow = p.source.at.is_none();
+    let feed = tokio::spawn(feed(import, p.source.step, follow, tx));
+    let mut app = App::new(p.source.step, Utc::now());
     app.live = DataView::new(crate::mode::deriver(&cli));
     // No connection: nothing can be changed from here.
     app.read_only = true;

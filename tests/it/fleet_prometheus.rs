@@ -262,6 +262,22 @@ fn two_hundred_instances_ranked_with_the_stale_and_the_dead_named() {
     tmux.keys(&["Escape"]);
     tmux.wait_for("back to the fleet", long, |s| s.contains("212 servers"));
     tmux.keys(&["q"]);
+
+    // Live (no --at): a look per step; when Prometheus goes, every row goes down naming it.
+    tmux.type_text(&format!(
+        "{} --no-defaults fleet --prometheus {url} --step 2s --query-timeout 1s",
+        common::innodebt_bin().display()
+    ));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the live fleet", long, |s| {
+        s.contains("212 servers") && s.contains("2 disconnected")
+    });
+    drop(prom);
+    let screen = tmux.wait_for("every row down once Prometheus is gone", long, |s| {
+        s.contains("212 disconnected")
+    });
+    assert!(screen.contains("Prometheus did not answer"), "{screen}");
+    tmux.keys(&["q"]);
 }
 
 #[test]
