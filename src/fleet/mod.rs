@@ -20,14 +20,13 @@ use crossterm::event::KeyEvent;
 use tokio::sync::mpsc;
 
 use crate::app::{self, App, DataView};
-use crate::cli::{Cli, FleetArgs};
+use crate::config::{self, Config};
 use crate::keymap::{self, KeyAction, Mode};
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
-use crate::serve::config::{ConfigFile, TargetSpec};
+use crate::serve::config::TargetSpec;
 use crate::term;
 use crate::theme::Theme;
-use innodebt_poller::live::PollerConfig;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
 
@@ -40,12 +39,8 @@ enum Source {
     Agent(agent::Agent),
 }
 
-fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String> {
-    let file = match &args.config {
-        Some(p) => ConfigFile::load(p).map_err(|e| e.to_string())?,
-        None => ConfigFile::default(),
-    };
-    let own = cli.connect_options().map_err(|e| e.to_string())?.options;
+fn servers(fleet: &config::Fleet) -> Result<Vec<(Server, Source)>, String> {
+    let (args, file, own) = (&fleet.args, &fleet.file, &fleet.connection);
     let defaults = agent::Access {
         ssl_ca: args.agent_ssl_ca.clone(),
         user: args.agent_user.clone(),
@@ -71,7 +66,7 @@ fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String>
             }
             None => {
                 let opts = spec
-                    .connect_options(name, &own)
+                    .connect_options(name, own)
                     .map_err(|e| format!("{name}: {e}"))?;
                 (Server::new(name, &opts.label(), true), Source::Direct(opts))
             }
@@ -97,12 +92,13 @@ fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String>
     Ok(out)
 }
 
-pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
-    let list = match servers(cli, args) {
+pub async fn main(config: &Config, fleet: &config::Fleet) -> ExitCode {
+    let args = &fleet.args;
+    let list = match servers(fleet) {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let theme = match crate::mode::theme(cli) {
+    let theme = match crate::mode::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -115,12 +111,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
     {
         return code;
     }
-    let cfg = PollerConfig {
-        interval: cli.options.interval,
-        innodb_status_every: cli.options.innodb_status_interval,
-        query_timeout: args.timeout,
-        ..PollerConfig::default()
-    };
+    let cfg = config.poll.clone();
     let (tx, rx) = mpsc::channel(1024);
     let mut tasks = Vec::new();
     let mut rows = Vec::new();
@@ -134,7 +125,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         tasks.push(match source {
             Source::Direct(opts) => {
                 // One look answers as --once does: a verdict holds once a sample shows it.
-                let deriver = crate::mode::deriver(cli);
+                let deriver = config.judging.deriver();
                 let deriver = if args.once {
                     deriver.one_shot()
                 } else {
@@ -142,15 +133,13 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
                 };
                 poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone())
             }
-            Source::Agent(a) => {
-                poll::spawn_agent(i, a, cli.options.interval, args.timeout, tx.clone())
-            }
+            Source::Agent(a) => poll::spawn_agent(i, a, cfg.interval, args.timeout, tx.clone()),
         });
     }
     let mut fleet = Fleet::new(rows, Utc::now());
     if args.once {
         // Long enough for a poll to time out, two samples and the verdicts' trend window.
-        let limit = args.timeout + crate::mode::once_watch_limit(cli.options.interval);
+        let limit = args.timeout + crate::mode::once_watch_limit(cfg.interval);
         let mut rx = rx;
         once::look(&mut fleet, &mut rx, limit).await;
         tasks.iter().for_each(|t| t.abort());
@@ -162,7 +151,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         agents,
         timeout: args.timeout,
     };
-    let result = run(fleet, theme, wiring, cli).await;
+    let result = run(fleet, theme, wiring, config).await;
     tasks.iter().for_each(|t| t.abort());
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -195,13 +184,18 @@ struct Wiring {
     timeout: Duration,
 }
 
-async fn run(fleet: Fleet, theme: Theme, wiring: Wiring, cli: &Cli) -> Result<(), ScreenError> {
+async fn run(
+    fleet: Fleet,
+    theme: Theme,
+    wiring: Wiring,
+    config: &Config,
+) -> Result<(), ScreenError> {
     let recent = vec![VecDeque::new(); fleet.servers.len()];
     let mut screen = FleetScreen {
         fleet,
         theme,
         wiring,
-        cli,
+        config,
         recent,
         open: None,
     };
@@ -214,7 +208,7 @@ struct FleetScreen<'a> {
     fleet: Fleet,
     theme: Theme,
     wiring: Wiring,
-    cli: &'a Cli,
+    config: &'a Config,
     /// Per direct server: its latest raw events, for its dashboard.
     recent: Vec<VecDeque<innodebt_server::sample::SourceEvent>>,
     open: Option<Open>,
@@ -315,12 +309,12 @@ impl FleetScreen<'_> {
                         Some(_) => VecDeque::new(),
                         None => self.recent[i].clone(),
                     };
-                    let mut o = open_dashboard(i, &seen, self.cli);
+                    let mut o = open_dashboard(i, &seen, self.config);
                     if let Some(url) = agent {
                         o.events = Some(poll::spawn_agent_events(
                             i,
                             url,
-                            self.cli.options.interval,
+                            self.config.poll.interval,
                             self.wiring.timeout,
                             self.wiring.tx.clone(),
                         ));
@@ -337,10 +331,10 @@ impl FleetScreen<'_> {
 fn open_dashboard(
     index: usize,
     recent: &VecDeque<innodebt_server::sample::SourceEvent>,
-    cli: &Cli,
+    config: &Config,
 ) -> Open {
-    let mut app = App::new(cli.options.interval, Utc::now());
-    app.live = DataView::new(crate::mode::deriver(cli));
+    let mut app = App::new(config.poll.interval, Utc::now());
+    app.live = DataView::new(config.judging.deriver());
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
     for ev in recent {

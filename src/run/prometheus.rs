@@ -12,7 +12,8 @@ use tokio::sync::mpsc;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, DataView};
-use crate::cli::{Cli, PrometheusArgs, TimeSpec};
+use crate::cli::{PrometheusArgs, TimeSpec};
+use crate::config::{Config, Output};
 use crate::tui;
 use innodebt_capture::prometheus::{Auth, Import, Request};
 use innodebt_engine::figures::Figures;
@@ -39,7 +40,7 @@ fn moment(at: Option<TimeSpec>) -> Result<DateTime<Utc>, String> {
 
 /// The series to read: `p`'s instance over the `lookback` before `to`, each request within
 /// `--query-timeout`.
-fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, String> {
+fn request(config: &Config, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, String> {
     let (Some(url), Some(instance)) = (&p.prometheus, &p.instance) else {
         return Err("--prometheus needs --instance (the server's instance label)".into());
     };
@@ -58,15 +59,15 @@ fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, 
             bearer_file: p.bearer_token_file.clone(),
             ca_file: p.ca_file.clone(),
         },
-        timeout: cli.options.query_timeout,
+        timeout: config.poll.query_timeout,
     })
 }
 
 /// One look at `--at` (or now): the window's samples derived in order, the last figures.
-pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, String> {
-    let req = request(cli, p, moment(p.at)?)?;
+pub(super) async fn look(config: &Config, p: &PrometheusArgs) -> Result<Figures, String> {
+    let req = request(config, p, moment(p.at)?)?;
     let mut import = Import::open(&req).await.map_err(|e| e.to_string())?;
-    let mut deriver = crate::mode::deriver(cli);
+    let mut deriver = config.judging.deriver();
     let mut last = None;
     while let Some(chunk) = import.next_chunk().await.map_err(|e| e.to_string())? {
         for event in &chunk {
@@ -82,25 +83,17 @@ pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, Strin
 }
 
 /// `innodebt --prometheus URL --instance NAME`: `--once`, or the dashboard.
-pub(super) async fn main(cli: Cli) -> ExitCode {
-    let p = &cli.prometheus;
-    if cli.options.record.is_some() {
-        return fail(
-            EXIT_CONFIG,
-            "--record with --prometheus: the series are already recorded in Prometheus; \
-             `innodebt import prometheus` makes a capture file of them",
-        );
-    }
-    if cli.options.once {
-        return match look(&cli, p).await {
+pub(super) async fn main(config: &Config, p: &PrometheusArgs, output: Output) -> ExitCode {
+    if output.once {
+        return match look(config, p).await {
             Ok(figures) => {
-                super::live::print_figures(&figures, cli.options.format);
+                super::live::print_figures(&figures, output.format());
                 ExitCode::SUCCESS
             }
             Err(e) => fail(EXIT_FAILURE, e),
         };
     }
-    let theme = match super::theme(&cli) {
+    let theme = match super::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -112,7 +105,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let req = match request(&cli, p, at) {
+    let req = match request(config, p, at) {
         Ok(r) => r,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -126,7 +119,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     let follow = p.at.is_none();
     let feed = tokio::spawn(feed(import, p.step, follow, tx));
     let mut app = App::new(p.step, Utc::now());
-    app.live = DataView::new(crate::mode::deriver(&cli));
+    app.live = DataView::new(config.judging.deriver());
     // No connection: nothing can be changed from here.
     app.read_only = true;
     let wiring = tui::Wiring {
