@@ -8,7 +8,7 @@
 //!   wall time and peak RSS;
 //! - `innodebt export FILE --from T --to T+1h`: one hour's figures from the middle of the file;
 //! - the same week as a flight recorder's directory of 168 hourly files (written by the real
-//!   recorder, `serve::recorder::Rolling`): `--once --at` and the hour's export from it;
+//!   recorder, `serve::recorder::rolling`): `--once --at` and the hour's export from it;
 //! - the anchor: `zstd -dc FILE`, decompressing the whole file.
 //!
 //! `cargo bench --bench replay --features bench-timings` (all three), or `-- 1h 24h`; `-- --runs=5` for more dashboard
@@ -49,13 +49,13 @@ use machine::load_average as load;
 
 /// The same samples as a flight recorder's directory: one file per UTC hour, by the recorder.
 fn write_dir(dir: &Path, seconds: u64) {
-    use innodebt::serve::recorder::{Budget, Rolling};
+    use innodebt::serve::recorder::{self, Budget};
     let root = dir.parent().expect("parent").to_path_buf();
     let budget = Budget::new(root, Some(Duration::from_secs(30 * 86_400)), 1 << 40);
     std::fs::create_dir_all(dir).expect("mkdir");
-    let mut rolling = Rolling::new(dir.to_path_buf(), budget);
+    let mut rolling = recorder::rolling(dir.to_path_buf(), budget);
     events(seconds, |ev| rolling.append(ev).expect("record"));
-    rolling.close();
+    rolling.close().expect("finish the last file");
 }
 
 fn du(path: &Path) -> u64 {

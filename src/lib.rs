@@ -9,7 +9,9 @@
 //! their arrows: the server knowledge depends on nothing of ours, the engine on it alone.
 //!
 //! This crate holds the surfaces and their wiring:
-//! - the command line: `cli` — flags, option files and environment resolved into values;
+//! - the command line: `cli` — the flags as parsed, and the connection resolved from them,
+//!   the option files and the environment; `config` — all of it and the servers file resolved
+//!   once into what each mode reads;
 //! - acting, reporting, replaying: `control`, `output`, `check` (the monitoring-plugin
 //!   report), `openmetrics`, `export` (the derived figures as CSV or JSON), `view` (what
 //!   events add up to on screen), `replay` (that screen rebuilt anywhere in a capture),
@@ -27,6 +29,7 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod control;
 pub mod export;
 pub mod fleet;

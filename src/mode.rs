@@ -1,13 +1,13 @@
 //! What every mode (the dashboard, `serve`, `fleet`, …) shares: how it ends on an error (one
 //! clear line on stderr after the terminal is restored, and an exit code that says which kind
 //! of failure it was), how it writes to standard output, whether a screen has a terminal, and
-//! the recovery model and theme the flags ask for. Below `run`, which
-//! dispatches to `serve` and `fleet`: they use this, not `run`.
+//! loading the theme asked for. Below `run`, which dispatches to `serve` and `fleet`: they use
+//! this, not `run`.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crate::cli::Cli;
+use crate::config::Look;
 use crate::theme::Theme;
 
 /// Exit codes: 0 fine, 1 runtime failure, 2 bad usage/configuration/input, ≥ 10 connection
@@ -134,9 +134,14 @@ impl<W: Write> Write for Sink<W> {
 /// saying what works instead — `instead` — not an OS error from raw mode. Exit 2: the
 /// command line asks for what cannot be had here.
 pub fn need_terminal(instead: &str) -> Result<(), ExitCode> {
+    screen_refusal(instead).map_err(|e| fail(EXIT_CONFIG, e))
+}
+
+/// [`need_terminal`]'s check alone: `Err` is its message.
+pub fn screen_refusal(instead: &str) -> Result<(), String> {
     match missing_terminal() {
         None => Ok(()),
-        Some(why) => Err(fail(EXIT_CONFIG, no_terminal(why, instead))),
+        Some(why) => Err(no_terminal(why, instead)),
     }
 }
 
@@ -167,26 +172,9 @@ fn missing_terminal() -> Option<&'static str> {
 pub const LIVE_INSTEAD: &str = "for one look use --once (text, or --format json), and to \
      record without a screen `innodebt record FILE`";
 
-/// `--recovery-rate` or the published default.
-pub fn recovery_model(cli: &Cli) -> innodebt_engine::verdicts::RecoveryModel {
-    cli.options
-        .recovery_rate
-        .and_then(|r| innodebt_engine::verdicts::RecoveryModel::with_rate(r as f64))
-        .unwrap_or_else(innodebt_engine::verdicts::RecoveryModel::published_default)
-}
-
-/// A deriver with the reader's settings: `--recovery-rate` and `--sizing-span`.
-pub fn deriver(cli: &Cli) -> innodebt_engine::derive::Deriver {
-    innodebt_engine::derive::Deriver::with_recovery(recovery_model(cli))
-        .with_sizing_span(cli.options.sizing_span)
-}
-
-/// `--theme` / `--no-color` / `NO_COLOR` → the theme, or a message naming the bad file.
-pub fn theme(cli: &Cli) -> Result<Theme, ExitCode> {
-    if cli.no_color() {
-        return Ok(Theme::monochrome());
-    }
-    Theme::load(&cli.options.theme).map_err(|e| fail(EXIT_CONFIG, e))
+/// The theme `look` asks for, or a message naming the bad file.
+pub fn theme(look: &Look) -> Result<Theme, ExitCode> {
+    look.load().map_err(|e| fail(EXIT_CONFIG, e))
 }
 
 /// The dashboard over what `app` holds already (a replay with its own transport, a

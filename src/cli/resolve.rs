@@ -130,13 +130,6 @@ pub fn prompt_on_tty(prompt: &str) -> io::Result<String> {
 }
 
 impl Cli {
-    /// Resolves the connection from flags, the real option files and environment, prompting
-    /// on the terminal if a bare `-p` (or a bare `password` line) asks for it.
-    pub fn connect_options(&self) -> Result<Resolved, ConfigError> {
-        let env = Environment::from_process(&self.connection.from_env);
-        self.connection.resolve(&env, &mut prompt_on_tty)
-    }
-
     /// `--no-color`, or `NO_COLOR` set to anything but the empty string.
     pub fn no_color(&self) -> bool {
         no_color(

@@ -21,14 +21,13 @@ use crossterm::event::KeyEvent;
 use tokio::sync::mpsc;
 
 use crate::app::{self, App, DataView};
-use crate::cli::{Cli, FleetArgs};
+use crate::config::{self, Config};
 use crate::keymap::{self, KeyAction, Mode};
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
-use crate::serve::config::{ConfigFile, TargetSpec};
+use crate::serve::config::TargetSpec;
 use crate::term;
 use crate::theme::Theme;
-use innodebt_poller::live::PollerConfig;
 use poll::Incoming;
 use state::{Command, Fleet, Msg, Server};
 
@@ -41,12 +40,11 @@ enum Source {
     Agent(agent::Agent),
 }
 
-fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String> {
-    let file = match &args.config {
-        Some(p) => ConfigFile::load(p).map_err(|e| e.to_string())?,
-        None => ConfigFile::default(),
+fn servers(fleet: &config::Fleet) -> Result<Vec<(Server, Source)>, String> {
+    let (args, file) = (&fleet.args, &fleet.file);
+    let Some(own) = fleet.connection.as_ref() else {
+        return Err("no connection options for the fleet's servers".into());
     };
-    let own = cli.connect_options().map_err(|e| e.to_string())?.options;
     let defaults = agent::Access {
         ssl_ca: args.agent_ssl_ca.clone(),
         user: args.agent_user.clone(),
@@ -72,7 +70,7 @@ fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String>
             }
             None => {
                 let opts = spec
-                    .connect_options(name, &own)
+                    .connect_options(name, own)
                     .map_err(|e| format!("{name}: {e}"))?;
                 (Server::new(name, &opts.label(), true), Source::Direct(opts))
             }
@@ -98,15 +96,16 @@ fn servers(cli: &Cli, args: &FleetArgs) -> Result<Vec<(Server, Source)>, String>
     Ok(out)
 }
 
-pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
+pub async fn main(config: &Config, fleet: &config::Fleet) -> ExitCode {
+    let args = &fleet.args;
     if args.prometheus.prometheus.is_some() {
-        return from_prometheus(cli, args).await;
+        return from_prometheus(config, args).await;
     }
-    let list = match servers(cli, args) {
+    let list = match servers(fleet) {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let theme = match crate::mode::theme(cli) {
+    let theme = match crate::mode::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -119,12 +118,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
     {
         return code;
     }
-    let cfg = PollerConfig {
-        interval: cli.options.interval,
-        innodb_status_every: cli.options.innodb_status_interval,
-        query_timeout: args.timeout,
-        ..PollerConfig::default()
-    };
+    let cfg = config.poll.clone();
     let (tx, rx) = mpsc::channel(1024);
     let mut tasks = Vec::new();
     let mut rows = Vec::new();
@@ -138,7 +132,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         tasks.push(match source {
             Source::Direct(opts) => {
                 // One look answers as --once does: a verdict holds once a sample shows it.
-                let deriver = crate::mode::deriver(cli);
+                let deriver = config.judging.deriver();
                 let deriver = if args.once {
                     deriver.one_shot()
                 } else {
@@ -146,15 +140,13 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
                 };
                 poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone())
             }
-            Source::Agent(a) => {
-                poll::spawn_agent(i, a, cli.options.interval, args.timeout, tx.clone())
-            }
+            Source::Agent(a) => poll::spawn_agent(i, a, cfg.interval, args.timeout, tx.clone()),
         });
     }
     let mut fleet = Fleet::new(rows, Utc::now());
     if args.once {
         // Long enough for a poll to time out, two samples and the verdicts' trend window.
-        let limit = args.timeout + crate::mode::once_watch_limit(cli.options.interval);
+        let limit = args.timeout + crate::mode::once_watch_limit(cfg.interval);
         let mut rx = rx;
         once::look(&mut fleet, &mut rx, limit).await;
         tasks.iter().for_each(|t| t.abort());
@@ -167,7 +159,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         timeout: args.timeout,
         prometheus: None,
     };
-    let result = run(fleet, theme, wiring, cli).await;
+    let result = run(fleet, theme, wiring, config).await;
     tasks.iter().for_each(|t| t.abort());
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -177,7 +169,7 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
 
 /// `fleet --prometheus URL`: every instance the selector finds, from the first look on (read
 /// before the screen opens, so a wrong URL or credential is a message and an exit code).
-async fn from_prometheus(cli: &Cli, args: &FleetArgs) -> ExitCode {
+async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitCode {
     let p = &args.prometheus;
     if let Some(what) = [
         (!args.hosts.is_empty()).then_some("-h"),
@@ -204,7 +196,7 @@ async fn from_prometheus(cli: &Cli, args: &FleetArgs) -> ExitCode {
         Ok(at) => at,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let theme = match crate::mode::theme(cli) {
+    let theme = match crate::mode::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -215,8 +207,8 @@ async fn from_prometheus(cli: &Cli, args: &FleetArgs) -> ExitCode {
     {
         return code;
     }
-    let origin = prometheus::Origin::from_args(p, cli.options.query_timeout, at);
-    let deriver = crate::mode::deriver(cli);
+    let origin = prometheus::Origin::from_args(p, config.poll.query_timeout, at);
+    let deriver = config.judging.deriver();
     let deriver = if args.once || at.is_some() {
         deriver.one_shot()
     } else {
@@ -290,7 +282,7 @@ async fn from_prometheus(cli: &Cli, args: &FleetArgs) -> ExitCode {
         timeout: args.timeout,
         prometheus: Some(PrometheusRows { origin, keys }),
     };
-    let result = run(fleet, theme, wiring, cli).await;
+    let result = run(fleet, theme, wiring, config).await;
     if let Some(t) = task {
         t.abort();
     }
@@ -333,13 +325,18 @@ struct Wiring {
     prometheus: Option<PrometheusRows>,
 }
 
-async fn run(fleet: Fleet, theme: Theme, wiring: Wiring, cli: &Cli) -> Result<(), ScreenError> {
+async fn run(
+    fleet: Fleet,
+    theme: Theme,
+    wiring: Wiring,
+    config: &Config,
+) -> Result<(), ScreenError> {
     let recent = vec![VecDeque::new(); fleet.servers.len()];
     let mut screen = FleetScreen {
         fleet,
         theme,
         wiring,
-        cli,
+        config,
         recent,
         open: None,
     };
@@ -352,7 +349,7 @@ struct FleetScreen<'a> {
     fleet: Fleet,
     theme: Theme,
     wiring: Wiring,
-    cli: &'a Cli,
+    config: &'a Config,
     /// Per direct server: its latest raw events, for its dashboard.
     recent: Vec<VecDeque<innodebt_server::sample::SourceEvent>>,
     open: Option<Open>,
@@ -464,7 +461,7 @@ impl FleetScreen<'_> {
                     let Some(key) = p.keys.get(i).cloned() else {
                         continue;
                     };
-                    let mut o = open_dashboard(i, &VecDeque::new(), self.cli, p.origin.step);
+                    let mut o = open_dashboard(i, &VecDeque::new(), self.config, p.origin.step);
                     o.events = Some(prometheus::spawn_dashboard(
                         i,
                         p.origin.clone(),
@@ -480,12 +477,12 @@ impl FleetScreen<'_> {
                         Some(_) => VecDeque::new(),
                         None => self.recent[i].clone(),
                     };
-                    let mut o = open_dashboard(i, &seen, self.cli, self.cli.options.interval);
+                    let mut o = open_dashboard(i, &seen, self.config, self.config.poll.interval);
                     if let Some(url) = agent {
                         o.events = Some(poll::spawn_agent_events(
                             i,
                             url,
-                            self.cli.options.interval,
+                            self.config.poll.interval,
                             self.wiring.timeout,
                             self.wiring.tx.clone(),
                         ));
@@ -502,11 +499,11 @@ impl FleetScreen<'_> {
 fn open_dashboard(
     index: usize,
     recent: &VecDeque<innodebt_server::sample::SourceEvent>,
-    cli: &Cli,
+    config: &Config,
     interval: Duration,
 ) -> Open {
     let mut app = App::new(interval, Utc::now());
-    app.live = DataView::new(crate::mode::deriver(cli));
+    app.live = DataView::new(config.judging.deriver());
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
     for ev in recent {

@@ -17,7 +17,7 @@ pub mod set;
 pub mod summary;
 pub mod window;
 
-pub use open::{create_writer, open_replay, spawn_writer, temp_capture};
+pub use open::{capture_files, create_writer, open_replay, temp_capture};
 pub use playhead::{Goto, Loader, Window, WindowRequest};
 pub use recording::Recording;
 pub use resolve::{Ends, resolve_range};

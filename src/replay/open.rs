@@ -4,49 +4,35 @@
 //! capture first. Every case ends as a [`CaptureSet`] read through its index.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::set::CaptureSet;
 use super::summary::Summarizer;
 use innodebt_capture::format::{FILE_MAGIC, SKIPPABLE_MAGIC};
 use innodebt_capture::spill::temp_path;
 use innodebt_capture::{
-    CaptureError, CaptureIndex, CaptureSender, CaptureWriter, Header, ImportError, WriterHandle,
-    WriterOptions, import_dir, spawn_writer_hooked,
+    CaptureError, CaptureIndex, CaptureWriter, FileSpec, Header, ImportError, WriterOptions,
+    import_dir,
 };
 use innodebt_engine::verdicts::RecoveryModel;
 use innodebt_server::sample::SourceEvent;
 
-/// A capture writer that stores, after every section, the state and summary a replay needs
-/// (what every recording should be written with).
+/// How innodebt makes every capture file: `opts`, and after every section the state and
+/// summary a replay needs (the recorders', the imports' and the temporary captures' alike).
+pub fn capture_files(opts: WriterOptions) -> FileSpec {
+    FileSpec {
+        opts,
+        hook: Some(Arc::new(|| Box::new(Summarizer::default()))),
+    }
+}
+
+/// A capture file made as [`capture_files`] says, written here and now (an import's).
 pub fn create_writer(
     path: impl AsRef<Path>,
     header: &Header,
     opts: WriterOptions,
 ) -> Result<CaptureWriter, CaptureError> {
-    CaptureWriter::create_hooked(
-        path,
-        header,
-        opts,
-        Some(Box::new(Summarizer::default())),
-        false,
-    )
-}
-
-/// [`innodebt_capture::spawn_writer_with`], storing states and summaries like
-/// [`create_writer`].
-pub fn spawn_writer(
-    path: impl AsRef<Path>,
-    header: &Header,
-    capacity: usize,
-    opts: WriterOptions,
-) -> Result<(CaptureSender, WriterHandle), CaptureError> {
-    spawn_writer_hooked(
-        path,
-        header,
-        capacity,
-        opts,
-        Some(Box::new(Summarizer::default())),
-    )
+    capture_files(opts).create(path, header)
 }
 
 /// Opens what `path` names for replay (see the module docs).
@@ -54,7 +40,7 @@ pub fn open_replay(path: &Path, recovery: RecoveryModel) -> Result<CaptureSet, S
     if !path.is_dir() {
         return CaptureSet::open_file(path, recovery);
     }
-    let (found, skipped) = capture_files(path)?;
+    let (found, skipped) = captures_in(path)?;
     if !found.is_empty() {
         let mut set = CaptureSet::new(path.display().to_string(), recovery);
         for note in skipped {
@@ -86,7 +72,7 @@ fn looks_like_capture(path: &Path) -> bool {
 
 /// The captures in `dir`, opened and in replay order (by start time, then name), and a note
 /// for each one that could not be opened.
-fn capture_files(dir: &Path) -> Result<(Vec<CaptureIndex>, Vec<String>), String> {
+fn captures_in(dir: &Path) -> Result<(Vec<CaptureIndex>, Vec<String>), String> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: cannot list the directory: {e}", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries

@@ -9,7 +9,8 @@ use std::time::Duration;
 use super::live::print_figures;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, Recording, Replay};
-use crate::cli::{Cli, ExportFormat, TimeSpec};
+use crate::cli::{ExportFormat, TimeSpec};
+use crate::config::{self, Config, Output};
 use crate::replay::{CaptureSet, Ends};
 use crate::review::Window;
 use innodebt_capture as capture;
@@ -18,21 +19,9 @@ use innodebt_capture as capture;
 /// transaction blocking purge and checkpoint age past the async point.
 const DEMO: &[u8] = include_bytes!("../../demo/mariadb-10.11-blocker.idbt");
 
-/// A capture file, a directory of captures or a pt-stalk directory, through its index.
-fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
-    crate::replay::open_replay(path, super::recovery_model(cli))
-        .map(|s| s.with_sizing_span(cli.options.sizing_span))
-}
-
-pub(super) async fn main(
-    cli: &Cli,
-    path: &Path,
-    from: Option<TimeSpec>,
-    to: Option<TimeSpec>,
-    at: Option<TimeSpec>,
-) -> ExitCode {
-    match open(cli, path) {
-        Ok(set) => replay_set(cli, set, from, to, at, REPLAY_INSTEAD).await,
+pub(super) async fn main(config: &Config, r: &config::Replay) -> ExitCode {
+    match super::open_capture(config, &r.path) {
+        Ok(set) => replay_set(config, set, r.output, (r.from, r.to, r.at), REPLAY_INSTEAD).await,
         Err(e) => fail(EXIT_CONFIG, e),
     }
 }
@@ -45,22 +34,25 @@ const DEMO_INSTEAD: &str = "for the demo's last moment use `innodebt --demo --on
 const WHAT_IF_INSTEAD: &str = "for the what-if summary give --format text (or json), and for \
      one moment with it --once";
 
-pub(super) async fn demo(cli: &Cli) -> ExitCode {
+pub(super) async fn demo(config: &Config, output: Output) -> ExitCode {
     let name = "demo (MariaDB 10.11, purge blocked)";
-    match CaptureSet::from_bytes(DEMO, name, super::recovery_model(cli))
-        .map(|s| s.with_sizing_span(cli.options.sizing_span))
+    let j = &config.judging;
+    match CaptureSet::from_bytes(DEMO, name, j.recovery.clone())
+        .map(|s| s.with_sizing_span(j.sizing_span))
     {
-        Ok(set) => replay_set(cli, set, None, None, None, DEMO_INSTEAD).await,
+        Ok(set) => replay_set(config, set, output, (None, None, None), DEMO_INSTEAD).await,
         Err(e) => fail(EXIT_FAILURE, e),
     }
 }
 
+/// `--from`, `--to` and `--at`.
+type Times = (Option<TimeSpec>, Option<TimeSpec>, Option<TimeSpec>);
+
 async fn replay_set(
-    cli: &Cli,
+    config: &Config,
     mut set: CaptureSet,
-    from: Option<TimeSpec>,
-    to: Option<TimeSpec>,
-    at: Option<TimeSpec>,
+    output: Output,
+    (from, to, at): Times,
     instead: &str,
 ) -> ExitCode {
     if set.is_empty() {
@@ -74,30 +66,30 @@ async fn replay_set(
         Ok(w) => w,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    if cli.options.once {
+    if output.once {
         let pos = match at.map(|t| set.resolve(t, "--at")).transpose() {
             Ok(pos) => pos.unwrap_or(set.len() - 1),
             Err(e) => return fail(EXIT_CONFIG, e),
         };
-        return once_at(&mut set, pos, cli);
+        return once_at(&mut set, pos, output.format());
     }
-    show_with(cli, set, w.first, w.last, None, instead).await
+    show_with(config, set, w.first, w.last, None, instead).await
 }
 
 /// The dashboard over a recording, with a what-if drawn on the checkpoint-age chart.
 pub(super) async fn show_what_if(
-    cli: &Cli,
+    config: &Config,
     set: CaptureSet,
     first: u64,
     last: u64,
     report: innodebt_engine::verdicts::whatif::WhatIfReport,
 ) -> ExitCode {
-    show_with(cli, set, first, last, Some(report), WHAT_IF_INSTEAD).await
+    show_with(config, set, first, last, Some(report), WHAT_IF_INSTEAD).await
 }
 
 /// The dashboard over a recording; `instead` says what works without a terminal.
 async fn show_with(
-    cli: &Cli,
+    config: &Config,
     mut set: CaptureSet,
     first: u64,
     last: u64,
@@ -107,7 +99,7 @@ async fn show_with(
     if let Err(code) = crate::mode::need_terminal(instead) {
         return code;
     }
-    let theme = match super::theme(cli) {
+    let theme = match super::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -130,12 +122,12 @@ fn recording_interval(set: &mut CaptureSet) -> Duration {
 
 /// The headless JSON of one recorded moment: the figures a replay from the start shows at
 /// that sample (rebuilt from the nearest stored state) — the same contract as live `--once`.
-fn once_at(set: &mut CaptureSet, pos: u64, cli: &Cli) -> ExitCode {
+fn once_at(set: &mut CaptureSet, pos: u64, format: crate::cli::OutputFormat) -> ExitCode {
     match set.view_at(pos, false) {
         Ok((view, _)) => match view.latest {
             Some(f) => {
                 let notes = notes_in(set, pos, pos);
-                print_once(&f, &notes, &report_notes(set), None, cli.options.format)
+                print_once(&f, &notes, &report_notes(set), None, format)
             }
             None => fail(
                 EXIT_FAILURE,
@@ -174,15 +166,9 @@ pub(super) fn import_pt_stalk(dir: &Path, prefix: Option<&str>, output: &Path) -
     }
 }
 
-pub(super) fn export(
-    cli: &Cli,
-    file: &Path,
-    format: ExportFormat,
-    output: Option<&Path>,
-    from: Option<TimeSpec>,
-    to: Option<TimeSpec>,
-) -> ExitCode {
-    let mut set = match open(cli, file) {
+pub(super) fn export(config: &Config, e: &config::Export) -> ExitCode {
+    let (format, output, from, to) = (e.format, e.output.as_deref(), e.from, e.to);
+    let mut set = match super::open_capture(config, &e.file) {
         Ok(s) => s,
         Err(e) => return fail(EXIT_CONFIG, e),
     };

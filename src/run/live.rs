@@ -7,52 +7,39 @@ use std::time::Instant;
 
 use futures_util::FutureExt as _;
 
-use super::session::{first_session, poller_config, resolve, spawn_poller};
+use super::session::{first_session, poller_config, spawn_poller};
 use super::{EXIT_FAILURE, fail, record};
 use crate::app::{App, DataView};
-use crate::cli::{Cli, OutputFormat};
+use crate::cli::{ConnectOptions, OutputFormat};
+use crate::config::{Config, Output};
 use crate::output;
 use crate::tui;
 use innodebt_engine::derive::Deriver;
 use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 
-pub(super) async fn main(cli: Cli) -> ExitCode {
-    if !cli.options.once {
-        // Both before connecting (or prompting for a password): an existing capture is never
-        // overwritten, and a dashboard needs a terminal.
-        if let Some(path) = &cli.options.record
-            && std::fs::symlink_metadata(path).is_ok()
-        {
-            let e = innodebt_capture::CaptureError::Exists {
-                path: path.display().to_string(),
-            };
-            return fail(super::EXIT_CONFIG, e);
-        }
-        if let Err(code) = crate::mode::need_terminal(crate::mode::LIVE_INSTEAD) {
-            return code;
-        }
-    }
-    let opts = match resolve(&cli) {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
-    let cfg = poller_config(&cli, &opts);
-    let theme = match super::theme(&cli) {
+pub(super) async fn main(
+    config: &Config,
+    opts: &ConnectOptions,
+    output: Output,
+    record: Option<&Path>,
+) -> ExitCode {
+    let cfg = poller_config(config, opts);
+    let theme = match super::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let session = match first_session(&opts, &cfg).await {
+    let session = match first_session(opts, &cfg).await {
         Ok(s) => s,
         Err(code) => return code,
     };
-    if cli.options.once {
-        let deriver = crate::mode::deriver(&cli).one_shot();
-        return once(session, deriver, &cfg, cli.options.format).await;
+    if output.once {
+        let deriver = config.judging.deriver().one_shot();
+        return once(session, deriver, &cfg, output.format()).await;
     }
     // Recording starts before the screen takes over, so a bad path is a plain message.
-    let recorder = match &cli.options.record {
-        Some(path) => match record::start(path, &session, &cfg, cli.options.record_queries) {
+    let recorder = match record {
+        Some(path) => match record::start(path, &session, &cfg, config.record_queries) {
             Ok(r) => Some(r),
             Err(code) => return code,
         },
@@ -60,13 +47,9 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     };
     let polling = spawn_poller(session, opts.clone(), cfg.clone());
     let mut app = App::new(cfg.interval, chrono::Utc::now());
-    app.live = DataView::new(crate::mode::deriver(&cli));
-    app.read_only = cli.options.read_only;
-    app.recording = cli
-        .options
-        .record
-        .as_deref()
-        .map(|p: &Path| p.display().to_string());
+    app.live = DataView::new(config.judging.deriver());
+    app.read_only = config.read_only;
+    app.recording = record.map(|p| p.display().to_string());
     let audit = match crate::control::AuditLog::open_default() {
         Ok(log) => Some(log),
         Err(e) => {
@@ -76,7 +59,10 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     };
     let wiring = tui::Wiring {
         recording: app.recording.clone(),
-        control: Some(tui::Control { opts, audit }),
+        control: Some(tui::Control {
+            opts: opts.clone(),
+            audit,
+        }),
         messages: None,
         events: polling.events,
         poller: Some(polling.commands),

@@ -17,128 +17,84 @@ mod report;
 mod review;
 mod session;
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, ImportSource};
-pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail, recovery_model, theme};
+use crate::config::{Config, Mode, Process};
+pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail, theme};
+use crate::replay::CaptureSet;
 
 pub async fn main(cli: Cli) -> ExitCode {
+    let check = matches!(cli.command, Some(Command::Check(_)));
     if let Some(message) = cli.unused_option() {
-        return match cli.command {
-            // A monitoring system reads 2 as CRITICAL: the check's usage errors are UNKNOWN,
-            // on its status line, as clap's are (`cli::usage_error_status`).
-            Some(Command::Check(_)) => {
-                let report =
-                    crate::check::Report::unknown(&format!("{message} (innodebt check --help)"));
-                if let Err(e) = crate::mode::write_stdout(&report.render()) {
-                    eprintln!("innodebt: {e}");
-                }
-                ExitCode::from(report.exit_code())
-            }
-            _ => fail(EXIT_CONFIG, message),
+        return if check {
+            check_unknown(&format!("{message} (innodebt check --help)"))
+        } else {
+            fail(EXIT_CONFIG, message)
         };
     }
-    match &cli.command {
-        None if cli.options.demo => captures::demo(&cli).await,
-        None if cli.prometheus.source.prometheus.is_some() => prometheus::main(cli).await,
-        None => live::main(cli).await,
-        Some(Command::Record {
-            file,
-            duration,
-            trigger,
-            max_disk,
-        }) => match crate::trigger::from_args(trigger) {
-            Ok(None) if max_disk.is_some() => fail(
-                EXIT_CONFIG,
-                "--max-disk goes with --trigger KIND (it bounds the incident files); a plain recording grows until stopped",
-            ),
-            Ok(None) => record::headless(&cli, file.clone(), *duration).await,
-            Ok(Some((triggers, watch))) => {
-                let bounds = record::Triggered {
-                    triggers,
-                    watch,
-                    max_disk: max_disk.unwrap_or(crate::trigger::DEFAULT_MAX_DISK),
-                    exec: trigger.exec.clone(),
-                    exec_timeout: trigger
-                        .exec_timeout
-                        .unwrap_or(crate::trigger::DEFAULT_EXEC_TIMEOUT),
-                };
-                record::triggered(&cli, file.clone(), *duration, bounds).await
-            }
-            Err(e) => fail(EXIT_CONFIG, e),
+    let config = match Config::resolve(cli, &mut Process) {
+        Ok(c) => c,
+        Err(e) if check => return check_unknown(&e),
+        Err(e) => return fail(EXIT_CONFIG, e),
+    };
+    // Now, before any full-screen mode.
+    for w in &config.warnings {
+        eprintln!("innodebt: warning: {w}");
+    }
+    let c = &config;
+    match &config.mode {
+        Mode::Demo { output } => captures::demo(c, *output).await,
+        Mode::Prometheus { source, output } => prometheus::main(c, source, *output).await,
+        Mode::Live {
+            connection,
+            output,
+            record,
+        } => live::main(c, connection, *output, record.as_deref()).await,
+        Mode::Record(r) => match &r.triggered {
+            None => record::headless(c, r).await,
+            Some(t) => record::triggered(c, r, t).await,
         },
-        Some(Command::Replay {
-            path,
-            from,
-            to,
-            at,
-            once,
-            format,
-            what_if,
-        }) => {
-            // `replay FILE --once --format json` and `--once --format json replay FILE` agree.
-            let mut cli = cli.clone();
-            cli.options.once |= *once;
-            if let Some(f) = format {
-                cli.options.format = *f;
-            }
-            if what_if.is_empty() {
-                captures::main(&cli, path, *from, *to, *at).await
+        Mode::Replay(r) => {
+            if r.what_if.is_empty() {
+                captures::main(c, r).await
             } else {
-                let summary_only = format.is_some();
-                review::what_if(&cli, path, *from, *to, *at, what_if, summary_only).await
+                review::what_if(c, r).await
             }
         }
-        Some(Command::Compare {
-            incident,
-            baseline,
-            format,
-            top,
-        }) => review::compare(&cli, incident, baseline, *format, *top).await,
-        Some(Command::Import {
-            source:
-                ImportSource::PtStalk {
-                    dir,
-                    prefix,
-                    output,
-                },
+        Mode::Compare(cmp) => review::compare(c, cmp).await,
+        Mode::Import(ImportSource::PtStalk {
+            dir,
+            prefix,
+            output,
         }) => captures::import_pt_stalk(dir, prefix.as_deref(), output),
-        Some(Command::Import {
-            source: source @ ImportSource::Prometheus { .. },
-        }) => import::prometheus(source).await,
-        Some(Command::Import {
-            source: ImportSource::Dolphie { file, output },
-        }) => import::dolphie(file, output),
-        Some(Command::Export {
-            file,
-            output,
-            format,
-            from,
-            to,
-        }) => captures::export(&cli, file, *format, output.as_deref(), *from, *to),
-        Some(Command::Report {
-            path,
-            baseline,
-            from,
-            to,
-            format,
-            output,
-        }) => report::main(
-            &cli,
-            &report::Args {
-                path,
-                baseline: baseline.as_ref(),
-                from: *from,
-                to: *to,
-                format: *format,
-                output,
-            },
-        ),
-        Some(Command::Serve(args)) => crate::serve::main(&cli, args).await,
-        Some(Command::Fleet { args, .. }) => crate::fleet::main(&cli, args).await,
-        Some(Command::Check(args)) => check::main(&cli, args).await,
-        Some(Command::CalibrateRecovery { error_log }) => captures::calibrate(error_log),
-        Some(Command::Completions { shell }) => assets::completions(*shell),
-        Some(Command::Man { page, out_dir }) => assets::man(page.as_deref(), out_dir.as_deref()),
+        Mode::Import(source @ ImportSource::Prometheus { .. }) => import::prometheus(source).await,
+        Mode::Import(ImportSource::Dolphie { file, output }) => import::dolphie(file, output),
+        Mode::Export(e) => captures::export(c, e),
+        Mode::Report(r) => report::main(c, r),
+        Mode::Serve(settings) => crate::serve::main(c, settings).await,
+        Mode::Fleet(fleet) => crate::fleet::main(c, fleet).await,
+        Mode::Check(chk) => check::main(c, chk).await,
+        Mode::CalibrateRecovery { error_log } => captures::calibrate(error_log),
+        Mode::Completions { shell } => assets::completions(*shell),
+        Mode::Man { page, out_dir } => assets::man(page.as_deref(), out_dir.as_deref()),
     }
+}
+
+/// A monitoring system reads 2 as CRITICAL: the check's usage errors are UNKNOWN, on its
+/// status line, as clap's are (`cli::usage_error_status`).
+fn check_unknown(message: &str) -> ExitCode {
+    let report = crate::check::Report::unknown(message);
+    if let Err(e) = crate::mode::write_stdout(&report.render()) {
+        eprintln!("innodebt: {e}");
+    }
+    ExitCode::from(report.exit_code())
+}
+
+/// A capture file, a directory of captures or a pt-stalk directory, through its index, judged
+/// with the configured settings.
+fn open_capture(config: &Config, path: &Path) -> Result<CaptureSet, String> {
+    crate::replay::open_replay(path, config.judging.recovery.clone())
+        .map(|s| s.with_sizing_span(config.judging.sizing_span))
 }

@@ -12,7 +12,8 @@ use tokio::sync::mpsc;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, DataView};
-use crate::cli::{Cli, PrometheusArgs, TimeSpec};
+use crate::cli::{PrometheusArgs, TimeSpec};
+use crate::config::{Config, Output};
 use crate::tui;
 use innodebt_capture::prometheus::{Auth, Import, Request};
 use innodebt_engine::figures::Figures;
@@ -37,14 +38,11 @@ pub(crate) fn moment(at: Option<TimeSpec>) -> Result<DateTime<Utc>, String> {
     }
 }
 
-const NEEDS_INSTANCE: &str = "--prometheus needs --instance NAME (the server's instance label); \
-     for every instance it scrapes: innodebt fleet --prometheus URL";
-
 /// The series to read: `p`'s instance over the `lookback` before `to`, each request within
 /// `--query-timeout`.
-fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, String> {
+fn request(config: &Config, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, String> {
     let (Some(url), Some(instance)) = (&p.source.prometheus, &p.instance) else {
-        return Err(NEEDS_INSTANCE.into());
+        return Err(crate::config::NEEDS_INSTANCE.into());
     };
     let back = chrono::Duration::from_std(lookback(p.source.step))
         .map_err(|_| "--step is too large".to_string())?;
@@ -61,16 +59,16 @@ fn request(cli: &Cli, p: &PrometheusArgs, to: DateTime<Utc>) -> Result<Request, 
             bearer_file: p.source.bearer_token_file.clone(),
             ca_file: p.source.ca_file.clone(),
         },
-        timeout: cli.options.query_timeout,
+        timeout: config.poll.query_timeout,
     })
 }
 
 /// One look at `--at` (or now): the window's samples derived in order, the last figures.
-pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, String> {
-    let req = request(cli, p, moment(p.source.at)?)?;
+pub(super) async fn look(config: &Config, p: &PrometheusArgs) -> Result<Figures, String> {
+    let req = request(config, p, moment(p.source.at)?)?;
     let mut import = Import::open(&req).await.map_err(|e| e.to_string())?;
     // One look answers as the direct `--once` does: a verdict holds once a sample shows it.
-    let mut deriver = crate::mode::deriver(cli).one_shot();
+    let mut deriver = config.judging.deriver().one_shot();
     let mut last = None;
     while let Some(chunk) = import.next_chunk().await.map_err(|e| e.to_string())? {
         for event in &chunk {
@@ -86,28 +84,17 @@ pub(super) async fn look(cli: &Cli, p: &PrometheusArgs) -> Result<Figures, Strin
 }
 
 /// `innodebt --prometheus URL --instance NAME`: `--once`, or the dashboard.
-pub(super) async fn main(cli: Cli) -> ExitCode {
-    let p = &cli.prometheus;
-    if p.instance.is_none() {
-        return fail(EXIT_CONFIG, NEEDS_INSTANCE);
-    }
-    if cli.options.record.is_some() {
-        return fail(
-            EXIT_CONFIG,
-            "--record with --prometheus: the series are already recorded in Prometheus; \
-             `innodebt import prometheus` makes a capture file of them",
-        );
-    }
-    if cli.options.once {
-        return match look(&cli, p).await {
+pub(super) async fn main(config: &Config, p: &PrometheusArgs, output: Output) -> ExitCode {
+    if output.once {
+        return match look(config, p).await {
             Ok(figures) => {
-                super::live::print_figures(&figures, cli.options.format);
+                super::live::print_figures(&figures, output.format());
                 ExitCode::SUCCESS
             }
             Err(e) => fail(EXIT_FAILURE, e),
         };
     }
-    let theme = match super::theme(&cli) {
+    let theme = match super::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -119,7 +106,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let req = match request(&cli, p, at) {
+    let req = match request(config, p, at) {
         Ok(r) => r,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -133,7 +120,7 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     let follow = p.source.at.is_none();
     let feed = tokio::spawn(feed(import, p.source.step, follow, tx));
     let mut app = App::new(p.source.step, Utc::now());
-    app.live = DataView::new(crate::mode::deriver(&cli));
+    app.live = DataView::new(config.judging.deriver());
     // No connection: nothing can be changed from here.
     app.read_only = true;
     let wiring = tui::Wiring {

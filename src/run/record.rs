@@ -1,4 +1,4 @@
-//! Recording: the capture writer behind a bounded channel, fed a copy of every source event.
+//! Recording: the capture writer behind a bounded queue, fed a copy of every source event.
 //! `innodebt record FILE` runs it without a terminal (nohup, systemd, tmux).
 
 use std::path::{Path, PathBuf};
@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::session::{first_session, poller_config, resolve, spawn_poller};
+use super::session::{first_session, poller_config, spawn_poller};
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::cli::Cli;
+use crate::config::{Config, Record, Triggered};
 use innodebt_capture::{CaptureSender, Header, WriteSummary, WriterHandle};
 use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
@@ -69,9 +69,9 @@ pub(super) fn start(
     let now = chrono::Utc::now();
     let mut header = Header::new(now, Some(session.info.clone()), keep_queries);
     header.interval_ms = u64::try_from(cfg.interval.as_millis()).ok();
-    let (sender, handle) =
-        crate::replay::spawn_writer(path, &header, CHANNEL_EVENTS, Default::default())
-            .map_err(|e| fail(EXIT_CONFIG, e))?;
+    let files = crate::replay::capture_files(Default::default());
+    let (sender, handle) = innodebt_capture::spawn_writer(path, &header, CHANNEL_EVENTS, &files)
+        .map_err(|e| fail(EXIT_CONFIG, e))?;
     Ok(Recorder {
         sender,
         handle,
@@ -81,21 +81,18 @@ pub(super) fn start(
 
 /// `innodebt record FILE [--duration D]`: no terminal needed; stops cleanly on SIGTERM,
 /// SIGINT or after the duration, always finishing the file.
-pub(super) async fn headless(cli: &Cli, path: PathBuf, duration: Option<Duration>) -> ExitCode {
-    let opts = match resolve(cli) {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
-    let cfg = poller_config(cli, &opts);
-    let session = match first_session(&opts, &cfg).await {
+pub(super) async fn headless(config: &Config, r: &Record) -> ExitCode {
+    let (path, duration) = (&r.path, r.duration);
+    let cfg = poller_config(config, &r.connection);
+    let session = match first_session(&r.connection, &cfg).await {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let recorder = match start(&path, &session, &cfg, cli.options.record_queries) {
+    let recorder = match start(path, &session, &cfg, config.record_queries) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let polling = spawn_poller(session, opts, cfg);
+    let polling = spawn_poller(session, r.connection.clone(), cfg);
     eprintln!(
         "innodebt: recording to {} — stop with Ctrl-C or SIGTERM{}",
         path.display(),
@@ -170,52 +167,40 @@ async fn poll_until_stopped(
     Ok(())
 }
 
-/// What `record DIR --trigger …` watches for and how its files are bounded.
-pub(super) struct Triggered {
-    pub triggers: Vec<crate::trigger::Trigger>,
-    pub watch: crate::trigger::WatchConfig,
-    pub max_disk: u64,
-    pub exec: Option<String>,
-    pub exec_timeout: Duration,
-}
-
 /// `innodebt record DIR --trigger KIND…`: polls as usual, derives every sample, and writes a
 /// capture only around incidents (see `trigger`).
-pub(super) async fn triggered(
-    cli: &Cli,
-    dir: PathBuf,
-    duration: Option<Duration>,
-    t: Triggered,
-) -> ExitCode {
+pub(super) async fn triggered(config: &Config, r: &Record, t: &Triggered) -> ExitCode {
     use crate::trigger::files::{IncidentOptions, Incidents};
-    let opts = match resolve(cli) {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
-    let cfg = poller_config(cli, &opts);
+    let (dir, duration) = (&r.path, r.duration);
+    let cfg = poller_config(config, &r.connection);
     let shown: Vec<String> = t.triggers.iter().map(ToString::to_string).collect();
     let report: crate::trigger::files::Report = Arc::new(|line| eprintln!("innodebt: {line}"));
     let incident_opts = IncidentOptions {
         dir: dir.clone(),
         watch: t.watch,
         budget: innodebt_capture::budget::Budget::new(dir.clone(), None, t.max_disk),
-        exec: t.exec,
+        exec: t.exec.clone(),
         exec_timeout: t.exec_timeout,
-        keep_queries: cli.options.record_queries,
+        keep_queries: config.record_queries,
         interval_ms: u64::try_from(cfg.interval.as_millis()).ok(),
         target: None,
     };
+    let writer = match crate::trigger::files::start_writer() {
+        Ok(w) => w,
+        Err(e) => return fail(EXIT_FAILURE, e),
+    };
     // The directory first: a bad path is a usage error before any connection.
-    let mut incidents = match Incidents::new(incident_opts, t.triggers, report) {
+    let triggers = t.triggers.clone();
+    let mut incidents = match Incidents::new(incident_opts, triggers, report, Arc::clone(&writer)) {
         Ok(i) => i,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let session = match first_session(&opts, &cfg).await {
+    let session = match first_session(&r.connection, &cfg).await {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let mut deriver = crate::mode::deriver(cli);
-    let polling = spawn_poller(session, opts, cfg);
+    let mut deriver = config.judging.deriver();
+    let polling = spawn_poller(session, r.connection.clone(), cfg);
     let w = t.watch;
     eprintln!(
         "innodebt: watching for {} — incidents go to {} ({} before, {} after, cooldown {}, at most {}) — stop with Ctrl-C or SIGTERM{}",
@@ -232,9 +217,15 @@ pub(super) async fn triggered(
         incidents.push(&ev, figures.as_ref());
     })
     .await;
-    let files = tokio::task::spawn_blocking(move || incidents.finish())
-        .await
-        .unwrap_or_default();
+    let files = tokio::task::spawn_blocking(move || {
+        let files = incidents.finish();
+        if let Err(e) = writer.finish() {
+            eprintln!("innodebt: finishing the incident files: {e}");
+        }
+        files
+    })
+    .await
+    .unwrap_or_default();
     if let Err(code) = polled {
         return code;
     }

@@ -8,21 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::cli::{CaptureRange, Cli, ReportFormat, TimeSpec};
+use crate::cli::{ReportFormat, TimeSpec};
+use crate::config::{self, Config};
 use crate::replay::{CaptureSet, Ends};
 use crate::report::{self, Capture, Collector, Report};
 use crate::review::{self, Window};
 use innodebt_engine::figures::VerdictKind;
 use innodebt_engine::verdicts::RedoLayout;
-
-pub(super) struct Args<'a> {
-    pub path: &'a Path,
-    pub baseline: Option<&'a CaptureRange>,
-    pub from: Option<TimeSpec>,
-    pub to: Option<TimeSpec>,
-    pub format: ReportFormat,
-    pub output: &'a Path,
-}
 
 /// Samples the advice is guessed from before the page's own pass (ten minutes at 1 s).
 const GUESS_SAMPLES: u64 = 600;
@@ -32,13 +24,10 @@ fn tool() -> String {
     format!("innodebt {}", env!("CARGO_PKG_VERSION"))
 }
 
-pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
-    let model = super::recovery_model(cli);
-    let open = |path: &Path| {
-        crate::replay::open_replay(path, model.clone())
-            .map(|s| s.with_sizing_span(cli.options.sizing_span))
-    };
-    let mut set = match open(args.path) {
+pub(super) fn main(config: &Config, args: &config::Report) -> ExitCode {
+    let model = config.judging.recovery.clone();
+    let open = |path: &Path| super::open_capture(config, path);
+    let mut set = match open(&args.path) {
         Ok(s) => s,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -52,18 +41,18 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
     // samples, and the guess's what-ifs run beside the page's pass on the other core (a capture
     // opened again); they are used when the page's advice turns out the same, else run after.
     let guess_end = last.min(first.saturating_add(GUESS_SAMPLES));
-    let guess = gather(&mut set, args.path, first, guess_end)
+    let guess = gather(&mut set, &args.path, first, guess_end)
         .map(|r| advised(&mut set, &r, guess_end))
         .unwrap_or_default();
     let (gathered, guessed_runs) = std::thread::scope(|scope| {
         let beside = (!guess.is_empty()).then(|| {
             let (guess, model) = (&guess, model.clone());
             scope.spawn(move || {
-                let mut again = open(args.path).ok()?;
+                let mut again = open(&args.path).ok()?;
                 review::what_ifs(&mut again, w, guess, model).ok()
             })
         });
-        let gathered = gather(&mut set, args.path, first, last);
+        let gathered = gather(&mut set, &args.path, first, last);
         (gathered, beside.and_then(|h| h.join().ok().flatten()))
     });
     let mut report = match gathered {
@@ -89,7 +78,7 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
         }
         Err(e) => eprintln!("innodebt: note: the what-ifs did not run: {e}"),
     }
-    if let Some(b) = args.baseline {
+    if let Some(b) = &args.baseline {
         let mut base = match open(&b.path) {
             Ok(s) => s,
             Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
@@ -110,7 +99,7 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
         eprintln!("innodebt: note: {}", crate::text::strip_controls(n));
     }
     let written = match args.format {
-        ReportFormat::Html => write_all(args.output, &[], &report::html(&report, &tool())),
+        ReportFormat::Html => write_all(&args.output, &[], &report::html(&report, &tool())),
         ReportFormat::Markdown => {
             let stem = args
                 .output
@@ -118,7 +107,7 @@ pub(super) fn main(cli: &Cli, args: &Args) -> ExitCode {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "report".into());
             let md = report::markdown(&report, &tool(), &stem);
-            write_all(args.output, &md.files, &md.text)
+            write_all(&args.output, &md.files, &md.text)
         }
     };
     match written {

@@ -1,41 +1,27 @@
 //! `innodebt compare` and `innodebt replay --what-if`: read the captures, print the report
 //! (or, on a terminal without `--format`, show the compare screen).
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::cli::{CaptureRange, Cli, OutputFormat, TimeSpec};
+use crate::cli::{CaptureRange, OutputFormat, TimeSpec};
+use crate::config::{self, Config};
 use crate::mode::emit;
 use crate::output;
 use crate::replay::{CaptureSet, Ends};
 use crate::review::{self, Window};
 
-fn open(cli: &Cli, path: &Path) -> Result<CaptureSet, String> {
-    crate::replay::open_replay(path, super::recovery_model(cli))
-        .map(|s| s.with_sizing_span(cli.options.sizing_span))
-}
-
 /// `compare INCIDENT BASELINE`: the report in `--format` (text or JSON); without one, on a
 /// terminal, the compare screen.
-pub(super) async fn compare(
-    cli: &Cli,
-    incident: &CaptureRange,
-    baseline: &CaptureRange,
-    format: Option<OutputFormat>,
-    top: usize,
-) -> ExitCode {
+pub(super) async fn compare(config: &Config, cmp: &config::Compare) -> ExitCode {
     use std::io::IsTerminal as _;
-    // The global --format (default text) decides when the subcommand's is not given; only
-    // nothing asked for, on a terminal, opens the screen.
-    let screen = format.is_none()
-        && cli.options.format == OutputFormat::Text
-        && !cli.options.once
-        && std::io::stdout().is_terminal();
-    let format = format.unwrap_or(cli.options.format);
+    // Only nothing asked for (no --format before or after `compare`, no --once), on a
+    // terminal, opens the screen.
+    let screen = cmp.output.format.is_none() && !cmp.output.once && std::io::stdout().is_terminal();
+    let (format, top) = (cmp.output.format(), cmp.top);
     let mut sides = Vec::new();
-    for r in [incident, baseline] {
-        match open(cli, &r.path) {
+    for r in [&cmp.incident, &cmp.baseline] {
+        match super::open_capture(config, &r.path) {
             Ok(mut set) => match Window::resolve(&mut set, r.from, r.to, Ends::RANGE) {
                 Ok(w) => sides.push((set, w)),
                 Err(e) => return fail(EXIT_CONFIG, format!("{}: {e}", range_words(r))),
@@ -49,7 +35,7 @@ pub(super) async fn compare(
     };
     if screen {
         return match review::compare_view(&mut iset, iw, &mut bset, bw) {
-            Ok(view) => show(cli, view).await,
+            Ok(view) => show(config, view).await,
             Err(e) => fail(EXIT_CONFIG, e),
         };
     }
@@ -82,13 +68,13 @@ fn range_words(r: &CaptureRange) -> String {
 }
 
 /// The compare screen until `q`.
-async fn show(cli: &Cli, view: review::CompareView) -> ExitCode {
+async fn show(config: &Config, view: review::CompareView) -> ExitCode {
     if let Err(code) =
         crate::mode::need_terminal("for the report give --format text (or json), as a pipe gets it")
     {
         return code;
     }
-    let theme = match super::theme(cli) {
+    let theme = match super::theme(&config.look) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -99,16 +85,11 @@ async fn show(cli: &Cli, view: review::CompareView) -> ExitCode {
 /// `replay FILE --what-if VAR=VALUE`: the dashboard with the what-if on the checkpoint-age
 /// chart; with `--format`, its summary over --from/--to; with --once, the figures of one
 /// moment with the what-if as `what_if`.
-pub(super) async fn what_if(
-    cli: &Cli,
-    path: &Path,
-    from: Option<TimeSpec>,
-    to: Option<TimeSpec>,
-    at: Option<TimeSpec>,
-    settings: &[(String, u64)],
-    summary_only: bool,
-) -> ExitCode {
-    let mut set = match open(cli, path) {
+pub(super) async fn what_if(config: &Config, r: &config::Replay) -> ExitCode {
+    let (from, to, at, settings) = (r.from, r.to, r.at, &r.what_if);
+    // With --format (before `replay` or after it): the summary.
+    let summary_only = r.output.format.is_some();
+    let mut set = match super::open_capture(config, &r.path) {
         Ok(s) => s,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -120,16 +101,17 @@ pub(super) async fn what_if(
         Ok(pos) => pos.unwrap_or(set.len().saturating_sub(1)),
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let report = match review::what_if(&mut set, w, settings, super::recovery_model(cli)) {
+    let recovery = config.judging.recovery.clone();
+    let report = match review::what_if(&mut set, w, settings, recovery) {
         Ok(r) => r,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let format = cli.options.format;
-    if !cli.options.once && !summary_only {
+    let (format, once) = (r.output.format(), r.output.once);
+    if !once && !summary_only {
         // The dashboard, with the what-if drawn on the checkpoint-age chart.
-        return super::captures::show_what_if(cli, set, w.first, w.last, report).await;
+        return super::captures::show_what_if(config, set, w.first, w.last, report).await;
     }
-    if !cli.options.once {
+    if !once {
         super::captures::report_notes(&set);
         return match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),

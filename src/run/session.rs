@@ -1,37 +1,24 @@
-//! Getting to the server for the live modes (dashboard, `--once`, headless recording):
-//! connection options resolved with their warnings, the first connection (a clear message and
-//! an exit code when it fails), and the poller task with its reconnects.
+//! Getting to the server for the live modes (dashboard, `--once`, headless recording): the
+//! poller's settings, the first connection (a clear message and an exit code when it fails),
+//! and the poller task with its reconnects.
 
 use std::process::ExitCode;
 
 use tokio::sync::mpsc;
 
-use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::cli::Cli;
+use super::{EXIT_FAILURE, fail};
+use crate::config::Config;
 use innodebt_poller::connect;
 use innodebt_poller::connect::ConnectOptions;
 use innodebt_poller::live::{PollerCommand, PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
 
-pub(super) fn poller_config(cli: &Cli, opts: &ConnectOptions) -> PollerConfig {
+/// The configured poll of the server `opts` reaches.
+pub(super) fn poller_config(config: &Config, opts: &ConnectOptions) -> PollerConfig {
     PollerConfig {
-        interval: cli.options.interval,
-        innodb_status_every: cli.options.innodb_status_interval,
-        undo_scan_every: cli.options.undo_scan_interval.period(),
-        query_timeout: cli.options.query_timeout,
         label: opts.label(),
-        ..PollerConfig::default()
+        ..config.poll.clone()
     }
-}
-
-/// Flags + option files + environment → connection options (warnings go to stderr now,
-/// before any full-screen mode).
-pub(super) fn resolve(cli: &Cli) -> Result<ConnectOptions, ExitCode> {
-    let resolved = cli.connect_options().map_err(|e| fail(EXIT_CONFIG, e))?;
-    for w in &resolved.warnings {
-        eprintln!("innodebt: warning: {w}");
-    }
-    Ok(resolved.options)
 }
 
 /// Connect once up front so that a wrong password or socket is a clear message and an exit

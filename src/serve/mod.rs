@@ -24,17 +24,19 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use crate::cli::Endpoint;
-use crate::cli::{Cli, ConnectOptions, ServeArgs};
+use crate::cli::{ConnectOptions, Endpoint};
+use crate::config::Config;
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::openmetrics::exporter::{Build, Exporter};
 use crate::openmetrics::{self, Format};
 use allow::ProbeAllow;
-use config::{ConfigFile, check_name, parse_host_port};
+use config::{check_name, parse_host_port};
 use http::{Request, Response};
+use innodebt_capture::Recorder;
 use innodebt_poller::live::PollerConfig;
-use recorder::{Budget, Recorders};
-use setup::{IncidentPlan, bind, incident_plan, record_budget};
+use recorder::Budget;
+pub use setup::Settings;
+use setup::{IncidentPlan, bind};
 use target::Target;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9385";
@@ -76,114 +78,68 @@ struct Server {
     scrape_timeout: Duration,
     budget: Option<Arc<Budget>>,
     /// The flight recorder's writer, with `--record-dir`.
-    recorders: Option<Recorders>,
-    /// `--trigger` with `--incident-dir`: what every target watches for.
-    incidents: Option<IncidentPlan>,
+    recorder: Option<Recorder>,
+    /// `--trigger` with `--incident-dir`: what every target watches for, and the writer of
+    /// every target's incident files.
+    incidents: Option<(IncidentPlan, Arc<Recorder>)>,
     watching: Mutex<Vec<target::SharedIncidents>>,
     /// Unnamed targets `/probe` may reach (none by default).
     allow: ProbeAllow,
 }
 
-pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
-    let file = match &args.config {
-        Some(p) => match ConfigFile::load(p) {
-            Ok(f) => f,
-            Err(e) => return fail(EXIT_CONFIG, e),
-        },
-        None => ConfigFile::default(),
-    };
-    let own = match cli.connect_options() {
-        Ok(r) => {
-            for w in &r.warnings {
-                eprintln!("innodebt: warning: {w}");
-            }
-            r.options
-        }
-        Err(e) => return fail(EXIT_CONFIG, e),
-    };
-    let allow = match ProbeAllow::parse(if args.probe_allow.is_empty() {
-        file.serve.probe_allow.as_deref().unwrap_or_default()
-    } else {
-        &args.probe_allow
-    }) {
-        Ok(a) => a,
-        Err(e) => return fail(EXIT_CONFIG, e),
-    };
-    let web = match &args.web_config {
-        Some(p) => match web_config::load(p) {
-            Ok(w) => w,
-            Err(e) => return fail(EXIT_CONFIG, e),
-        },
-        None => web_config::Web::default(),
-    };
+pub async fn main(config: &Config, settings: &Settings) -> ExitCode {
     process::raise_fd_limit();
-    let listen = args
-        .listen
-        .clone()
-        .or(file.serve.listen.clone())
-        .unwrap_or_else(|| DEFAULT_LISTEN.to_string());
-    let budget = match record_budget(args, &file) {
-        Ok(b) => b,
-        Err(e) => return fail(EXIT_CONFIG, e),
-    };
-    let incidents = match incident_plan(cli, args) {
-        Ok(p) => p,
-        Err(e) => return fail(EXIT_CONFIG, e),
-    };
-    let recorders = match budget.as_ref().map(Recorders::start).transpose() {
+    let recorder = match settings
+        .record
+        .as_ref()
+        .map(|_| recorder::start())
+        .transpose()
+    {
         Ok(r) => r,
         Err(e) => return fail(EXIT_FAILURE, e),
     };
-    let listener = match bind(&listen).await {
+    let incident_writer = match settings
+        .incidents
+        .as_ref()
+        .map(|_| crate::trigger::files::start_writer())
+        .transpose()
+    {
+        Ok(w) => w,
+        Err(e) => return fail(EXIT_FAILURE, e),
+    };
+    let listener = match bind(&settings.listen).await {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let poller = PollerConfig {
-        interval: cli.options.interval,
-        innodb_status_every: cli.options.innodb_status_interval,
-        undo_scan_every: cli.options.undo_scan_interval.period(),
-        query_timeout: cli.options.query_timeout,
-        ..PollerConfig::default()
-    };
+    let poller = config.poll.clone();
     let poller_interval = poller.interval;
     let mut server = Server {
         local: None,
         named: HashMap::new(),
         dynamic: Mutex::new(HashMap::new()),
-        own: own.clone(),
+        own: settings.own.clone(),
         poller,
-        deriver: crate::mode::deriver(cli),
-        scrape_timeout: args.scrape_timeout,
-        budget,
-        recorders,
-        incidents,
+        deriver: config.judging.deriver(),
+        scrape_timeout: settings.scrape_timeout,
+        budget: settings.record.clone(),
+        recorder,
+        incidents: settings.incidents.clone().zip(incident_writer),
         watching: Mutex::new(Vec::new()),
-        allow,
+        allow: settings.allow.clone(),
     };
-    let probe_only = args.probe_only || file.serve.metrics_target == Some(false);
-    if !probe_only {
-        server.local = Some(server.start_target("", own.clone(), "local", Duration::ZERO));
+    if !settings.probe_only {
+        server.local = Some(server.start_target("", settings.own.clone(), "local", Duration::ZERO));
     }
-    let direct: Vec<_> = file
-        .targets
-        .iter()
-        .filter(|(_, s)| s.agent.is_none())
-        .collect();
-    let count = direct.len();
-    for (i, (name, spec)) in direct.into_iter().enumerate() {
-        match spec.connect_options(name, &own) {
-            Ok(opts) => {
-                let t = server.start_target(name, opts, name, phase(i, count, poller_interval));
-                server.named.insert(name.clone(), t);
-            }
-            Err(e) => return fail(EXIT_CONFIG, format!("target {name:?}: {e}")),
-        }
+    let count = settings.targets.len();
+    for (i, (name, opts)) in settings.targets.iter().enumerate() {
+        let t = server.start_target(name, opts.clone(), name, phase(i, count, poller_interval));
+        server.named.insert(name.clone(), t);
     }
     let addr = listener
         .local_addr()
         .map(|a| a.to_string())
-        .unwrap_or(listen);
-    if let Some(p) = &server.incidents {
+        .unwrap_or_else(|_| settings.listen.clone());
+    if let Some((p, _)) = &server.incidents {
         let shown: Vec<String> = p.triggers.iter().map(ToString::to_string).collect();
         eprintln!(
             "innodebt serve: every target watches for {}; incidents go to {}/TARGET/ (at most {})",
@@ -208,8 +164,8 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
     };
     eprintln!(
         "innodebt serve: listening on {}://{addr}{} — /metrics: {}; /probe?target=NAME: {}{}",
-        web.scheme(),
-        if web.auth.is_some() {
+        settings.web.scheme(),
+        if settings.web.auth.is_some() {
             " (basic auth)"
         } else {
             ""
@@ -246,7 +202,13 @@ pub async fn main(cli: &Cli, args: &ServeArgs) -> ExitCode {
             .unwrap_or_default()
     );
     let server = Arc::new(server);
-    run(listener, Arc::new(web), Arc::clone(&server), signals).await;
+    run(
+        listener,
+        Arc::new(settings.web.clone()),
+        Arc::clone(&server),
+        signals,
+    )
+    .await;
     server.shutdown().await
 }
 
@@ -299,17 +261,21 @@ impl Server {
         dir: &str,
         phase: Duration,
     ) -> Arc<Target> {
-        let recording = self.recorders.as_ref().and_then(|r| {
-            let dir = if dir.is_empty() { "local" } else { dir };
-            match r.add(&dir.replace([':', '[', ']'], "_")) {
-                Ok(feed) => Some(feed),
-                Err(e) => {
-                    eprintln!("innodebt serve: {e}; {name} is not recorded");
-                    None
+        let recording = self
+            .recorder
+            .as_ref()
+            .zip(self.budget.as_ref())
+            .and_then(|(r, budget)| {
+                let dir = if dir.is_empty() { "local" } else { dir };
+                match recorder::add(r, budget, &dir.replace([':', '[', ']'], "_")) {
+                    Ok(sender) => Some(sender),
+                    Err(e) => {
+                        eprintln!("innodebt serve: {e}; {name} is not recorded");
+                        None
+                    }
                 }
-            }
-        });
-        let incidents = self.incidents.as_ref().and_then(|p| {
+            });
+        let incidents = self.incidents.as_ref().and_then(|(p, writer)| {
             let dir = if dir.is_empty() { "local" } else { dir };
             let mut opts = p.opts.clone();
             opts.dir = opts.dir.join(dir.replace([':', '[', ']', '/'], "_"));
@@ -317,7 +283,9 @@ impl Server {
             let who = opts.target.clone().unwrap_or_default();
             let report: crate::trigger::files::Report =
                 Arc::new(move |line| eprintln!("innodebt serve: {who}: {line}"));
-            match crate::trigger::files::Incidents::new(opts, p.triggers.clone(), report) {
+            let triggers = p.triggers.clone();
+            match crate::trigger::files::Incidents::new(opts, triggers, report, Arc::clone(writer))
+            {
                 Ok(i) => {
                     let shared = Arc::new(Mutex::new(Some(i)));
                     if let Ok(mut w) = self.watching.lock() {
@@ -526,20 +494,24 @@ impl Server {
             .lock()
             .map(|mut w| std::mem::take(&mut *w))
             .unwrap_or_default();
+        let incident_writer = self.incidents.as_ref().map(|(_, w)| Arc::clone(w));
         let _ = tokio::task::spawn_blocking(move || {
             for w in watching {
                 if let Some(i) = w.lock().ok().and_then(|mut g| g.take()) {
                     i.finish();
                 }
             }
+            if let Some(Err(e)) = incident_writer.as_deref().map(Recorder::finish) {
+                eprintln!("innodebt serve: finishing the incident files: {e}");
+            }
         })
         .await;
-        let Some(recorders) = self.recorders.as_ref().filter(|r| r.targets() > 0) else {
+        let Some(recorders) = self.recorder.as_ref().filter(|r| r.recordings() > 0) else {
             return ExitCode::SUCCESS;
         };
         eprintln!(
             "innodebt serve: finishing {} recording(s)",
-            recorders.targets()
+            recorders.recordings()
         );
         // The writer thread needs nothing of the runtime: waiting for it on the runtime's
         // own thread only holds back pollers that are already stopped.

@@ -1,24 +1,106 @@
-//! `innodebt serve`'s start-up checks that need no server: the flight recorder's budget, the
-//! triggered capture's plan, and the listening socket, each with the fix in its error.
+//! `innodebt serve` resolved before it starts: its flags over the config file's `[serve]`, the
+//! flight recorder's budget, the triggered capture's plan, the named targets' connections —
+//! and, once it runs, the listening socket; each with the fix in its error.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
 
+use super::allow::ProbeAllow;
 use super::config::ConfigFile;
 use super::recorder::Budget;
-use super::{DEFAULT_MAX_DISK, DEFAULT_RETAIN};
-use crate::cli::{Cli, ServeArgs, parse_size, parse_timeout};
+use super::web_config::{self, Web};
+use super::{DEFAULT_LISTEN, DEFAULT_MAX_DISK, DEFAULT_RETAIN};
+use crate::cli::{ConnectOptions, ServeArgs, parse_size, parse_timeout};
+use innodebt_poller::live::PollerConfig;
+
+/// What `innodebt serve` runs with.
+pub struct Settings {
+    /// innodebt's own connection: `/metrics`'s server, and the credentials of unnamed targets.
+    pub own: ConnectOptions,
+    pub listen: String,
+    /// The config file's targets polled directly, with their connections.
+    pub targets: Vec<(String, ConnectOptions)>,
+    /// `--record-dir`: the flight recorder's directory and its limits.
+    pub record: Option<Arc<Budget>>,
+    /// `--trigger` with `--incident-dir`: what every target watches for.
+    pub incidents: Option<IncidentPlan>,
+    /// Unnamed targets `/probe` may reach.
+    pub allow: ProbeAllow,
+    /// `--web-config`: TLS and basic auth.
+    pub web: Web,
+    pub scrape_timeout: Duration,
+    /// Only `/probe`: the server of the connection flags is not polled for `/metrics`.
+    pub probe_only: bool,
+}
+
+impl Settings {
+    /// The flags over the config file's `[serve]`; `own` resolves innodebt's own connection,
+    /// asked last (after every check that needs no password).
+    pub fn resolve(
+        args: &ServeArgs,
+        poll: &PollerConfig,
+        record_queries: bool,
+        own: impl FnOnce() -> Result<ConnectOptions, String>,
+    ) -> Result<Settings, String> {
+        let file = match &args.config {
+            Some(p) => ConfigFile::load(p).map_err(|e| e.to_string())?,
+            None => ConfigFile::default(),
+        };
+        let allow = ProbeAllow::parse(if args.probe_allow.is_empty() {
+            file.serve.probe_allow.as_deref().unwrap_or_default()
+        } else {
+            &args.probe_allow
+        })?;
+        let web = match &args.web_config {
+            Some(p) => web_config::load(p)?,
+            None => Web::default(),
+        };
+        let listen = args
+            .listen
+            .clone()
+            .or(file.serve.listen.clone())
+            .unwrap_or_else(|| DEFAULT_LISTEN.to_string());
+        let record = record_budget(args, &file)?;
+        let incidents = incident_plan(args, poll, record_queries)?;
+        let own = own()?;
+        let targets = file
+            .targets
+            .iter()
+            .filter(|(_, s)| s.agent.is_none())
+            .map(|(name, spec)| match spec.connect_options(name, &own) {
+                Ok(opts) => Ok((name.clone(), opts)),
+                Err(e) => Err(format!("target {name:?}: {e}")),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Settings {
+            own,
+            listen,
+            targets,
+            record,
+            incidents,
+            allow,
+            web,
+            scrape_timeout: args.scrape_timeout,
+            probe_only: args.probe_only || file.serve.metrics_target == Some(false),
+        })
+    }
+}
 
 /// Triggered capture under `serve`: the same for every target, files in `DIR/TARGET/`.
-pub(super) struct IncidentPlan {
-    pub(super) triggers: Vec<crate::trigger::Trigger>,
-    pub(super) opts: crate::trigger::files::IncidentOptions,
+#[derive(Clone)]
+pub struct IncidentPlan {
+    pub triggers: Vec<crate::trigger::Trigger>,
+    pub opts: crate::trigger::files::IncidentOptions,
 }
 
 /// `--trigger` with `--incident-dir` (each needs the other).
-pub(super) fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<IncidentPlan>, String> {
+fn incident_plan(
+    args: &ServeArgs,
+    poll: &PollerConfig,
+    record_queries: bool,
+) -> Result<Option<IncidentPlan>, String> {
     let Some((triggers, watch)) = crate::trigger::from_args(&args.trigger)? else {
         return match (&args.incident_dir, args.incident_max_disk) {
             (Some(_), _) => Err("--incident-dir goes with --trigger KIND (it is where incident files go); add --trigger, e.g. --trigger blocked_by_read_view".into()),
@@ -48,17 +130,14 @@ pub(super) fn incident_plan(cli: &Cli, args: &ServeArgs) -> Result<Option<Incide
                 .trigger
                 .exec_timeout
                 .unwrap_or(crate::trigger::DEFAULT_EXEC_TIMEOUT),
-            keep_queries: cli.options.record_queries,
-            interval_ms: u64::try_from(cli.options.interval.as_millis()).ok(),
+            keep_queries: record_queries,
+            interval_ms: u64::try_from(poll.interval.as_millis()).ok(),
             target: None,
         },
     }))
 }
 
-pub(super) fn record_budget(
-    args: &ServeArgs,
-    file: &ConfigFile,
-) -> Result<Option<Arc<Budget>>, String> {
+fn record_budget(args: &ServeArgs, file: &ConfigFile) -> Result<Option<Arc<Budget>>, String> {
     let Some(dir) = args.record_dir.clone().or(file.serve.record_dir.clone()) else {
         if args.retain.is_some() || args.max_disk.is_some() {
             return Err("--retain and --max-disk go with --record-dir DIR".into());

@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::recorder::Feed;
+use innodebt_capture::CaptureSender;
 
 /// A target's triggered capture, shared with the server so shutdown can finish its file.
 pub type SharedIncidents = Arc<Mutex<Option<crate::trigger::files::Incidents>>>;
@@ -187,7 +187,7 @@ impl Target {
         opts: ConnectOptions,
         (mut cfg, phase): (PollerConfig, Duration),
         deriver: Deriver,
-        recorder: Option<Feed>,
+        recorder: Option<CaptureSender>,
         incidents: Option<SharedIncidents>,
     ) -> Arc<Target> {
         let label = opts.label();
@@ -295,7 +295,7 @@ impl Target {
 async fn consume(
     mut feed: DerivedEvents,
     state: watch::Sender<TargetState>,
-    (recorder, incidents): (Option<Feed>, Option<SharedIncidents>),
+    (recorder, incidents): (Option<CaptureSender>, Option<SharedIncidents>),
     recent: Arc<Mutex<Recent>>,
     who: String,
 ) {
@@ -304,7 +304,7 @@ async fn consume(
             r.push(&ev, Instant::now());
         }
         let figures = figures.map(Arc::new);
-        // Never blocks: the incident files have writer threads of their own.
+        // Never blocks: the incident files' writer takes events through its bounded queue.
         if let Some(Ok(mut guard)) = incidents.as_ref().map(|i| i.lock())
             && let Some(i) = guard.as_mut()
         {

@@ -72,7 +72,7 @@ enum TlsVersion {
 }
 
 /// What the web config sets up: TLS on the listener, basic auth on every request.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Web {
     pub tls: Option<Arc<rustls::ServerConfig>>,
     pub auth: Option<Arc<BasicAuth>>,

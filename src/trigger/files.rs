@@ -1,9 +1,9 @@
 //! Incident files: the [`Watch`]'s steps made into capture files in one directory (the
 //! ordinary format, derivation states and all, so each replays on its own), `--max-disk`
 //! applied after every file, and `--exec` run when an incident opens. Nothing here blocks the
-//! caller: events go to the writer thread through its bounded channel, and finishing a file
-//! (joining its writer) and the command run on threads of their own, reporting through the
-//! caller's `report`.
+//! caller: events go to the capture writer (one [`Recorder`] for every incident file) through
+//! its bounded queue, and waiting for a file to finish and the command run on threads of
+//! their own, reporting through the caller's `report`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,12 +15,25 @@ use chrono::{DateTime, Utc};
 
 use super::{Incident, Step, Trigger, Watch, WatchConfig};
 use innodebt_capture::budget::{Budget, create_private, unused_path};
-use innodebt_capture::{CaptureSender, Header, Note, WriterHandle};
+use innodebt_capture::{CaptureSender, Header, Note, Recorder, RecorderOptions, WriterHandle};
 use innodebt_engine::figures::Figures;
 use innodebt_server::sample::SourceEvent;
 
-/// Events queued for an incident's writer beyond its backlog before copies are dropped.
-const QUEUE: usize = 1024;
+/// Events queued for the incident files' writer, every file together, before copies are
+/// dropped (an incident's backlog goes to it apart, whole).
+const QUEUE: usize = 4096;
+
+/// The writer of incident files, shared by every [`Incidents`] of a process.
+pub fn start_writer() -> Result<Arc<Recorder>, String> {
+    Recorder::start(RecorderOptions {
+        queue: QUEUE,
+        files: crate::replay::capture_files(Default::default()),
+        // A file's errors come back through its handle, to `report`.
+        report: Arc::new(|_| {}),
+    })
+    .map(Arc::new)
+    .map_err(|e| e.to_string())
+}
 
 /// Where incidents go and what runs when one opens.
 #[derive(Debug, Clone)]
@@ -52,6 +65,7 @@ struct OpenFile {
 /// The incidents of one server.
 pub struct Incidents {
     opts: IncidentOptions,
+    writer: Arc<Recorder>,
     watch: Watch,
     open: Option<OpenFile>,
     report: Report,
@@ -61,16 +75,19 @@ pub struct Incidents {
 }
 
 impl Incidents {
-    /// Creates the directory (mode 0700) and starts watching.
+    /// Creates the directory (mode 0700) and starts watching; `writer` writes the files
+    /// (see [`start_writer`]).
     pub fn new(
         opts: IncidentOptions,
         triggers: Vec<Trigger>,
         report: Report,
+        writer: Arc<Recorder>,
     ) -> Result<Incidents, String> {
         create_dir_private(&opts.dir)?;
         Ok(Incidents {
             watch: Watch::new(triggers, opts.watch),
             opts,
+            writer,
             open: None,
             report,
             threads: Vec::new(),
@@ -131,9 +148,14 @@ impl Incidents {
             innodebt_engine::units::duration(w.after.as_secs()),
             innodebt_engine::units::duration(w.cooldown.as_secs()),
         ));
-        let spawned =
-            crate::replay::spawn_writer(&path, &header, backlog.len() + QUEUE, Default::default());
-        let (sender, handle) = match spawned {
+        // Each file replays on its own: it starts with the server's description.
+        let mut backlog = backlog;
+        if let Some(info) = server
+            && !matches!(backlog.first(), Some(SourceEvent::Connected { .. }))
+        {
+            backlog.insert(0, SourceEvent::Connected { at: first_at, info });
+        }
+        let (sender, handle) = match self.writer.file(&path, &header, backlog) {
             Ok(x) => x,
             Err(e) => {
                 (self.report)(format!(
@@ -145,15 +167,6 @@ impl Incidents {
             }
         };
         self.opts.budget.opened(&path);
-        // Each file replays on its own: it starts with the server's description.
-        if let Some(info) = server
-            && !matches!(backlog.first(), Some(SourceEvent::Connected { .. }))
-        {
-            sender.send(SourceEvent::Connected { at: first_at, info });
-        }
-        for ev in backlog {
-            sender.send(ev);
-        }
         // A bookmark at the moment it turned on: `n` in the replay goes straight there.
         sender.send_note(Note::new(
             incident.started_at,
@@ -303,6 +316,7 @@ impl Incidents {
 
     /// Finishes the open file (an incident still going is cut here) and waits for every
     /// file and command; returns the files written. Blocking: call from a blocking context.
+    /// The writer goes on (it may be shared): its owner finishes it.
     pub fn finish(mut self) -> Vec<PathBuf> {
         if let Some(i) = self.watch.open_incident() {
             (self.report)(format!(

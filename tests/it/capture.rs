@@ -13,7 +13,8 @@ use innodebt::export::export_csv;
 use innodebt_capture::format::{self, FORMAT_VERSION};
 use innodebt_capture::reader::from_bytes;
 use innodebt_capture::{
-    CaptureError, CaptureIndex, CaptureWriter, End, Header, WriterOptions, open, spawn_writer,
+    CaptureError, CaptureIndex, CaptureWriter, End, FileSpec, Header, WriterOptions, open,
+    spawn_writer,
 };
 use innodebt_server::flavor::{METRICS, STATUS, VARIABLES};
 use innodebt_server::innodb_status;
@@ -642,7 +643,7 @@ fn writer_thread_drains_on_shutdown_and_counts_drops() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("w.idbt");
     let events = session(50, false);
-    let (tx, handle) = spawn_writer(&p, &header(false), 1000).unwrap();
+    let (tx, handle) = spawn_writer(&p, &header(false), 1000, &FileSpec::default()).unwrap();
     for e in &events {
         assert!(tx.send(e.clone()));
     }
@@ -654,7 +655,7 @@ fn writer_thread_drains_on_shutdown_and_counts_drops() {
     // A tiny channel and a burst: the sender never blocks; what could not wait is counted
     // and written into the trailer.
     let p = dir.path().join("w2.idbt");
-    let (tx, handle) = spawn_writer(&p, &header(false), 1).unwrap();
+    let (tx, handle) = spawn_writer(&p, &header(false), 1, &FileSpec::default()).unwrap();
     let started = Instant::now();
     let sent = events.iter().filter(|e| tx.send((*e).clone())).count() as u64;
     assert!(started.elapsed().as_millis() < 500);

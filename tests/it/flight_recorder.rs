@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
-use innodebt::serve::recorder::{Budget, Rolling, segments};
+use innodebt::serve::recorder::{self, Budget, segments};
 use innodebt_server::sample::{Sample, ServerInfo, SourceEvent};
 
 fn server() -> ServerInfo {
@@ -57,7 +57,7 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
         .with_ymd_and_hms(2025, 3, 1, 10, 17, 5)
         .single()
         .expect("a valid start time");
-    let mut rolling = Rolling::new(dir.join("db1"), std::sync::Arc::clone(budget));
+    let mut rolling = recorder::rolling(dir.join("db1"), std::sync::Arc::clone(budget));
     std::fs::create_dir_all(dir.join("db1")).expect("create db1/");
     rolling
         .append(&SourceEvent::Connected {
@@ -105,7 +105,7 @@ fn run(dir: &Path, budget: &std::sync::Arc<Budget>, hours: u64, step_s: u64) -> 
             );
         }
     }
-    rolling.close();
+    rolling.close().expect("finish the last file");
     last
 }
 

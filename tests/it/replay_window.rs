@@ -558,7 +558,7 @@ fn a_forged_section_of_millions_of_records_is_cut_short() {
 
 #[test]
 fn a_flight_recorders_hourly_files_replay_as_one_recording() {
-    use innodebt::serve::recorder::{Budget, Rolling, segments};
+    use innodebt::serve::recorder::{self, Budget, segments};
     let dir = tempfile::tempdir().expect("tempdir");
     let target = dir.path().join("db1");
     std::fs::create_dir_all(&target).expect("mkdir");
@@ -570,11 +570,11 @@ fn a_flight_recorders_hourly_files_replay_as_one_recording() {
     // Three hours and a half from 09:00: four hourly files, the verdict engine's two-hour
     // history and the hour's write rate reaching across them.
     let events = feed::Feed::new(feed::Plan::default()).events(12_600);
-    let mut rolling = Rolling::new(target.clone(), budget);
+    let mut rolling = recorder::rolling(target.clone(), budget);
     for ev in &events {
         rolling.append(ev).expect("record");
     }
-    rolling.close();
+    rolling.close().expect("finish the last file");
     let files: Vec<PathBuf> = segments(&target).into_iter().map(|s| s.path).collect();
     assert_eq!(files.len(), 4, "{files:?}");
     let mut set = open(&target);

@@ -1,6 +1,7 @@
 //! Record and replay's storage half: the versioned capture file of [`SourceEvent`]s
-//! (`format`), the writer task fed by a bounded channel (`writer`, with the hook a replay's
-//! derivation plugs into to store per-section states and summaries), the reader of one
+//! (`format`), its writer (`writer`, with the hook a replay's derivation plugs into to store
+//! per-section states and summaries), recording — one file or a rolling capture, written on
+//! one thread behind a bounded queue (`recorder`) — the reader of one
 //! section or a whole file (`reader`), the index that finds every section without
 //! decompressing (`index`, `scan`, `source`), scratch storage (`spill`), query digests
 //! (`digest`), pt-stalk, Prometheus and Dolphie import (`ptstalk`, `prometheus`, `dolphie`) and
@@ -10,7 +11,6 @@
 //! [`SourceEvent`]: innodebt_server::sample::SourceEvent
 
 pub mod budget;
-mod channel;
 pub mod digest;
 pub mod dolphie;
 pub mod format;
@@ -19,6 +19,7 @@ pub mod notes;
 pub mod prometheus;
 pub mod ptstalk;
 pub mod reader;
+pub mod recorder;
 mod scan;
 mod source;
 pub mod spill;
@@ -26,14 +27,14 @@ pub mod writer;
 
 use std::path::Path;
 
-pub use channel::{
-    CaptureSender, WriterHandle, spawn_writer, spawn_writer_hooked, spawn_writer_with,
-};
 pub use format::Note;
 pub use format::{FORMAT_VERSION, Header, Trailer};
 pub use index::CaptureIndex;
 pub use ptstalk::{ImportError, import_dir};
 pub use reader::{Capture, FrameEvents, open};
+pub use recorder::{
+    CaptureSender, FileSpec, Recorder, RecorderOptions, Recording, WriterHandle, spawn_writer,
+};
 pub use scan::{End, FrameInfo, Gap};
 pub use source::Source;
 pub use writer::{CaptureWriter, SectionHook, WriteSummary, WriterOptions};
@@ -109,6 +110,18 @@ pub enum CaptureError {
         "{path}: the writer thread stopped unexpectedly ({what}); the file holds what was written before"
     )]
     WriterThread { path: String, what: String },
+    #[error(
+        "the capture writer thread stopped unexpectedly ({what}); the files hold what was written before"
+    )]
+    RecorderThread { what: String },
+    #[error(
+        "cannot start the {what} thread: {source} (the system is short of threads or memory: check ulimit -u)"
+    )]
+    Thread {
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 pub(crate) fn shown(path: &Path) -> String {

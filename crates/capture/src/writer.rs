@@ -1,8 +1,8 @@
 //! Writing captures: [`CaptureWriter`] appends events (and bookmarks) to a file (see `format`
-//! for the bytes); `channel` runs one on its own thread behind a bounded channel.
+//! for the bytes); `recorder` runs them on one thread behind a bounded queue.
 //!
-//! A [`SectionHook`] (innodebt's is `replay::Summarizer`, attached by `replay::create_writer`
-//! and `replay::spawn_writer`) sees every event as a reader will decode it and, after each
+//! A [`SectionHook`] (innodebt's is `replay::Summarizer`, made for every file by the
+//! `recorder::FileSpec` that `replay::capture_files` gives) sees every event as a reader will decode it and, after each
 //! section, gives the state and summary the writer stores after it, so a replay of any length
 //! reads only the sections it shows. [`CaptureWriter::rotate`] ends a file and goes on in the
 //! next one with the hook carried over (a flight recorder's hourly files replay as one).

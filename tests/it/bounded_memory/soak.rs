@@ -276,9 +276,13 @@ pub async fn run(cfg: SoakConfig) -> SoakReport {
         level: cfg.zstd_level,
         ..WriterOptions::default()
     };
-    let (recorder, writer) =
-        innodebt::replay::spawn_writer(&cfg.capture, &header, RECORDER_CHANNEL, opts)
-            .expect("create the capture");
+    let (recorder, writer) = innodebt_capture::spawn_writer(
+        &cfg.capture,
+        &header,
+        RECORDER_CHANNEL,
+        &innodebt::replay::capture_files(opts),
+    )
+    .expect("create the capture");
     if cfg.writer_on_spare_cpu {
         writer_on_spare_cpu();
     }
