@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 
 use crate::app::{self, App, DataView};
 use crate::cli::{Cli, FleetArgs};
-use crate::keymap::{self, KeyAction, Mode};
+use crate::keymap::ScreenKey;
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::{ConfigFile, TargetSpec};
@@ -339,10 +339,9 @@ fn open_dashboard(
     recent: &VecDeque<innodebt_server::sample::SourceEvent>,
     cli: &Cli,
 ) -> Open {
-    let mut app = App::new(cli.options.interval, Utc::now());
-    app.live = DataView::new(crate::mode::deriver(cli));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
-    app.read_only = true;
+    let mut app = App::fed_by(app::Feed::Fleet, cli.options.interval, Utc::now());
+    app.live = DataView::new(crate::mode::deriver(cli));
     for ev in recent {
         app.update(app::Msg::Source(ev.clone()));
     }
@@ -362,8 +361,8 @@ fn dashboard_key(
 ) -> Result<bool, ScreenError> {
     let nothing_open = app.overlay.is_none() && app.zoom.is_none();
     let back = matches!(
-        keymap::action(Mode::Live, &k),
-        Some(KeyAction::Quit | KeyAction::Back)
+        app.screen_key_of(&k),
+        Some(ScreenKey::Quit | ScreenKey::Back)
     );
     if nothing_open && back {
         return Ok(true);

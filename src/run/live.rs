@@ -9,7 +9,7 @@ use futures_util::FutureExt as _;
 
 use super::session::{first_session, poller_config, resolve, spawn_poller};
 use super::{EXIT_FAILURE, fail, record};
-use crate::app::{App, DataView};
+use crate::app::{App, DataView, Feed};
 use crate::cli::{Cli, OutputFormat};
 use crate::output;
 use crate::tui;
@@ -59,9 +59,11 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
         None => None,
     };
     let polling = spawn_poller(session, opts.clone(), cfg.clone());
-    let mut app = App::new(cfg.interval, chrono::Utc::now());
+    let feed = Feed::Server {
+        read_only: cli.options.read_only,
+    };
+    let mut app = App::fed_by(feed, cfg.interval, chrono::Utc::now());
     app.live = DataView::new(crate::mode::deriver(&cli));
-    app.read_only = cli.options.read_only;
     app.recording = cli
         .options
         .record

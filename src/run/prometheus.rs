@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::app::{App, DataView};
+use crate::app::{App, DataView, Feed};
 use crate::cli::{Cli, PrometheusArgs, TimeSpec};
 use crate::tui;
 use innodebt_capture::prometheus::{Auth, Import, Request};
@@ -125,10 +125,9 @@ pub(super) async fn main(cli: Cli) -> ExitCode {
     let (tx, events) = mpsc::channel(1024);
     let follow = p.at.is_none();
     let feed = tokio::spawn(feed(import, p.step, follow, tx));
-    let mut app = App::new(p.step, Utc::now());
+    // No connection: nothing can be changed from here, nor how often Prometheus is read.
+    let mut app = App::fed_by(Feed::Prometheus, p.step, Utc::now());
     app.live = DataView::new(crate::mode::deriver(&cli));
-    // No connection: nothing can be changed from here.
-    app.read_only = true;
     let wiring = tui::Wiring {
         recording: None,
         control: None,
