@@ -8,7 +8,7 @@ use std::io;
 use tokio::sync::mpsc;
 
 use crate::app::notes::NoteInto;
-use crate::app::{App, Command, Msg};
+use crate::app::{App, Command, Msg, Showing};
 use crate::control::{self, AuditLog};
 use crate::replay::{Loader, WindowRequest};
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
@@ -217,9 +217,10 @@ impl Dashboard {
 impl Dashboard {
     /// Loads a replay window on a blocking thread; the window comes back as a message.
     fn load_window(&self, req: WindowRequest) {
-        let Some(loader) = self.app.replay.as_ref().map(|r| r.recording.loader.clone()) else {
+        let Showing::Replay(r) = &self.app.showing else {
             return;
         };
+        let loader = r.recording.loader.clone();
         let tx = self.side_tx.clone();
         tokio::task::spawn_blocking(move || {
             let _ = tx.blocking_send(load_window(&loader, req));
@@ -244,9 +245,10 @@ pub fn settle(app: &mut App, cmds: Vec<Command>) -> Vec<Command> {
     while let Some(cmd) = queue.pop_front() {
         match cmd {
             Command::LoadWindow(req) => {
-                let Some(loader) = app.replay.as_ref().map(|r| r.recording.loader.clone()) else {
+                let Showing::Replay(r) = &app.showing else {
                     continue;
                 };
+                let loader = r.recording.loader.clone();
                 queue.extend(app.update(load_window(&loader, req)));
             }
             other => rest.push(other),

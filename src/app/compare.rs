@@ -5,8 +5,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::App;
-use crate::keymap::KeyAction;
+use super::{App, Showing};
 use crate::review::CompareView;
 use crate::review::compare::Comparison;
 use crate::review::detail::{self, Detail};
@@ -37,7 +36,8 @@ impl Compare {
         }
     }
 
-    fn select(&mut self, i: usize) {
+    /// Selects difference `i` (clamped to the last); an open detail follows.
+    pub fn select(&mut self, i: usize) {
         let last = self.comparison.ranked.len().saturating_sub(1);
         self.selected = i.min(last);
         if self.detail.is_some() {
@@ -45,27 +45,12 @@ impl Compare {
         }
     }
 
-    /// A compare key; false when `action` is not one.
-    pub fn key(&mut self, action: KeyAction) -> bool {
-        use KeyAction as A;
-        let s = self.selected;
-        match action {
-            A::DiffUp => self.select(s.saturating_sub(1)),
-            A::DiffDown => self.select(s + 1),
-            A::DiffPageUp => self.select(s.saturating_sub(PAGE)),
-            A::DiffPageDown => self.select(s + PAGE),
-            A::DiffFirst => self.select(0),
-            A::DiffLast => self.select(usize::MAX),
-            A::DiffDetail => {
-                self.detail = match self.detail {
-                    Some(_) => None,
-                    None => detail::of(&self.comparison, self.selected),
-                }
-            }
-            A::Back => self.detail = None,
-            _ => return false,
+    /// Enter: the selected difference in detail, or the detail closed.
+    pub fn toggle_detail(&mut self) {
+        self.detail = match self.detail {
+            Some(_) => None,
+            None => detail::of(&self.comparison, self.selected),
         }
-        true
     }
 }
 
@@ -73,9 +58,10 @@ impl App {
     /// An app showing a comparison; `now` is the clock of whoever runs it (nothing here
     /// ticks).
     pub fn comparing(view: CompareView, now: DateTime<Utc>) -> App {
-        let mut app = App::new(Duration::from_secs(1), now);
-        app.read_only = true;
-        app.compare = Some(Box::new(Compare::new(view)));
-        app
+        App::showing(
+            Showing::Compare(Box::new(Compare::new(view))),
+            Duration::from_secs(1),
+            now,
+        )
     }
 }

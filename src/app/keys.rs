@@ -1,133 +1,223 @@
-//! Key → state change / command: `keymap` says what a key means in this mode, this module
-//! what that does. An open overlay consumes keys first.
+//! Key → state change / command. The mode shown says which table of `keymap` a key is read
+//! in, and each mode's action type has its arms here; an open popup takes every key first (but
+//! the screen's Ctrl-C and Ctrl-Z).
 
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
-use super::server_keys::{change_key, kill_key, monitors_key};
+use super::server_keys::{change_key, kill_key, monitors_key, rollback_segments_key};
 use super::{
-    Action, App, Command, Confirm, FactsThen, Input, InputPurpose, MAX_INTERVAL, MIN_INTERVAL,
-    Overlay, Panel,
+    Action, App, Command, Confirm, FactsThen, Feed, Input, InputPurpose, MAX_INTERVAL,
+    MIN_INTERVAL, Overlay, Panel, Showing,
 };
 use crate::control::{self, Knob};
-use crate::keymap::{self, KeyAction, Mode};
+use crate::keymap::{
+    self, CompareKey, ConfirmKey, DismissKey, FrozenKey, Listing, LiveKey, PanelKey, ReplayKey,
+    ScreenAction, ScreenKey, TextKey,
+};
 
-/// The mode the keymap is read in: a replay (also `--demo`) or a live server.
-pub fn mode(app: &App) -> Mode {
-    if app.compare.is_some() {
-        Mode::Compare
-    } else if app.replay.is_some() {
-        Mode::Replay
-    } else {
-        Mode::Live
+/// A key's meaning in the mode shown (before any popup).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pressed {
+    Live(LiveKey),
+    Frozen(FrozenKey),
+    Replay(ReplayKey),
+    Compare(CompareKey),
+}
+
+impl Pressed {
+    fn screen(self) -> Option<ScreenKey> {
+        match self {
+            Pressed::Live(a) => a.screen(),
+            Pressed::Frozen(a) => a.screen(),
+            Pressed::Replay(a) => a.screen(),
+            Pressed::Compare(a) => a.screen(),
+        }
     }
 }
 
-/// A key press: the keymap says what it means here; an open popup takes every key first
+fn pressed(app: &App, key: &KeyEvent) -> Option<Pressed> {
+    match &app.showing {
+        Showing::Live(feed) => feed.keys().action(key).map(Pressed::Live),
+        Showing::Frozen { .. } => keymap::FROZEN.action(key).map(Pressed::Frozen),
+        Showing::Replay(_) => keymap::REPLAY.action(key).map(Pressed::Replay),
+        Showing::Compare(_) => keymap::COMPARE.action(key).map(Pressed::Compare),
+    }
+}
+
+impl App {
+    /// The keys that act in the mode shown, as `?` lists them.
+    pub fn keys_here(&self) -> Listing {
+        match &self.showing {
+            Showing::Live(feed) => feed.keys().listing(),
+            Showing::Frozen { .. } => keymap::FROZEN.listing(),
+            Showing::Replay(_) => keymap::REPLAY.listing(),
+            Showing::Compare(_) => keymap::COMPARE.listing(),
+        }
+    }
+
+    /// The name of the key for a panel action in the mode shown (the verdict line's `v full
+    /// text`), if it has one.
+    pub fn panel_key_name(&self, action: PanelKey) -> Option<&'static str> {
+        let is = |a: Option<PanelKey>| a == Some(action);
+        match &self.showing {
+            Showing::Live(feed) => feed.keys().key_where(|a| is(a.panel())),
+            Showing::Frozen { .. } => keymap::FROZEN.key_where(|a| is(a.panel())),
+            Showing::Replay(_) => keymap::REPLAY.key_where(|a| is(a.panel())),
+            Showing::Compare(_) => None,
+        }
+    }
+
+    /// The name of the key for a live dashboard's `action` where it acts in the mode shown (a
+    /// panel's "press u"): none while frozen, replaying or comparing, nor where the feed
+    /// cannot (`--read-only`, a watched server).
+    pub fn live_key_name(&self, action: LiveKey) -> Option<&'static str> {
+        match &self.showing {
+            Showing::Live(feed) => feed.keys().key_for(action),
+            Showing::Frozen { .. } | Showing::Replay(_) | Showing::Compare(_) => None,
+        }
+    }
+
+    /// What `ev` means among every screen's own keys (help, quit, back, suspend) in the mode
+    /// shown: the fleet reads it to go back from a server's dashboard.
+    pub fn screen_key_of(&self, ev: &KeyEvent) -> Option<ScreenKey> {
+        pressed(self, ev).and_then(Pressed::screen)
+    }
+}
+
+/// A key press: the mode's table says what it means here; an open popup takes every key first
 /// (except Ctrl-C and Ctrl-Z).
 pub fn handle(app: &mut App, key: KeyEvent) -> Vec<Command> {
     if key.kind == KeyEventKind::Release {
         return Vec::new();
     }
-    let mode = mode(app);
-    let action = keymap::action(mode, &key);
-    if let Some(a) = action.filter(|a| a.over_popups()) {
-        return act(app, a, key);
+    let pressed = pressed(app, &key);
+    if let Some(s) = pressed
+        .and_then(Pressed::screen)
+        .filter(|s| s.over_popups())
+    {
+        return screen_action(app, s);
     }
     app.needs_draw = true;
     if app.overlay.is_some() {
         return overlay_key(app, key);
     }
-    match action {
-        Some(a) => act(app, a, key),
+    match pressed {
+        Some(Pressed::Live(a)) => live_action(app, a),
+        Some(Pressed::Frozen(a)) => frozen_action(app, a),
+        Some(Pressed::Replay(a)) => replay_action(app, a),
+        Some(Pressed::Compare(a)) => compare_action(app, a),
         None => {
-            if mode == Mode::Replay
-                && let Some(b) = keymap::elsewhere(mode, &key)
-            {
-                app.notice(
-                    b.help,
-                    format!(
-                        "replays never change a server or how it is polled: `{}` works on a \
-                         live server only (this is a recording)",
-                        b.names.join(" ")
-                    ),
-                );
-            } else {
-                app.needs_draw = false;
-            }
+            not_here(app, &key);
             Vec::new()
         }
     }
 }
 
-/// What an action does to the app; commands for what leaves it.
-fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
-    use KeyAction as A;
+/// A key of a server's dashboard that does nothing in the mode shown: a notice says why, and
+/// what would make it act. Any other key is ignored.
+fn not_here(app: &mut App, key: &KeyEvent) {
+    let Some(row) = keymap::LIVE.row_of(key) else {
+        app.needs_draw = false;
+        return;
+    };
+    let keys = format!("`{}`", row.names.join(" "));
+    let why = match &app.showing {
+        Showing::Live(feed) => feed_refuses(*feed, &keys),
+        Showing::Frozen { feed, .. } => match feed.keys().row_of(key) {
+            Some(_) => Some(format!(
+                "the display is frozen: {keys} works on the live figures — press p to \
+                 unfreeze first"
+            )),
+            None => feed_refuses(*feed, &keys),
+        },
+        Showing::Replay(_) => Some(format!(
+            "replays never change a server or how it is polled: {keys} works on a live \
+             server only (this is a recording)"
+        )),
+        // Another screen: the dashboard's keys mean nothing there.
+        Showing::Compare(_) => None,
+    };
+    match why {
+        Some(why) => app.notice(row.help, why),
+        None => app.needs_draw = false,
+    }
+}
+
+/// Why a live dashboard so fed has no such key (none: it has them all).
+fn feed_refuses(feed: Feed, keys: &str) -> Option<String> {
+    match feed {
+        Feed::Server { read_only: false } => None,
+        Feed::Server { read_only: true } => Some(format!(
+            "read-only mode (--read-only): changes are disabled; {keys} works when innodebt \
+             runs without --read-only"
+        )),
+        Feed::Fleet => Some(format!(
+            "a server opened from the fleet is read-only, and the fleet polls it: {keys} \
+             works on the server's own dashboard (innodebt -h HOST)"
+        )),
+        Feed::Prometheus => Some(format!(
+            "these figures come from Prometheus, not from a connection: {keys} works on the \
+             server's own dashboard (innodebt -h HOST)"
+        )),
+    }
+}
+
+/// Every screen's own keys.
+fn screen_action(app: &mut App, action: ScreenKey) -> Vec<Command> {
     match action {
-        A::Quit | A::QuitNow => {
+        ScreenKey::Quit | ScreenKey::QuitNow => {
             app.quit = true;
-            vec![Command::Quit]
+            return vec![Command::Quit];
         }
-        A::Suspend => {
+        ScreenKey::Suspend => {
             app.needs_draw = true;
-            vec![Command::Suspend]
+            return vec![Command::Suspend];
         }
-        A::Help => {
-            app.overlay = Some(Overlay::Help);
-            Vec::new()
-        }
-        A::Verdicts => {
-            app.overlay = Some(Overlay::Verdicts);
-            Vec::new()
-        }
-        A::Zoom => {
-            if let KeyCode::Char(c) = key.code {
-                let n = c as usize - '0' as usize;
-                app.zoom = Panel::from_number(n);
-                if let Some(p) = app.zoom {
-                    app.focus = p;
-                }
+        ScreenKey::Help => app.overlay = Some(Overlay::Help),
+        ScreenKey::Back => app.zoom = None,
+    }
+    Vec::new()
+}
+
+/// Reading the panels, in every mode of the dashboard.
+fn panel_action(app: &mut App, action: PanelKey) -> Vec<Command> {
+    match action {
+        PanelKey::Verdicts => app.overlay = Some(Overlay::Verdicts),
+        PanelKey::Zoom(n) => {
+            app.zoom = Panel::from_number(n.into());
+            if let Some(p) = app.zoom {
+                app.focus = p;
             }
+        }
+        PanelKey::ZoomFocused => app.zoom = Some(app.focus),
+        PanelKey::FocusLeft => move_focus(app, -1, 0),
+        PanelKey::FocusRight => move_focus(app, 1, 0),
+        PanelKey::FocusUp => move_focus(app, 0, -1),
+        PanelKey::FocusDown => move_focus(app, 0, 1),
+        PanelKey::FocusNext => {
+            let next = app.focus.number() % Panel::ALL.len() + 1;
+            app.focus = Panel::from_number(next).unwrap_or(app.focus);
+        }
+        PanelKey::ChartWindow => app.window = app.window.next(),
+        PanelKey::AddNote => super::notes::start(app),
+    }
+    Vec::new()
+}
+
+/// The dashboard on a live server: the panels', freezing, the poller's, the changes.
+fn live_action(app: &mut App, action: LiveKey) -> Vec<Command> {
+    match action {
+        LiveKey::Screen(s) => screen_action(app, s),
+        LiveKey::Panel(p) => panel_action(app, p),
+        LiveKey::Freeze => {
+            app.toggle_freeze();
             Vec::new()
         }
-        A::ZoomFocused => {
-            app.zoom = Some(app.focus);
-            Vec::new()
-        }
-        A::Back => {
-            app.zoom = None;
-            if let Some(c) = app.compare.as_mut() {
-                c.key(action);
-            }
-            Vec::new()
-        }
-        A::DiffUp
-        | A::DiffDown
-        | A::DiffPageUp
-        | A::DiffPageDown
-        | A::DiffFirst
-        | A::DiffLast
-        | A::DiffDetail => {
-            if let Some(c) = app.compare.as_mut() {
-                c.key(action);
-            }
-            Vec::new()
-        }
-        A::Freeze => {
-            app.frozen = match app.frozen.take() {
-                Some(_) => None,
-                None => Some(Box::new(app.live.clone())),
-            };
-            Vec::new()
-        }
-        A::IntervalUp => change_interval(app, true),
-        A::IntervalDown => change_interval(app, false),
-        A::ChartWindow => {
-            app.window = app.window.next();
-            Vec::new()
-        }
-        A::UndoScan => {
+        LiveKey::IntervalUp => change_interval(app, true),
+        LiveKey::IntervalDown => change_interval(app, false),
+        LiveKey::UndoScan => {
             app.overlay = Some(Overlay::Confirm(Confirm {
                 title: "Undo residency scan".into(),
                 lines: vec![
@@ -144,97 +234,70 @@ fn act(app: &mut App, action: KeyAction, key: KeyEvent) -> Vec<Command> {
             }));
             Vec::new()
         }
-        A::PurgeThreadsUp => change_key(app, Knob::PurgeThreads, FactsThen::Step(1)),
-        A::PurgeThreadsDown => change_key(app, Knob::PurgeThreads, FactsThen::Step(-1)),
-        A::PurgeThreadsSet => change_key(app, Knob::PurgeThreads, FactsThen::Prompt),
-        A::MaxPurgeLag => change_key(app, Knob::MaxPurgeLag, FactsThen::Prompt),
-        A::MaxPurgeLagDelay => change_key(app, Knob::MaxPurgeLagDelay, FactsThen::Prompt),
-        A::PurgeBatchSize => change_key(app, Knob::PurgeBatchSize, FactsThen::Prompt),
-        A::EnableMonitors => monitors_key(app),
-        A::KillBlocker => kill_key(app),
-        A::RollbackSegments => super::server_keys::rollback_segments_key(app),
-        A::AddNote => {
-            super::notes::start(app);
-            Vec::new()
-        }
-        A::FocusLeft => move_focus(app, -1, 0),
-        A::FocusRight => move_focus(app, 1, 0),
-        A::FocusUp => move_focus(app, 0, -1),
-        A::FocusDown => move_focus(app, 0, 1),
-        A::FocusNext => {
-            let next = app.focus.number() % Panel::ALL.len() + 1;
-            app.focus = Panel::from_number(next).unwrap_or(app.focus);
-            Vec::new()
-        }
-        A::PlayPause
-        | A::StepBack
-        | A::StepForward
-        | A::Slower
-        | A::Faster
-        | A::GoTo
-        | A::First
-        | A::Last
-        | A::NextMoment
-        | A::PreviousMoment => replay_key(app, action),
-        // A popup's and the fleet's keys: never the dashboard's (the keymap says so).
-        A::Yes
-        | A::No
-        | A::Answer
-        | A::SwitchAnswer
-        | A::Alternative
-        | A::Submit
-        | A::Cancel
-        | A::Erase
-        | A::Type
-        | A::SelectUp
-        | A::SelectDown
-        | A::SelectFirst
-        | A::SelectLast
-        | A::OpenServer
-        | A::Filter
-        | A::ClearFilter
-        | A::GroupServers => Vec::new(),
+        LiveKey::PurgeThreadsUp => change_key(app, Knob::PurgeThreads, FactsThen::Step(1)),
+        LiveKey::PurgeThreadsDown => change_key(app, Knob::PurgeThreads, FactsThen::Step(-1)),
+        LiveKey::PurgeThreadsSet => change_key(app, Knob::PurgeThreads, FactsThen::Prompt),
+        LiveKey::MaxPurgeLag => change_key(app, Knob::MaxPurgeLag, FactsThen::Prompt),
+        LiveKey::MaxPurgeLagDelay => change_key(app, Knob::MaxPurgeLagDelay, FactsThen::Prompt),
+        LiveKey::PurgeBatchSize => change_key(app, Knob::PurgeBatchSize, FactsThen::Prompt),
+        LiveKey::EnableMonitors => monitors_key(app),
+        LiveKey::KillBlocker => kill_key(app),
+        LiveKey::RollbackSegments => rollback_segments_key(app),
     }
 }
 
-/// The transport of a replay; nothing when not replaying. Moving is a load (a command).
-fn replay_key(app: &mut App, action: KeyAction) -> Vec<Command> {
-    use KeyAction as A;
-    let Some(r) = app.replay.as_mut() else {
+/// A frozen display: reading it, and letting go.
+fn frozen_action(app: &mut App, action: FrozenKey) -> Vec<Command> {
+    match action {
+        FrozenKey::Screen(s) => screen_action(app, s),
+        FrozenKey::Panel(p) => panel_action(app, p),
+        FrozenKey::Unfreeze => {
+            app.toggle_freeze();
+            Vec::new()
+        }
+    }
+}
+
+/// A replay: the panels', and the transport. Moving is a load (a command).
+fn replay_action(app: &mut App, action: ReplayKey) -> Vec<Command> {
+    use ReplayKey as R;
+    let Showing::Replay(r) = &mut app.showing else {
         return Vec::new();
     };
     match action {
-        A::PlayPause => {
+        R::Screen(s) => return screen_action(app, s),
+        R::Panel(p) => return panel_action(app, p),
+        R::PlayPause => {
             r.playing = !r.playing;
             if r.playing && r.at_end() {
                 let first = r.first;
                 return app.seek(first);
             }
         }
-        A::StepForward => {
+        R::StepForward => {
             r.playing = false;
             return app.step_forward();
         }
-        A::StepBack => {
+        R::StepBack => {
             let pos = r.pos.saturating_sub(1);
             r.playing = false;
             return app.seek(pos);
         }
-        A::First | A::Last => {
-            let to = if action == A::First { r.first } else { r.last };
+        R::First | R::Last => {
+            let to = if action == R::First { r.first } else { r.last };
             r.playing = false;
             return app.seek(to);
         }
-        A::Faster => r.faster(),
-        A::Slower => r.slower(),
-        A::NextMoment | A::PreviousMoment => {
-            if let Some(g) = r.moment(action == A::NextMoment) {
+        R::Faster => r.faster(),
+        R::Slower => r.slower(),
+        R::NextMoment | R::PreviousMoment => {
+            if let Some(g) = r.moment(action == R::NextMoment) {
                 let pos = g.first.sample;
                 r.playing = false;
                 return app.seek(pos);
             }
         }
-        A::GoTo => {
+        R::GoTo => {
             app.overlay = Some(Overlay::Input(Input {
                 title: "Go to".into(),
                 lines: vec![
@@ -246,7 +309,27 @@ fn replay_key(app: &mut App, action: KeyAction) -> Vec<Command> {
                 purpose: InputPurpose::Goto,
             }));
         }
-        _ => {}
+    }
+    Vec::new()
+}
+
+/// `compare`: moving through the differences, a detail open or closed.
+fn compare_action(app: &mut App, action: CompareKey) -> Vec<Command> {
+    use CompareKey as C;
+    let Showing::Compare(c) = &mut app.showing else {
+        return Vec::new();
+    };
+    let s = c.selected;
+    match action {
+        C::Screen(ScreenKey::Back) => c.detail = None,
+        C::Screen(k) => return screen_action(app, k),
+        C::Up => c.select(s.saturating_sub(1)),
+        C::Down => c.select(s + 1),
+        C::PageUp => c.select(s.saturating_sub(super::compare::PAGE)),
+        C::PageDown => c.select(s + super::compare::PAGE),
+        C::First => c.select(0),
+        C::Last => c.select(usize::MAX),
+        C::Detail => c.toggle_detail(),
     }
     Vec::new()
 }
@@ -274,17 +357,16 @@ fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
             super::notes::submit(app, input, at)
         }
         InputPurpose::Goto => {
-            let parsed = match app.replay.as_mut() {
-                Some(r) => super::transport::parse_goto(&input.text, r),
-                None => Err("not replaying".into()),
+            let parsed = match &mut app.showing {
+                Showing::Replay(r) => super::transport::parse_goto(&input.text, r).inspect(|_| {
+                    r.playing = false;
+                }),
+                Showing::Live(_) | Showing::Frozen { .. } | Showing::Compare(_) => {
+                    Err("not replaying".into())
+                }
             };
             match parsed {
-                Ok(t) => {
-                    if let Some(r) = app.replay.as_mut() {
-                        r.playing = false;
-                    }
-                    app.seek_time(t)
-                }
+                Ok(t) => app.seek_time(t),
                 Err(e) => {
                     input.error = Some(e);
                     app.overlay = Some(Overlay::Input(input));
@@ -296,7 +378,7 @@ fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
 }
 
 /// Panels sit in a 2-column grid in reading order; focus moves within it.
-fn move_focus(app: &mut App, dx: i32, dy: i32) -> Vec<Command> {
+fn move_focus(app: &mut App, dx: i32, dy: i32) {
     let i = app.focus.number() as i32 - 1;
     let (col, row) = (i % 2, i / 2);
     let col = (col + dx).clamp(0, 1);
@@ -307,7 +389,6 @@ fn move_focus(app: &mut App, dx: i32, dy: i32) -> Vec<Command> {
             app.zoom = Some(p);
         }
     }
-    Vec::new()
 }
 
 const INTERVAL_STEPS_MS: [u64; 9] = [100, 250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000];
@@ -335,27 +416,30 @@ fn input_limit(input: &Input) -> usize {
     }
 }
 
-/// A key while a popup is open: the popup's rows of the keymap say what it means.
+/// A key while a popup is open: the popup's table says what it means.
 fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
-    use KeyAction as A;
     let Some(overlay) = app.overlay.take() else {
         return Vec::new();
     };
     match overlay {
-        Overlay::Help | Overlay::Verdicts | Overlay::Notice { .. } => {
-            // Any key closes; `q` on help closes rather than quits, as users expect.
+        // Any key closes; `q` on help closes rather than quits, as users expect.
+        message @ (Overlay::Help | Overlay::Verdicts | Overlay::Notice { .. }) => {
+            match keymap::MESSAGE.action(&key) {
+                Some(DismissKey::Close) => {}
+                None => app.overlay = Some(message),
+            }
             Vec::new()
         }
-        Overlay::Input(mut input) => match keymap::action(Mode::Prompt, &key) {
-            Some(A::Cancel) => Vec::new(),
-            Some(A::Submit) => submit_input(app, input),
-            Some(A::Erase) => {
+        Overlay::Input(mut input) => match keymap::PROMPT.action(&key) {
+            Some(TextKey::Cancel) => Vec::new(),
+            Some(TextKey::Submit) => submit_input(app, input),
+            Some(TextKey::Erase) => {
                 input.text.pop();
                 input.error = None;
                 app.overlay = Some(Overlay::Input(input));
                 Vec::new()
             }
-            Some(A::Type) => {
+            Some(TextKey::Type) => {
                 if let KeyCode::Char(c) = key.code
                     && input.text.chars().count() < input_limit(&input)
                 {
@@ -365,14 +449,14 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 app.overlay = Some(Overlay::Input(input));
                 Vec::new()
             }
-            _ => {
+            None => {
                 app.overlay = Some(Overlay::Input(input));
                 Vec::new()
             }
         },
-        Overlay::Confirm(mut c) => match keymap::action(Mode::Confirm, &key) {
+        Overlay::Confirm(mut c) => match keymap::CONFIRM.action(&key) {
             // The plan's alternative (MySQL 8: SET PERSIST) replaces it, asking again.
-            Some(A::Alternative) => {
+            Some(ConfirmKey::Alternative) => {
                 match c.action {
                     Action::Change(plan) if plan.alternative.is_some() => {
                         if let Some(alt) = plan.alternative {
@@ -386,15 +470,15 @@ fn overlay_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 }
                 Vec::new()
             }
-            Some(A::Yes) => app.confirmed(c.action),
-            Some(A::Answer) if c.yes_selected => app.confirmed(c.action),
-            Some(A::No | A::Answer) => Vec::new(),
-            Some(A::SwitchAnswer) => {
+            Some(ConfirmKey::Yes) => app.confirmed(c.action),
+            Some(ConfirmKey::Answer) if c.yes_selected => app.confirmed(c.action),
+            Some(ConfirmKey::No | ConfirmKey::Answer) => Vec::new(),
+            Some(ConfirmKey::SwitchAnswer) => {
                 c.yes_selected = !c.yes_selected;
                 app.overlay = Some(Overlay::Confirm(c));
                 Vec::new()
             }
-            _ => {
+            None => {
                 app.overlay = Some(Overlay::Confirm(c));
                 Vec::new()
             }
@@ -521,5 +605,128 @@ mod tests {
             handle(&mut a, key(KeyCode::Enter)),
             vec![Command::UndoScanNow]
         );
+    }
+
+    fn fed(feed: Feed) -> App {
+        let mut a = app();
+        a.set_feed(feed);
+        a
+    }
+
+    /// The notice a key left, if any.
+    fn notice(a: &App) -> Option<String> {
+        match &a.overlay {
+            Some(Overlay::Notice { lines, .. }) => Some(lines.join(" ")),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn read_only_keeps_the_pollers_keys_and_explains_the_changes() {
+        let mut a = fed(Feed::Server { read_only: true });
+        assert_eq!(
+            handle(&mut a, key(KeyCode::Char('+'))),
+            vec![Command::SetPollInterval(Duration::from_secs(2))]
+        );
+        handle(&mut a, key(KeyCode::Char('u')));
+        assert!(matches!(a.overlay, Some(Overlay::Confirm(_))));
+        handle(&mut a, key(KeyCode::Esc));
+        assert!(handle(&mut a, key(KeyCode::Char('t'))).is_empty());
+        let said = notice(&a).unwrap_or_default();
+        assert!(
+            said.contains("--read-only") && said.contains("`t T`"),
+            "{said}"
+        );
+        assert!(a.busy.is_none(), "no facts were asked for");
+    }
+
+    #[test]
+    fn a_watched_server_steers_nothing_and_says_where_to_go() {
+        for (feed, words) in [(Feed::Fleet, "fleet"), (Feed::Prometheus, "Prometheus")] {
+            let mut a = fed(feed);
+            for c in ['+', 'u', 't', 'K'] {
+                assert!(handle(&mut a, key(KeyCode::Char(c))).is_empty(), "{c}");
+                let said = notice(&a).unwrap_or_default();
+                assert!(
+                    said.contains(words) && said.contains("-h HOST"),
+                    "{c}: {said}"
+                );
+                handle(&mut a, key(KeyCode::Esc));
+            }
+            assert_eq!(a.interval, Duration::from_secs(1));
+            // Reading the panels works as anywhere.
+            handle(&mut a, key(KeyCode::Char('2')));
+            assert_eq!(a.zoom, Some(Panel::Flush));
+        }
+    }
+
+    #[test]
+    fn frozen_reads_and_lets_go_but_acts_on_nothing_live() {
+        let mut a = app();
+        handle(&mut a, key(KeyCode::Char('p')));
+        assert!(a.is_frozen());
+        for c in ['+', 'u', 't'] {
+            assert!(handle(&mut a, key(KeyCode::Char(c))).is_empty(), "{c}");
+            let said = notice(&a).unwrap_or_default();
+            assert!(said.contains("press p to unfreeze"), "{c}: {said}");
+            handle(&mut a, key(KeyCode::Esc));
+        }
+        assert_eq!(a.interval, Duration::from_secs(1));
+        handle(&mut a, key(KeyCode::Char('w')));
+        assert_ne!(a.window, super::super::ChartWindow::FiveMinutes);
+        handle(&mut a, key(KeyCode::Char('p')));
+        assert!(!a.is_frozen());
+        // Frozen on a read-only server: the change keys say why read-only refuses them.
+        let mut a = fed(Feed::Server { read_only: true });
+        handle(&mut a, key(KeyCode::Char('p')));
+        handle(&mut a, key(KeyCode::Char('t')));
+        assert!(notice(&a).is_some_and(|s| s.contains("--read-only")));
+        // The feed outlives the freeze.
+        handle(&mut a, key(KeyCode::Esc));
+        handle(&mut a, key(KeyCode::Char('p')));
+        assert!(matches!(
+            a.showing,
+            Showing::Live(Feed::Server { read_only: true })
+        ));
+    }
+
+    #[test]
+    fn a_key_of_no_mode_does_nothing_and_draws_nothing() {
+        let mut a = app();
+        a.needs_draw = false;
+        assert!(handle(&mut a, key(KeyCode::Char('Z'))).is_empty());
+        assert!(!a.needs_draw && a.overlay.is_none());
+    }
+
+    #[test]
+    fn ctrl_c_and_ctrl_z_act_over_a_popup() {
+        let mut a = app();
+        handle(&mut a, key(KeyCode::Char('u')));
+        let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        assert_eq!(handle(&mut a, ctrl('z')), vec![Command::Suspend]);
+        assert!(matches!(a.overlay, Some(Overlay::Confirm(_))), "still open");
+        assert_eq!(handle(&mut a, ctrl('c')), vec![Command::Quit]);
+    }
+
+    /// `?` lists the table of the mode shown, and that table only.
+    #[test]
+    fn help_lists_the_keys_of_the_mode_shown() {
+        let cases = [
+            (
+                fed(Feed::Server { read_only: false }),
+                keymap::LIVE.listing(),
+            ),
+            (
+                fed(Feed::Server { read_only: true }),
+                keymap::READ_ONLY.listing(),
+            ),
+            (fed(Feed::Fleet), keymap::WATCHED.listing()),
+            (fed(Feed::Prometheus), keymap::WATCHED.listing()),
+        ];
+        for (mut a, listing) in cases {
+            assert_eq!(a.keys_here(), listing);
+            handle(&mut a, key(KeyCode::Char('p')));
+            assert_eq!(a.keys_here(), keymap::FROZEN.listing());
+        }
     }
 }

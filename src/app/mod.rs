@@ -18,8 +18,10 @@ use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 
 use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
+use crate::keymap;
 use crate::replay::{Window, WindowRequest};
 use innodebt_engine::verdicts::fresh;
+use innodebt_engine::verdicts::whatif::WhatIfReport;
 use innodebt_server::sample::SourceEvent;
 pub use transport::{Recording, Replay};
 pub use view::{DataView, Link};
@@ -249,11 +251,55 @@ pub use innodebt_poller::live::MIN_INTERVAL;
 
 pub const MAX_INTERVAL: Duration = Duration::from_secs(60);
 
+/// What the dashboard shows, and so which keys act: each mode holds what only it has.
+#[derive(Debug)]
+pub enum Showing {
+    /// A server as it runs, its figures fed by `feed`.
+    Live(Feed),
+    /// `p`: the figures of one moment held still while the feed goes on into `App::live`;
+    /// `p` again lets go.
+    Frozen { feed: Feed, held: Box<DataView> },
+    /// A capture played back (`innodebt replay`, `--demo`): it changes no server.
+    Replay(Box<Replay>),
+    /// `innodebt compare` on a terminal: two captures' differences, ranked.
+    Compare(Box<compare::Compare>),
+}
+
+/// Where a live dashboard's figures come from, which says what it may steer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feed {
+    /// innodebt polls the server itself (`innodebt -h HOST`): the interval and the undo scan
+    /// are this screen's, and so are runtime changes unless `--read-only`.
+    Server { read_only: bool },
+    /// A server opened from `innodebt fleet`: the fleet polls it, nothing here steers that.
+    Fleet,
+    /// `innodebt prometheus`: the figures come from Prometheus; there is no connection.
+    Prometheus,
+}
+
+impl Feed {
+    /// The keys that act on a live dashboard so fed.
+    pub fn keys(self) -> &'static keymap::Table<keymap::LiveKey> {
+        match self {
+            Feed::Server { read_only: false } => &keymap::LIVE,
+            Feed::Server { read_only: true } => &keymap::READ_ONLY,
+            Feed::Fleet | Feed::Prometheus => &keymap::WATCHED,
+        }
+    }
+
+    /// Nothing here changes the server.
+    pub fn read_only(self) -> bool {
+        !matches!(self, Feed::Server { read_only: false })
+    }
+}
+
 #[derive(Debug)]
 pub struct App {
+    /// The figures the source feeds: the server's (on through a freeze), or the replay's
+    /// window loaded last.
     pub live: DataView,
-    /// The display frozen by `p`; polling goes on into `live`.
-    pub frozen: Option<Box<DataView>>,
+    /// The mode: what is shown, and so which keys act.
+    pub showing: Showing,
     pub now: DateTime<Utc>,
     pub interval: Duration,
     pub window: ChartWindow,
@@ -262,29 +308,30 @@ pub struct App {
     pub overlay: Option<Overlay>,
     /// The capture file being written, if recording.
     pub recording: Option<String>,
-    pub read_only: bool,
     pub quit: bool,
     /// Something on screen changed since the last draw.
     pub needs_draw: bool,
-    /// Set when showing a capture instead of a live server.
-    pub replay: Option<Replay>,
-    /// Wall-clock time of the previous tick (replay pacing).
-    last_wall: Option<DateTime<Utc>>,
     /// A side task in flight (reading facts, running a change), for the status line.
     pub busy: Option<String>,
-    /// Capture seconds owed to playback (wall time × speed not yet spent on samples).
-    play_debt_s: f64,
     /// Bookmarks added live this session (a replay's are on its recording).
     pub notes: Vec<innodebt_capture::Note>,
-    /// Set when showing `innodebt compare` instead of a server or a capture.
-    pub compare: Option<Box<compare::Compare>>,
 }
 
 impl App {
+    /// The dashboard of a server innodebt polls and may change.
     pub fn new(interval: Duration, now: DateTime<Utc>) -> Self {
+        App::fed_by(Feed::Server { read_only: false }, interval, now)
+    }
+
+    /// The dashboard of a live server fed by `feed`.
+    pub fn fed_by(feed: Feed, interval: Duration, now: DateTime<Utc>) -> Self {
+        App::showing(Showing::Live(feed), interval, now)
+    }
+
+    fn showing(showing: Showing, interval: Duration, now: DateTime<Utc>) -> Self {
         App {
             live: DataView::default(),
-            frozen: None,
+            showing,
             now,
             interval,
             window: ChartWindow::FiveMinutes,
@@ -292,42 +339,101 @@ impl App {
             focus: Panel::Checkpoint,
             overlay: None,
             recording: None,
-            read_only: false,
             quit: false,
             needs_draw: true,
-            replay: None,
-            last_wall: None,
             busy: None,
-            play_debt_s: 0.0,
             notes: Vec::new(),
-            compare: None,
         }
     }
 
     /// An app showing a capture; its first window (the first sample, or `--from`) is the
     /// load [`start`](Self::start) asks for.
     pub fn replaying(replay: Replay, interval: Duration) -> Self {
-        let mut app = App::new(interval, DateTime::<Utc>::default());
-        app.read_only = true;
-        app.replay = Some(replay);
-        app
+        App::showing(
+            Showing::Replay(Box::new(replay)),
+            interval,
+            DateTime::<Utc>::default(),
+        )
     }
 
     /// What to do before the first event: a replay loads its first window.
     pub fn start(&mut self) -> Vec<Command> {
-        match self.replay.as_ref() {
-            Some(r) if r.unloaded() => self.seek(r.pos),
+        match &self.showing {
+            Showing::Replay(r) if r.unloaded() => self.seek(r.pos),
             _ => Vec::new(),
         }
     }
 
-    /// What the panels show: the frozen copy while frozen, else live data.
+    /// What the panels show: the held copy while frozen, else what the source fed.
     pub fn view(&self) -> &DataView {
-        self.frozen.as_deref().unwrap_or(&self.live)
+        match &self.showing {
+            Showing::Frozen { held, .. } => held,
+            Showing::Live(_) | Showing::Replay(_) | Showing::Compare(_) => &self.live,
+        }
     }
 
     pub fn is_frozen(&self) -> bool {
-        self.frozen.is_some()
+        matches!(self.showing, Showing::Frozen { .. })
+    }
+
+    /// Nothing from here changes the server: `--read-only`, a fleet's server, Prometheus, a
+    /// replay, a comparison.
+    pub fn read_only(&self) -> bool {
+        match self.showing {
+            Showing::Live(feed) | Showing::Frozen { feed, .. } => feed.read_only(),
+            Showing::Replay(_) | Showing::Compare(_) => true,
+        }
+    }
+
+    /// What feeds a live (or frozen) dashboard now becomes `feed`; a replay or a comparison
+    /// has no feed, and stays as it is.
+    pub fn set_feed(&mut self, to: Feed) {
+        if let Showing::Live(feed) | Showing::Frozen { feed, .. } = &mut self.showing {
+            *feed = to;
+        }
+    }
+
+    /// The replay shown, if a replay is.
+    pub fn replay(&self) -> Option<&Replay> {
+        match &self.showing {
+            Showing::Replay(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn replay_mut(&mut self) -> Option<&mut Replay> {
+        match &mut self.showing {
+            Showing::Replay(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The comparison shown, if one is.
+    pub fn compare(&self) -> Option<&compare::Compare> {
+        match &self.showing {
+            Showing::Compare(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `replay --what-if`: the recording re-judged under another setting, when replaying one.
+    pub fn what_if(&self) -> Option<&WhatIfReport> {
+        match &self.showing {
+            Showing::Replay(r) => r.what_if.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// `p`: hold what is shown still, or let go of it.
+    fn toggle_freeze(&mut self) {
+        self.showing = match &self.showing {
+            Showing::Live(feed) => Showing::Frozen {
+                feed: *feed,
+                held: Box::new(self.live.clone()),
+            },
+            Showing::Frozen { feed, .. } => Showing::Live(*feed),
+            Showing::Replay(_) | Showing::Compare(_) => return,
+        };
     }
 
     pub fn freshness(&self) -> Freshness {
@@ -363,12 +469,12 @@ impl App {
         match msg {
             Msg::Key(key) => keys::handle(self, key),
             Msg::Source(event) => {
-                if self.live.ingest(&event, self.now) && self.frozen.is_none() {
+                if self.live.ingest(&event, self.now) && !self.is_frozen() {
                     self.needs_draw = true;
                 }
                 Vec::new()
             }
-            Msg::Tick(now) if self.replay.is_some() => self.tick_replay(now),
+            Msg::Tick(now) if matches!(self.showing, Showing::Replay(_)) => self.tick_replay(now),
             Msg::WindowLoaded { ticket, result } => {
                 self.window_loaded(ticket, result);
                 Vec::new()
@@ -419,8 +525,8 @@ impl App {
     pub fn plan_context(&self) -> Option<PlanContext> {
         let flavor = self.live.info()?.flavor;
         Some(match &self.live.latest {
-            Some(f) => PlanContext::from_figures(flavor, self.read_only, f),
-            None => PlanContext::new(flavor, self.read_only),
+            Some(f) => PlanContext::from_figures(flavor, self.read_only(), f),
+            None => PlanContext::new(flavor, self.read_only()),
         })
     }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
-use super::{App, Command, Input, InputPurpose, Overlay};
+use super::{App, Command, Input, InputPurpose, Overlay, Showing};
 use innodebt_capture::Note;
 
 /// Where a note goes.
@@ -36,31 +36,26 @@ impl NoteInto {
 
 /// The moment a note is for: the replayed sample, the frozen display, or now.
 fn moment(app: &App) -> DateTime<Utc> {
-    if let Some(t) = app.replay.as_ref().and_then(|r| r.now()) {
-        return t;
-    }
-    match &app.frozen {
-        Some(v) => v.latest.as_ref().map_or(app.now, |f| f.sampled_at),
-        None => app.now,
+    match &app.showing {
+        Showing::Replay(r) => r.now().unwrap_or(app.now),
+        Showing::Frozen { held, .. } => held.latest.as_ref().map_or(app.now, |f| f.sampled_at),
+        Showing::Live(_) | Showing::Compare(_) => app.now,
     }
 }
 
 fn destination(app: &App, at: DateTime<Utc>) -> NoteInto {
-    if let Some(r) = &app.replay {
-        return match r.recording.file_for(at) {
+    match &app.showing {
+        Showing::Replay(r) => match r.recording.file_for(at) {
             Some(p) => NoteInto::File(p.to_path_buf()),
             None => NoteInto::Session(
                 "the built-in demo is not a file: the note is shown until you quit".into(),
             ),
-        };
-    }
-    if app.recording.is_some() {
-        NoteInto::Recording
-    } else {
-        NoteInto::Session(
+        },
+        _ if app.recording.is_some() => NoteInto::Recording,
+        Showing::Live(_) | Showing::Frozen { .. } | Showing::Compare(_) => NoteInto::Session(
             "not recording: the note is kept only until you quit (start with --record FILE to keep notes in a capture)"
                 .into(),
-        )
+        ),
     }
 }
 
@@ -89,11 +84,14 @@ pub fn submit(app: &mut App, mut input: Input, at: DateTime<Utc>) -> Vec<Command
         return Vec::new();
     }
     let into = destination(app, at);
-    if let Some(r) = app.replay.as_mut() {
-        let sample = r.pos;
-        r.recording.add_bookmark(note.clone(), sample);
-    } else {
-        app.notes.push(note.clone());
+    match &mut app.showing {
+        Showing::Replay(r) => {
+            let sample = r.pos;
+            r.recording.add_bookmark(note.clone(), sample);
+        }
+        Showing::Live(_) | Showing::Frozen { .. } | Showing::Compare(_) => {
+            app.notes.push(note.clone())
+        }
     }
     match into {
         NoteInto::Session(why) => {
@@ -109,7 +107,7 @@ pub fn saved(app: &mut App, note: &Note, result: Result<String, String>) {
     let head = format!("\"{}\" at {}", note.text, note.at.format("%H:%M:%S UTC"));
     let (title, line) = match result {
         Ok(where_) => ("Note saved", format!("saved in {where_}")),
-        Err(why) if app.replay.is_some() => (
+        Err(why) if matches!(app.showing, Showing::Replay(_)) => (
             "Note not saved",
             format!("{why}; it is shown on the timeline until you quit"),
         ),

@@ -4,7 +4,7 @@
 
 use innodebt_engine::figures::{Severity, Verdict};
 
-use super::{App, Freshness, secs_between};
+use super::{App, Freshness, Showing, secs_between};
 
 impl App {
     /// The verdicts the verdict line shows: the latest figures' — except that while live data
@@ -15,7 +15,7 @@ impl App {
         let Some(latest) = self.view().latest.as_ref() else {
             return Vec::new();
         };
-        if self.replay.is_some() || self.is_frozen() {
+        if self.shows_a_past_moment() {
             return latest.verdicts.clone();
         }
         match self.freshness() {
@@ -34,8 +34,7 @@ impl App {
     /// a frozen or replayed moment is shown); while live data stops coming an old `ok` is
     /// `unknown` (`verdicts::severity_without_fresh_data`). Unjudged is `unknown`, never ✓.
     pub fn severity_now(&self, severity: Option<Severity>) -> Severity {
-        let fresh = self.replay.is_some()
-            || self.is_frozen()
+        let fresh = self.shows_a_past_moment()
             || matches!(
                 self.freshness(),
                 Freshness::Waiting | Freshness::Fresh { .. }
@@ -44,6 +43,15 @@ impl App {
             Some(s) if fresh => s,
             None if fresh => Severity::Unknown,
             s => innodebt_engine::verdicts::severity_without_fresh_data(s),
+        }
+    }
+
+    /// A frozen or replayed moment (or a comparison) shows its judgements as they were; only a
+    /// live screen judges by how fresh its data is.
+    fn shows_a_past_moment(&self) -> bool {
+        match self.showing {
+            Showing::Live(_) => false,
+            Showing::Frozen { .. } | Showing::Replay(_) | Showing::Compare(_) => true,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{App, Command, secs_between};
+use super::{App, Command, Showing, secs_between};
 use crate::replay::{Goto, Window};
 
 /// Samples one playback load may step at most.
@@ -25,7 +25,7 @@ impl App {
     /// One sample forward (`→`), whatever its gap. Pressed again before the step arrived, it
     /// steps once more from where the first began: every press counts.
     pub fn step_forward(&mut self) -> Vec<Command> {
-        let Some(r) = self.replay.as_ref() else {
+        let Showing::Replay(r) = &self.showing else {
             return Vec::new();
         };
         let (from, max) = match r.pending_steps() {
@@ -40,7 +40,7 @@ impl App {
     }
 
     fn load(&mut self, to: Goto) -> Vec<Command> {
-        let Some(r) = self.replay.as_mut() else {
+        let Showing::Replay(r) = &mut self.showing else {
             return Vec::new();
         };
         self.needs_draw = true;
@@ -49,7 +49,7 @@ impl App {
 
     /// A loaded window (or why it could not be): shown when it answers the load awaited.
     pub(super) fn window_loaded(&mut self, ticket: u64, result: Result<Box<Window>, String>) {
-        let Some(r) = self.replay.as_mut() else {
+        let Showing::Replay(r) = &mut self.showing else {
             return;
         };
         if !r.answered(ticket) {
@@ -59,10 +59,10 @@ impl App {
         match result {
             Ok(w) => {
                 r.shown(&w);
-                self.play_debt_s = (self.play_debt_s - w.spent_s).max(0.0);
+                r.play_debt_s = (r.play_debt_s - w.spent_s).max(0.0);
                 if r.playing && r.at_end() {
                     r.playing = false;
-                    self.play_debt_s = 0.0;
+                    r.play_debt_s = 0.0;
                 }
                 if let Some(now) = w.at {
                     self.now = now;
@@ -72,12 +72,12 @@ impl App {
             Err(e) => {
                 let stepping = r.playing;
                 r.failed(e.clone());
+                r.play_debt_s = 0.0;
                 let what = if stepping {
                     "cannot read on"
                 } else {
                     "cannot show that moment"
                 };
-                self.play_debt_s = 0.0;
                 self.notice("Replay", format!("{what}: {e}"));
             }
         }
@@ -87,31 +87,31 @@ impl App {
     /// displayed clock (`self.now`) is the capture's. The samples the debt pays for are one
     /// load; while it is on its way the debt grows and the next load takes it all.
     pub(super) fn tick_replay(&mut self, wall: DateTime<Utc>) -> Vec<Command> {
-        let Some(r) = self.replay.as_mut() else {
+        let Showing::Replay(r) = &mut self.showing else {
             return Vec::new();
         };
-        let elapsed = secs_between(self.last_wall.unwrap_or(wall), wall).clamp(0.0, 1.0);
-        self.last_wall = Some(wall);
+        let elapsed = secs_between(r.last_wall.unwrap_or(wall), wall).clamp(0.0, 1.0);
+        r.last_wall = Some(wall);
         if !r.playing {
             return Vec::new();
         }
-        self.play_debt_s += elapsed * r.speed;
+        r.play_debt_s += elapsed * r.speed;
         if r.loading() {
             return Vec::new();
         }
         if r.at_end() {
             r.playing = false;
-            self.play_debt_s = 0.0;
+            r.play_debt_s = 0.0;
             self.needs_draw = true;
             return Vec::new();
         }
         match r.gap_to_next() {
-            Some(gap) if self.play_debt_s >= gap => {
-                let from = r.pos;
+            Some(gap) if r.play_debt_s >= gap => {
+                let (from, budget_s) = (r.pos, r.play_debt_s);
                 // Bounded per load so a huge speed-up can't hold the loader for long.
                 self.load(Goto::Step {
                     from,
-                    budget_s: self.play_debt_s,
+                    budget_s,
                     max: PLAY_STEPS_PER_LOAD,
                 })
             }

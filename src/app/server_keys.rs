@@ -1,6 +1,7 @@
 //! The keys that change the server (`t` `T` `P` `l` `d` `b`, `m`, `K`, `R`): what stops them
-//! here (a replay, `--read-only`, a change still running, no server yet), and the first step
-//! of each — facts to read, or a plan to confirm.
+//! here (a change still running, no server yet), and the first step of each — facts to read,
+//! or a plan to confirm. Only a server innodebt may change has these keys (`keymap::LIVE`):
+//! a replay, `--read-only` and a watched server never reach here.
 
 use super::{App, Command, FactsThen};
 use crate::control::{self, ChangePlan, Knob, PlanContext, Refusal};
@@ -8,12 +9,6 @@ use innodebt_server::sample::SourceKind;
 
 /// Why a change key does nothing here, if it doesn't.
 fn change_blocked(app: &App) -> Option<String> {
-    if app.replay.is_some() {
-        return Some("replays never change a server: this is a recording".into());
-    }
-    if app.read_only {
-        return Some("read-only mode (--read-only): changes are disabled".into());
-    }
     if app.busy.is_some() {
         return Some("another change is still running: wait for its result".into());
     }

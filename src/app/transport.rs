@@ -52,6 +52,10 @@ pub struct Replay {
     /// lines on the checkpoint-age (redo) or history (purge lag) chart, its summary in the
     /// checkpoint or purge panel.
     pub what_if: Option<WhatIfReport>,
+    /// Wall-clock time of the previous tick (playback pacing).
+    pub(super) last_wall: Option<DateTime<Utc>>,
+    /// Capture seconds owed to playback (wall time × speed not yet spent on samples).
+    pub(super) play_debt_s: f64,
 }
 
 impl Replay {
@@ -78,6 +82,8 @@ impl Replay {
             loaded: false,
             error: None,
             what_if: None,
+            last_wall: None,
+            play_debt_s: 0.0,
         }
     }
 

@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 
 use crate::app::{self, App, DataView};
 use crate::config::{self, Config};
-use crate::keymap::{self, KeyAction, Mode};
+use crate::keymap::ScreenKey;
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::TargetSpec;
@@ -461,7 +461,13 @@ impl FleetScreen<'_> {
                     let Some(key) = p.keys.get(i).cloned() else {
                         continue;
                     };
-                    let mut o = open_dashboard(i, &VecDeque::new(), self.config, p.origin.step);
+                    let mut o = open_dashboard(
+                        i,
+                        &VecDeque::new(),
+                        self.config,
+                        app::Feed::Prometheus,
+                        p.origin.step,
+                    );
                     o.events = Some(prometheus::spawn_dashboard(
                         i,
                         p.origin.clone(),
@@ -477,7 +483,13 @@ impl FleetScreen<'_> {
                         Some(_) => VecDeque::new(),
                         None => self.recent[i].clone(),
                     };
-                    let mut o = open_dashboard(i, &seen, self.config, self.config.poll.interval);
+                    let mut o = open_dashboard(
+                        i,
+                        &seen,
+                        self.config,
+                        app::Feed::Fleet,
+                        self.config.poll.interval,
+                    );
                     if let Some(url) = agent {
                         o.events = Some(poll::spawn_agent_events(
                             i,
@@ -500,12 +512,12 @@ fn open_dashboard(
     index: usize,
     recent: &VecDeque<innodebt_server::sample::SourceEvent>,
     config: &Config,
+    feed: app::Feed,
     interval: Duration,
 ) -> Open {
-    let mut app = App::new(interval, Utc::now());
-    app.live = DataView::new(config.judging.deriver());
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
-    app.read_only = true;
+    let mut app = App::fed_by(feed, interval, Utc::now());
+    app.live = DataView::new(config.judging.deriver());
     for ev in recent {
         app.update(app::Msg::Source(ev.clone()));
     }
@@ -525,8 +537,8 @@ fn dashboard_key(
 ) -> Result<bool, ScreenError> {
     let nothing_open = app.overlay.is_none() && app.zoom.is_none();
     let back = matches!(
-        keymap::action(Mode::Live, &k),
-        Some(KeyAction::Quit | KeyAction::Back)
+        app.screen_key_of(&k),
+        Some(ScreenKey::Quit | ScreenKey::Back)
     );
     if nothing_open && back {
         return Ok(true);

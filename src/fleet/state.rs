@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::row::{RowFigures, RowLink, breach_order};
-use crate::keymap::{self, KeyAction, Mode};
+use crate::keymap::{self, FleetKey, TextKey};
 use innodebt_engine::figures::Figures;
 use innodebt_engine::verdicts::fresh;
 
@@ -268,33 +268,33 @@ impl Fleet {
         }
     }
 
-    /// A key: the fleet's rows of the keymap say what it means (the filter line, while typed,
-    /// takes every key but Ctrl-C and Ctrl-Z).
+    /// A key: the fleet's table says what it means (the filter line, while typed, takes every
+    /// key but Ctrl-C and Ctrl-Z).
     fn key(&mut self, k: KeyEvent) -> Vec<Command> {
-        use KeyAction as A;
+        use FleetKey as A;
         self.needs_draw = true;
         self.notice = None;
-        let action = keymap::action(Mode::Fleet, &k);
+        let action = keymap::FLEET.action(&k);
         match action {
             Some(A::QuitNow) => return vec![Command::Quit],
             Some(A::Suspend) => return vec![Command::Suspend],
             _ => {}
         }
         if self.editing_filter {
-            match keymap::action(Mode::FleetFilter, &k) {
-                Some(A::Submit) => self.editing_filter = false,
-                Some(A::Cancel) => {
+            match keymap::FLEET_FILTER.action(&k) {
+                Some(TextKey::Submit) => self.editing_filter = false,
+                Some(TextKey::Cancel) => {
                     self.editing_filter = false;
                     self.filter.clear();
                 }
-                Some(A::Erase) => {
+                Some(TextKey::Erase) => {
                     self.filter.pop();
                 }
-                Some(A::Type) => match k.code {
+                Some(TextKey::Type) => match k.code {
                     KeyCode::Char(c) if self.filter.chars().count() < 64 => self.filter.push(c),
                     _ => return Vec::new(),
                 },
-                _ => return Vec::new(),
+                None => return Vec::new(),
             }
             self.reorder();
             return Vec::new();

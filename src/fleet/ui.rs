@@ -12,7 +12,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 
 use super::row::{RowLink, needs_attention};
 use super::state::{Fleet, Server};
-use crate::keymap::{self, Bar};
+use crate::keymap;
 use crate::text::{elide_middle, sanitize, width};
 use crate::theme::{Theme, ThemeItem};
 use innodebt_engine::units::{count, duration};
@@ -227,7 +227,7 @@ pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
             Span::styled("filter: ", theme.style(ThemeItem::Key)),
             Span::raw(fleet.filter.clone()),
             Span::styled(
-                format!("▏ {}", keymap::hint_line(Bar::FleetFilter)),
+                format!("▏ {}", keymap::FLEET_FILTER.hint_line()),
                 theme.style(ThemeItem::Dim),
             ),
         ])
@@ -241,7 +241,7 @@ pub fn render(frame: &mut Frame, fleet: &Fleet, theme: &Theme) {
         };
         Line::from(vec![
             Span::styled(filter, theme.style(ThemeItem::Text)),
-            Span::styled(keymap::hint_line(Bar::Fleet), theme.style(ThemeItem::Key)),
+            Span::styled(keymap::FLEET.hint_line(), theme.style(ThemeItem::Key)),
         ])
     };
     frame.render_widget(Paragraph::new(foot), footer);

@@ -1,50 +1,78 @@
 //! The keys of `innodebt compare` on a terminal: moving through the ranked differences and
-//! opening one in detail. `?`, `q`, Esc and Ctrl-Z are the screens' shared rows.
+//! opening one in detail, and every screen's own.
 
 use crossterm::event::KeyCode;
 
-use super::{A, Bar, Binding, Mode, ch, code, hint};
+use super::{Binding, ScreenAction, ScreenKey, Table, ch, code, ctrl, hint};
 
-const COMPARE: &[Mode] = &[Mode::Compare];
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompareKey {
+    Screen(ScreenKey),
+    /// The previous / next difference, a page of them, the first / last.
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    First,
+    Last,
+    /// Open (or close) the selected difference's detail.
+    Detail,
+}
 
-pub const COMPARE_KEYS: &[Binding] = &[
-    Binding {
-        keys: &[
-            (code(KeyCode::Up), A::DiffUp),
-            (code(KeyCode::Down), A::DiffDown),
-            (ch('k'), A::DiffUp),
-            (ch('j'), A::DiffDown),
-        ],
-        names: &["↑ ↓", "k j"],
-        modes: COMPARE,
-        help: "previous / next difference",
-        hint: hint(Bar::Compare, 0, "↑↓", "difference"),
-    },
-    Binding {
-        keys: &[
-            (code(KeyCode::PageUp), A::DiffPageUp),
-            (code(KeyCode::PageDown), A::DiffPageDown),
-        ],
-        names: &["PgUp", "PgDn"],
-        modes: COMPARE,
-        help: "ten differences up / down",
-        hint: None,
-    },
-    Binding {
-        keys: &[
-            (code(KeyCode::Home), A::DiffFirst),
-            (code(KeyCode::End), A::DiffLast),
-        ],
-        names: &["Home", "End"],
-        modes: COMPARE,
-        help: "first / last difference",
-        hint: None,
-    },
-    Binding {
-        keys: &[(code(KeyCode::Enter), A::DiffDetail)],
-        names: &["Enter"],
-        modes: COMPARE,
-        help: "the difference in detail: both sides' median, p95, max, and what it means",
-        hint: hint(Bar::Compare, 1, "Enter", "detail"),
-    },
-];
+impl ScreenAction for CompareKey {
+    fn screen(self) -> Option<ScreenKey> {
+        match self {
+            CompareKey::Screen(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+use CompareKey as C;
+
+/// Its footer shows the differences' keys first, then help and quit.
+pub const COMPARE: Table<CompareKey> = Table {
+    name: "compare",
+    title: "Keys of `compare` on a terminal (without --format):",
+    rows: &[
+        help_row!(C::Screen, hint(2, "?", "help")),
+        quit_row!(C::Screen, "quit", hint(3, "q", "quit")),
+        back_row!(C::Screen, "back / close", hint(4, "Esc", "back")),
+        suspend_row!(C::Screen),
+        Binding {
+            keys: &[
+                (code(KeyCode::Up), C::Up),
+                (code(KeyCode::Down), C::Down),
+                (ch('k'), C::Up),
+                (ch('j'), C::Down),
+            ],
+            names: &["↑ ↓", "k j"],
+            help: "previous / next difference",
+            hint: hint(0, "↑↓", "difference"),
+        },
+        Binding {
+            keys: &[
+                (code(KeyCode::PageUp), C::PageUp),
+                (code(KeyCode::PageDown), C::PageDown),
+            ],
+            names: &["PgUp", "PgDn"],
+            help: "ten differences up / down",
+            hint: None,
+        },
+        Binding {
+            keys: &[
+                (code(KeyCode::Home), C::First),
+                (code(KeyCode::End), C::Last),
+            ],
+            names: &["Home", "End"],
+            help: "first / last difference",
+            hint: None,
+        },
+        Binding {
+            keys: &[(code(KeyCode::Enter), C::Detail)],
+            names: &["Enter"],
+            help: "the difference in detail: both sides' median, p95, max, and what it means",
+            hint: hint(1, "Enter", "detail"),
+        },
+    ],
+};

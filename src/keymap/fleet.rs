@@ -1,104 +1,120 @@
 //! The keys of `innodebt fleet`: the list of servers and its filter line. A server's dashboard
-//! opened from the fleet reads the dashboard's keys (Esc or q there go back to the fleet).
+//! opened from the fleet reads [`WATCHED`](super::WATCHED) (Esc or q there go back to the fleet).
 
 use crossterm::event::KeyCode;
 
-use super::{A, Bar, Binding, Key, Mode, ch, code, ctrl, hint};
+use super::{Binding, Key, Table, TextKey, ch, code, ctrl, hint};
 
-const FLEET: &[Mode] = &[Mode::Fleet];
-const FILTER: &[Mode] = &[Mode::FleetFilter];
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FleetKey {
+    SelectUp,
+    SelectDown,
+    SelectFirst,
+    SelectLast,
+    OpenServer,
+    Filter,
+    ClearFilter,
+    GroupServers,
+    Quit,
+    /// Ctrl-C: quits while the filter is typed too.
+    QuitNow,
+    /// Ctrl-Z: works while the filter is typed too.
+    Suspend,
+}
 
-pub const FLEET_KEYS: &[Binding] = &[
-    Binding {
-        keys: &[
-            (code(KeyCode::Up), A::SelectUp),
-            (code(KeyCode::Down), A::SelectDown),
-            (ch('k'), A::SelectUp),
-            (ch('j'), A::SelectDown),
-        ],
-        names: &["↑ ↓", "j k"],
-        modes: FLEET,
-        help: "select a server",
-        hint: hint(Bar::Fleet, 0, "↑↓", "select"),
-    },
-    Binding {
-        keys: &[
-            (code(KeyCode::Home), A::SelectFirst),
-            (code(KeyCode::End), A::SelectLast),
-        ],
-        names: &["Home", "End"],
-        modes: FLEET,
-        help: "first / last server",
-        hint: None,
-    },
-    Binding {
-        keys: &[(code(KeyCode::Enter), A::OpenServer)],
-        names: &["Enter"],
-        modes: FLEET,
-        help: "the selected server's dashboard, read-only (Esc or q back to the fleet)",
-        hint: hint(Bar::Fleet, 1, "Enter", "dashboard"),
-    },
-    Binding {
-        keys: &[(ch('/'), A::Filter)],
-        names: &["/"],
-        modes: FLEET,
-        help: "filter by name, group, tag or state",
-        hint: hint(Bar::Fleet, 2, "/", "filter"),
-    },
-    Binding {
-        keys: &[(code(KeyCode::Esc), A::ClearFilter)],
-        names: &["Esc"],
-        modes: FLEET,
-        help: "clear the filter",
-        hint: None,
-    },
-    Binding {
-        keys: &[(ch('g'), A::GroupServers)],
-        names: &["g"],
-        modes: FLEET,
-        help: "group the servers by their group, or not",
-        hint: hint(Bar::Fleet, 3, "g", "group"),
-    },
-    Binding {
-        keys: &[(ch('q'), A::Quit), (ctrl('c'), A::QuitNow)],
-        names: &["q", "Ctrl-C"],
-        modes: FLEET,
-        help: "quit",
-        hint: hint(Bar::Fleet, 4, "q", "quit"),
-    },
-    Binding {
-        keys: &[(ctrl('z'), A::Suspend)],
-        names: &["Ctrl-Z"],
-        modes: FLEET,
-        help: "suspend (fg to resume)",
-        hint: None,
-    },
-    Binding {
-        keys: &[(code(KeyCode::Enter), A::Submit)],
-        names: &["Enter"],
-        modes: FILTER,
-        help: "keep the filter",
-        hint: hint(Bar::FleetFilter, 0, "Enter", "keep"),
-    },
-    Binding {
-        keys: &[(code(KeyCode::Esc), A::Cancel)],
-        names: &["Esc"],
-        modes: FILTER,
-        help: "clear the filter",
-        hint: hint(Bar::FleetFilter, 1, "Esc", "clear"),
-    },
-    Binding {
-        keys: &[(code(KeyCode::Backspace), A::Erase)],
-        names: &["Backspace"],
-        modes: FILTER,
-        help: "erase the last character",
-        hint: None,
-    },
-    Binding {
-        keys: &[(Key::Text, A::Type)],
-        names: &["text"],
-        modes: FILTER,
-        help: "type the filter",
-        hint: None,
-    },
-];
+use FleetKey as F;
+
+pub const FLEET: Table<FleetKey> = Table {
+    name: "fleet",
+    title: "Keys of `innodebt fleet`:",
+    rows: &[
+        Binding {
+            keys: &[
+                (code(KeyCode::Up), F::SelectUp),
+                (code(KeyCode::Down), F::SelectDown),
+                (ch('k'), F::SelectUp),
+                (ch('j'), F::SelectDown),
+            ],
+            names: &["↑ ↓", "j k"],
+            help: "select a server",
+            hint: hint(0, "↑↓", "select"),
+        },
+        Binding {
+            keys: &[
+                (code(KeyCode::Home), F::SelectFirst),
+                (code(KeyCode::End), F::SelectLast),
+            ],
+            names: &["Home", "End"],
+            help: "first / last server",
+            hint: None,
+        },
+        Binding {
+            keys: &[(code(KeyCode::Enter), F::OpenServer)],
+            names: &["Enter"],
+            help: "the selected server's dashboard, read-only (Esc or q back to the fleet)",
+            hint: hint(1, "Enter", "dashboard"),
+        },
+        Binding {
+            keys: &[(ch('/'), F::Filter)],
+            names: &["/"],
+            help: "filter by name, group, tag or state",
+            hint: hint(2, "/", "filter"),
+        },
+        Binding {
+            keys: &[(code(KeyCode::Esc), F::ClearFilter)],
+            names: &["Esc"],
+            help: "clear the filter",
+            hint: None,
+        },
+        Binding {
+            keys: &[(ch('g'), F::GroupServers)],
+            names: &["g"],
+            help: "group the servers by their group, or not",
+            hint: hint(3, "g", "group"),
+        },
+        Binding {
+            keys: &[(ch('q'), F::Quit), (ctrl('c'), F::QuitNow)],
+            names: &["q", "Ctrl-C"],
+            help: "quit",
+            hint: hint(4, "q", "quit"),
+        },
+        Binding {
+            keys: &[(ctrl('z'), F::Suspend)],
+            names: &["Ctrl-Z"],
+            help: "suspend (fg to resume)",
+            hint: None,
+        },
+    ],
+};
+
+/// The filter line while it is typed: it takes every key but the fleet's Ctrl-C and Ctrl-Z.
+pub const FLEET_FILTER: Table<TextKey> = Table {
+    name: "fleet filter",
+    title: "While typing the fleet's filter:",
+    rows: &[
+        Binding {
+            keys: &[(code(KeyCode::Enter), TextKey::Submit)],
+            names: &["Enter"],
+            help: "keep the filter",
+            hint: hint(0, "Enter", "keep"),
+        },
+        Binding {
+            keys: &[(code(KeyCode::Esc), TextKey::Cancel)],
+            names: &["Esc"],
+            help: "clear the filter",
+            hint: hint(1, "Esc", "clear"),
+        },
+        Binding {
+            keys: &[(code(KeyCode::Backspace), TextKey::Erase)],
+            names: &["Backspace"],
+            help: "erase the last character",
+            hint: None,
+        },
+        Binding {
+            keys: &[(Key::Text, TextKey::Type)],
+            names: &["text"],
+            help: "type the filter",
+            hint: None,
+        },
+    ],
+};

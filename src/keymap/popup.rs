@@ -1,86 +1,127 @@
-//! The keys inside a popup: a confirmation (Yes / No, No the default) and a prompt (a value, a
-//! time, a note). An open popup takes every key before the dashboard (Ctrl-C and Ctrl-Z
-//! excepted, see [`KeyAction::over_popups`]).
+//! The keys inside a popup: a confirmation (Yes / No, No the default), a prompt (a value, a
+//! time, a note) and a message (help, the verdicts, a notice). An open popup takes every key
+//! before the screen under it, but the screen's Ctrl-C and Ctrl-Z
+//! ([`ScreenKey::over_popups`](super::ScreenKey::over_popups)).
 
 use crossterm::event::KeyCode;
 
-use super::{A, Bar, Binding, Key, Mode, ch, code, hint};
+use super::{Binding, Key, Table, ch, code, hint};
 
-const CONFIRM: &[Mode] = &[Mode::Confirm];
-const PROMPT: &[Mode] = &[Mode::Prompt];
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConfirmKey {
+    Yes,
+    No,
+    /// Enter: the highlighted answer (No until moved).
+    Answer,
+    SwitchAnswer,
+    /// The plan's alternative (MySQL 8: `SET PERSIST`), asked again.
+    Alternative,
+}
 
-pub const POPUP_KEYS: &[Binding] = &[
-    Binding {
-        keys: &[(ch('y'), A::Yes), (ch('Y'), A::Yes)],
-        names: &["y"],
-        modes: CONFIRM,
-        help: "yes: run it",
-        hint: hint(Bar::Confirm, 0, "y", "yes"),
-    },
-    Binding {
-        keys: &[
-            (ch('n'), A::No),
-            (ch('N'), A::No),
-            (code(KeyCode::Esc), A::No),
-        ],
-        names: &["n", "Esc"],
-        modes: CONFIRM,
-        help: "no: nothing runs",
-        hint: hint(Bar::Confirm, 1, "n/Esc", "no"),
-    },
-    Binding {
-        keys: &[
-            (code(KeyCode::Left), A::SwitchAnswer),
-            (code(KeyCode::Right), A::SwitchAnswer),
-            (code(KeyCode::Tab), A::SwitchAnswer),
-            (ch('h'), A::SwitchAnswer),
-            (ch('l'), A::SwitchAnswer),
-        ],
-        names: &["←", "→", "Tab", "h l"],
-        modes: CONFIRM,
-        help: "move between Yes and No",
-        hint: hint(Bar::Confirm, 2, "←/→", "choose"),
-    },
-    Binding {
-        keys: &[(code(KeyCode::Enter), A::Answer)],
-        names: &["Enter"],
-        modes: CONFIRM,
-        help: "give the highlighted answer (No until moved)",
-        hint: hint(Bar::Confirm, 3, "Enter", "answers"),
-    },
-    Binding {
-        keys: &[(ch('a'), A::Alternative)],
-        names: &["a"],
-        modes: CONFIRM,
-        help: "ask the alternative the popup offers instead (MySQL 8: SET PERSIST)",
-        hint: None,
-    },
-    Binding {
-        keys: &[(code(KeyCode::Enter), A::Submit)],
-        names: &["Enter"],
-        modes: PROMPT,
-        help: "go: use what was typed",
-        hint: hint(Bar::Prompt, 0, "Enter", "go"),
-    },
-    Binding {
-        keys: &[(code(KeyCode::Esc), A::Cancel)],
-        names: &["Esc"],
-        modes: PROMPT,
-        help: "cancel",
-        hint: hint(Bar::Prompt, 1, "Esc", "cancel"),
-    },
-    Binding {
-        keys: &[(code(KeyCode::Backspace), A::Erase)],
-        names: &["Backspace"],
-        modes: PROMPT,
-        help: "erase the last character",
-        hint: None,
-    },
-    Binding {
-        keys: &[(Key::Text, A::Type)],
-        names: &["text"],
-        modes: PROMPT,
-        help: "type the value, time or note",
-        hint: None,
-    },
-];
+/// Typing a line: a prompt's, and the fleet's filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextKey {
+    Submit,
+    Cancel,
+    Erase,
+    /// A printable character ([`Key::Text`]).
+    Type,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DismissKey {
+    Close,
+}
+
+use ConfirmKey as C;
+
+pub const CONFIRM: Table<ConfirmKey> = Table {
+    name: "confirmation",
+    title: "In a confirmation (the default answer is No):",
+    rows: &[
+        Binding {
+            keys: &[(ch('y'), C::Yes), (ch('Y'), C::Yes)],
+            names: &["y"],
+            help: "yes: run it",
+            hint: hint(0, "y", "yes"),
+        },
+        Binding {
+            keys: &[
+                (ch('n'), C::No),
+                (ch('N'), C::No),
+                (code(KeyCode::Esc), C::No),
+            ],
+            names: &["n", "Esc"],
+            help: "no: nothing runs",
+            hint: hint(1, "n/Esc", "no"),
+        },
+        Binding {
+            keys: &[
+                (code(KeyCode::Left), C::SwitchAnswer),
+                (code(KeyCode::Right), C::SwitchAnswer),
+                (code(KeyCode::Tab), C::SwitchAnswer),
+                (ch('h'), C::SwitchAnswer),
+                (ch('l'), C::SwitchAnswer),
+            ],
+            names: &["←", "→", "Tab", "h l"],
+            help: "move between Yes and No",
+            hint: hint(2, "←/→", "choose"),
+        },
+        Binding {
+            keys: &[(code(KeyCode::Enter), C::Answer)],
+            names: &["Enter"],
+            help: "give the highlighted answer (No until moved)",
+            hint: hint(3, "Enter", "answers"),
+        },
+        // The popup's own lines say "a: … instead" when it offers one.
+        Binding {
+            keys: &[(ch('a'), C::Alternative)],
+            names: &["a"],
+            help: "ask the alternative the popup offers instead (MySQL 8: SET PERSIST)",
+            hint: None,
+        },
+    ],
+};
+
+pub const PROMPT: Table<TextKey> = Table {
+    name: "prompt",
+    title: "In a prompt (a value, a time, a note):",
+    rows: &[
+        Binding {
+            keys: &[(code(KeyCode::Enter), TextKey::Submit)],
+            names: &["Enter"],
+            help: "go: use what was typed",
+            hint: hint(0, "Enter", "go"),
+        },
+        Binding {
+            keys: &[(code(KeyCode::Esc), TextKey::Cancel)],
+            names: &["Esc"],
+            help: "cancel",
+            hint: hint(1, "Esc", "cancel"),
+        },
+        Binding {
+            keys: &[(code(KeyCode::Backspace), TextKey::Erase)],
+            names: &["Backspace"],
+            help: "erase the last character",
+            hint: None,
+        },
+        Binding {
+            keys: &[(Key::Text, TextKey::Type)],
+            names: &["text"],
+            help: "type the value, time or note",
+            hint: None,
+        },
+    ],
+};
+
+/// Help, the verdicts in full, and a notice (an error, a result).
+pub const MESSAGE: Table<DismissKey> = Table {
+    name: "message",
+    title: "On help, the verdicts or a message:",
+    rows: &[Binding {
+        keys: &[(Key::Any, DismissKey::Close)],
+        names: &["any key"],
+        help: "close (`q` too: it closes, it does not quit)",
+        hint: hint(0, "any key", "closes"),
+    }],
+};

@@ -9,7 +9,7 @@ use futures_util::FutureExt as _;
 
 use super::session::{first_session, poller_config, spawn_poller};
 use super::{EXIT_FAILURE, fail, record};
-use crate::app::{App, DataView};
+use crate::app::{App, DataView, Feed};
 use crate::cli::{ConnectOptions, OutputFormat};
 use crate::config::{Config, Output};
 use crate::output;
@@ -46,9 +46,11 @@ pub(super) async fn main(
         None => None,
     };
     let polling = spawn_poller(session, opts.clone(), cfg.clone());
-    let mut app = App::new(cfg.interval, chrono::Utc::now());
+    let feed = Feed::Server {
+        read_only: config.read_only,
+    };
+    let mut app = App::fed_by(feed, cfg.interval, chrono::Utc::now());
     app.live = DataView::new(config.judging.deriver());
-    app.read_only = config.read_only;
     app.recording = record.map(|p| p.display().to_string());
     let audit = match crate::control::AuditLog::open_default() {
         Ok(log) => Some(log),

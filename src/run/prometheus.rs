@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::app::{App, DataView};
+use crate::app::{App, DataView, Feed};
 use crate::cli::{PrometheusArgs, TimeSpec};
 use crate::config::{Config, Output};
 use crate::tui;
@@ -119,10 +119,9 @@ pub(super) async fn main(config: &Config, p: &PrometheusArgs, output: Output) ->
     let (tx, events) = mpsc::channel(1024);
     let follow = p.source.at.is_none();
     let feed = tokio::spawn(feed(import, p.source.step, follow, tx));
-    let mut app = App::new(p.source.step, Utc::now());
+    // No connection: nothing can be changed from here, nor how often Prometheus is read.
+    let mut app = App::fed_by(Feed::Prometheus, p.source.step, Utc::now());
     app.live = DataView::new(config.judging.deriver());
-    // No connection: nothing can be changed from here.
-    app.read_only = true;
     let wiring = tui::Wiring {
         recording: None,
         control: None,

@@ -11,8 +11,8 @@ use ratatui::symbols::Marker;
 use ratatui::text::Line;
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
 
-use crate::app::{App, keys};
-use crate::keymap::{self, KeyAction};
+use crate::app::App;
+use crate::keymap::LiveKey;
 use crate::text::truncate;
 use crate::theme::{Theme, ThemeItem};
 use innodebt_engine::figures::{FigureId, Figures};
@@ -65,20 +65,18 @@ pub fn why_missing(
     }
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
-    Some(
-        match keymap::key_for(keys::mode(app), KeyAction::EnableMonitors) {
-            Some(k) => Line::from(vec![
-                ratatui::text::Span::styled(format!("{what}: "), dim),
-                ratatui::text::Span::styled("INNODB_METRICS counter off — press ", text),
-                ratatui::text::Span::styled(k, theme.style(ThemeItem::Key)),
-                ratatui::text::Span::styled(" to enable", text),
-            ]),
-            None => Line::from(vec![
-                ratatui::text::Span::styled(format!("{what}: "), dim),
-                ratatui::text::Span::styled("INNODB_METRICS counter off on the server", text),
-            ]),
-        },
-    )
+    Some(match app.live_key_name(LiveKey::EnableMonitors) {
+        Some(k) => Line::from(vec![
+            ratatui::text::Span::styled(format!("{what}: "), dim),
+            ratatui::text::Span::styled("INNODB_METRICS counter off — press ", text),
+            ratatui::text::Span::styled(k, theme.style(ThemeItem::Key)),
+            ratatui::text::Span::styled(" to enable", text),
+        ]),
+        None => Line::from(vec![
+            ratatui::text::Span::styled(format!("{what}: "), dim),
+            ratatui::text::Span::styled("INNODB_METRICS counter off on the server", text),
+        ]),
+    })
 }
 
 pub struct Threshold {

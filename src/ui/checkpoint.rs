@@ -167,9 +167,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // `replay --what-if`: its summary first among the extra rows (it is why the DBA opened
     // this replay).
     let what_if = app
-        .replay
-        .as_ref()
-        .and_then(|r| r.what_if.as_ref())
+        .what_if()
         .and_then(|w| Some((w.redo.as_ref()?, w.summary.first()?)));
     if let Some((_, line)) = what_if {
         items.push(Item::new(vec![

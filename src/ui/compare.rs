@@ -11,9 +11,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 
-use crate::app::App;
 use crate::app::compare::Compare;
-use crate::keymap::{self, KeyAction};
+use crate::app::{App, Showing};
+use crate::keymap::{self, CompareKey, ScreenKey};
 use crate::review::text::{side_line, verdict_line};
 use crate::review::timeline::SideTimeline;
 use crate::text::{sanitize, width, wrap};
@@ -31,7 +31,7 @@ const MAX_WARNING_ROWS: usize = 4;
 const VERDICTS_FROM_HEIGHT: u16 = 40;
 
 pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
-    let Some(c) = app.compare.as_deref() else {
+    let Showing::Compare(c) = &app.showing else {
         return;
     };
     let area = frame.area();
@@ -399,10 +399,10 @@ fn footer(frame: &mut Frame, area: Rect, c: &Compare, theme: &Theme) {
     let dim = theme.style(ThemeItem::Dim);
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1usize;
-    for (b, h) in keymap::compare_hints() {
+    for (b, h) in keymap::COMPARE.hints() {
         let what = match b.keys.first().map(|(_, a)| *a) {
-            Some(KeyAction::Back) => continue,
-            Some(KeyAction::DiffDetail) if c.detail.is_some() => "close",
+            Some(CompareKey::Screen(ScreenKey::Back)) => continue,
+            Some(CompareKey::Detail) if c.detail.is_some() => "close",
             _ => h.what,
         };
         let w = width(h.key) + 1 + width(what) + 2;

@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Span;
 
 use crate::app::{App, Panel};
+use crate::keymap::LiveKey;
 use crate::theme::{Theme, ThemeItem};
 use innodebt_engine::figures::{FigureId, FlushSource};
 
@@ -105,14 +106,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let flush_rates: Vec<FigureId> = flush_rates.copied().collect();
     items.extend(Item::suspect(f, &flush_rates, "flushing", theme));
     if !fl.sources_off.is_empty() {
-        items.push(
-            Item::new(vec![
+        // The key only where it acts (a replay, `--read-only` or a frozen screen enables nothing).
+        let off_line = match app.live_key_name(LiveKey::EnableMonitors) {
+            Some(k) => vec![
                 Span::styled("off — press ", dim),
-                Span::styled("m", theme.style(ThemeItem::Key)),
+                Span::styled(k, theme.style(ThemeItem::Key)),
                 Span::styled(" to enable:", dim),
-            ])
-            .on_own_line(),
-        );
+            ],
+            None => vec![Span::styled("off:", dim)],
+        };
+        items.push(Item::new(off_line).on_own_line());
         for source in FlushSource::ALL.into_iter().filter(|s| off(*s)) {
             items.push(Item::new(vec![Span::styled(source.label(), text)]));
         }

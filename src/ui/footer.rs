@@ -1,25 +1,36 @@
-//! The footer: the keys a DBA needs most, as many as fit (`?` lists them all).
+//! The footer: the keys of the mode shown a DBA needs most, as many as fit (`?` lists them
+//! all).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::keymap::{self, Bar, KeyAction};
+use crate::keymap::{PanelKey, ScreenAction, ScreenKey, Table};
 use crate::theme::{Theme, ThemeItem};
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub fn render<A: ScreenAction>(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    keys: &Table<A>,
+    theme: &Theme,
+) {
     let key = theme.style(ThemeItem::Key);
     let dim = theme.style(ThemeItem::Dim);
     let window = format!("window {}", app.window.label());
-    let hints: Vec<(&str, &str)> = keymap::hints(Bar::Footer)
+    let hints: Vec<(&str, &str)> = keys
+        .hints()
         .into_iter()
         .filter_map(|(b, h)| {
             // What a key does now, where that changes.
-            let what = match b.keys.first().map(|(_, a)| *a) {
-                Some(KeyAction::Back) if app.zoom.is_none() => return None,
-                Some(KeyAction::Freeze) if app.is_frozen() => "unfreeze",
-                Some(KeyAction::ChartWindow) => window.as_str(),
+            let action = b.keys.first().map(|(_, a)| *a);
+            if action.and_then(ScreenAction::screen) == Some(ScreenKey::Back) && app.zoom.is_none()
+            {
+                return None;
+            }
+            let what = match action.and_then(ScreenAction::panel) {
+                Some(PanelKey::ChartWindow) => window.as_str(),
                 _ => h.what,
             };
             Some((h.key, what))

@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::{App, Freshness, Link, secs_between};
+use crate::app::{App, Freshness, Link, Showing, secs_between};
 use crate::theme::{Theme, ThemeItem};
 use innodebt_engine::units;
 
@@ -114,7 +114,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 
     let mut badges: Vec<Span<'static>> = Vec::new();
-    if let Some(r) = &app.replay {
+    if let Showing::Replay(r) = &app.showing {
         badges.push(Span::styled(" REPLAY ", badge(ThemeItem::BadgeFrozen)));
         // Samples lost to damage: a badge, which the fitter never drops (the words follow).
         if r.recording.damage.is_some() {
@@ -157,7 +157,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         left.push((1, spans));
     }
     match app.freshness() {
-        _ if app.replay.is_some() => {}
+        // A replay's clock is the capture's: nothing is late or stale in it.
+        _ if matches!(app.showing, Showing::Replay(_)) => {}
         Freshness::Waiting => {
             badges.push(Span::styled(" WAITING ", badge(ThemeItem::BadgeStale)));
             let what = match view.link {
@@ -235,7 +236,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if app.recording.is_some() {
         badges.push(Span::styled(" REC ", badge(ThemeItem::BadgeRec)));
     }
-    if app.read_only {
+    if app.read_only() {
         badges.push(Span::styled(" READ-ONLY ", badge(ThemeItem::Key)));
     }
 

@@ -81,11 +81,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
     // `replay --what-if innodb_max_purge_lag=N`: its lag as a second, dim line (a hypothesis,
     // not the server), drawn even far above the data: where it sits is the answer.
-    let what_if_lag = app
-        .replay
-        .as_ref()
-        .and_then(|r| r.what_if.as_ref())
-        .and_then(|w| w.max_purge_lag());
+    let what_if_lag = app.what_if().and_then(|w| w.max_purge_lag());
     if let Some(l) = what_if_lag {
         thresholds.push(Threshold {
             value: l as f64,

@@ -31,7 +31,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use crate::app::{App, Panel};
+use crate::app::{App, Panel, Showing};
+use crate::keymap;
 use crate::theme::{Theme, ThemeItem};
 
 /// The smallest terminal the dashboard lays out for.
@@ -48,7 +49,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         too_small(frame, area, theme);
-    } else if app.compare.is_some() {
+    } else if let Showing::Compare(_) = app.showing {
         // `innodebt compare`: a screen of its own, not the panels.
         compare::render(frame, app, theme);
     } else {
@@ -88,10 +89,12 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
                 }
             }
         }
-        if app.replay.is_some() {
-            timeline::render(frame, footer, app, theme);
-        } else {
-            footer::render(frame, footer, app, theme);
+        // The mode's own bar: a replay's timeline, else the footer of the mode's keys.
+        match &app.showing {
+            Showing::Live(feed) => footer::render(frame, footer, app, feed.keys(), theme),
+            Showing::Frozen { .. } => footer::render(frame, footer, app, &keymap::FROZEN, theme),
+            Showing::Replay(_) => timeline::render(frame, footer, app, theme),
+            Showing::Compare(_) => {}
         }
     }
     if let Some(o) = &app.overlay {

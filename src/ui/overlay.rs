@@ -6,8 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::keys;
-use crate::app::{App, Confirm, Input, Overlay, secs_between};
+use crate::app::{App, Confirm, Input, Overlay, Showing, secs_between};
 use crate::keymap;
 use crate::theme::{Theme, ThemeItem};
 
@@ -48,7 +47,7 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme
         Overlay::Notice { title, lines } => {
             let mut out = wrapped(lines, max_text, base);
             out.push(Line::default());
-            out.push(Line::styled("any key closes", dim));
+            out.push(Line::styled(keymap::MESSAGE.hint_line(), dim));
             (sanitize(title, 120), out)
         }
     };
@@ -69,8 +68,11 @@ pub fn render(frame: &mut Frame, area: Rect, overlay: &Overlay, app: &App, theme
 /// The keys that work here (a replay lists its own, not the ones it refuses).
 fn help_lines(app: &App, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'static>> {
     let key = base.patch(theme.style(ThemeItem::Key));
-    let rows: Vec<(String, &str)> = keymap::bindings(keys::mode(app))
-        .map(|b| (b.label(), b.help))
+    let rows: Vec<(String, &str)> = app
+        .keys_here()
+        .rows
+        .iter()
+        .map(|r| (r.label(), r.help))
         .collect();
     let kw = rows.iter().map(|(k, _)| width(k)).max().unwrap_or(0);
     let mut out: Vec<Line<'static>> = rows
@@ -85,7 +87,7 @@ fn help_lines(app: &App, theme: &Theme, base: Style, dim: Style) -> Vec<Line<'st
         })
         .collect();
     out.push(Line::default());
-    out.push(Line::styled("any key closes", dim));
+    out.push(Line::styled(keymap::MESSAGE.hint_line(), dim));
     out
 }
 
@@ -107,7 +109,7 @@ fn help_with_cost(
         .and_then(|f| f.self_cost.as_ref());
     let mut lines = help_lines(app, theme, base, dim);
     // `compare` polls no server: there is no cost to tell.
-    if app.compare.is_some() {
+    if let Showing::Compare(_) = app.showing {
         return lines;
     }
     let (summary, details) = super::cost::overlay_lines(cost, app.interval);
@@ -169,7 +171,7 @@ fn verdict_lines(
         }
     }
     out.push(Line::default());
-    out.push(Line::styled("any key closes", dim));
+    out.push(Line::styled(keymap::MESSAGE.hint_line(), dim));
     out
 }
 
@@ -233,7 +235,7 @@ fn confirm_lines(
         Span::styled("[ No ]", no),
     ]));
     out.push(Line::default());
-    out.push(Line::styled(keymap::hint_line(keymap::Bar::Confirm), dim));
+    out.push(Line::styled(keymap::CONFIRM.hint_line(), dim));
     out
 }
 
@@ -274,6 +276,6 @@ fn input_lines(
         }
     }
     out.push(Line::default());
-    out.push(Line::styled(keymap::hint_line(keymap::Bar::Prompt), dim));
+    out.push(Line::styled(keymap::PROMPT.hint_line(), dim));
     out
 }

@@ -107,9 +107,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // `replay --what-if innodb_max_purge_lag(_delay)`: the delay writes would have paid (the
     // what-if's own summary), right under the rates: it is why this replay was opened.
     let what_if = app
-        .replay
-        .as_ref()
-        .and_then(|r| r.what_if.as_ref())
+        .what_if()
         .and_then(|w| Some((w.purge_summary()?, w.purge_short()?)));
     if let Some((full, short)) = what_if {
         let width = inner.width.max(1) as usize;

@@ -6,14 +6,14 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
-use crate::keymap::{self, Bar};
+use crate::app::{App, Showing};
+use crate::keymap;
 use crate::theme::{SeverityLook, Theme, ThemeItem};
 use innodebt_engine::units;
 use innodebt_engine::verdicts::Severity;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some(r) = app.replay.as_ref() else {
+    let Showing::Replay(r) = &app.showing else {
         return;
     };
     let dim = theme.style(ThemeItem::Dim);
@@ -46,7 +46,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             dim,
         ),
     ];
-    let hints = keymap::hints(Bar::Timeline);
+    let hints = keymap::REPLAY.hints();
     let used_left: usize = left.iter().map(|s| s.content.chars().count()).sum();
     let total = area.width as usize;
     let mut right = Vec::new();

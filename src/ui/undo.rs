@@ -5,8 +5,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 
-use crate::app::{App, Panel, keys, secs_between};
-use crate::keymap::{self, KeyAction};
+use crate::app::{App, Panel, secs_between};
+use crate::keymap::LiveKey;
 use crate::theme::{Theme, ThemeItem};
 use innodebt_engine::figures::{FigureId, Rollback, Severity};
 use innodebt_engine::units;
@@ -24,8 +24,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let dim = theme.style(ThemeItem::Dim);
     let text = theme.style(ThemeItem::Text);
     let key = theme.style(ThemeItem::Key);
-    // The scan key, where it works (a replay changes and scans nothing).
-    let scan_key = keymap::key_for(keys::mode(app), KeyAction::UndoScan);
+    // The scan key, where it works (a replay, a frozen or a watched screen scans nothing).
+    let scan_key = app.live_key_name(LiveKey::UndoScan);
 
     let mut items = vec![
         Item::kv(theme, "size", bytes_or_na(u.size_bytes), text),

@@ -7,8 +7,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use crate::app::{App, keys};
-use crate::keymap::{self, KeyAction};
+use crate::app::App;
+use crate::keymap::PanelKey;
 use crate::theme::{Theme, ThemeItem};
 use innodebt_engine::figures::Verdict;
 
@@ -84,7 +84,7 @@ fn lines(
         return wrapped;
     }
     let rows = rows.max(1);
-    let hint = match keymap::key_for(keys::mode(app), KeyAction::Verdicts) {
+    let hint = match app.panel_key_name(PanelKey::Verdicts) {
         Some(k) => vec![
             Span::styled(" ", theme.style(ThemeItem::Dim)),
             Span::styled(k, theme.style(ThemeItem::Key)),

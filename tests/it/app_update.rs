@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use innodebt::app::{App, Command, FactsThen, Msg, Overlay};
+use innodebt::app::{App, Command, FactsThen, Feed, Msg, Overlay};
 use innodebt::control::{FactsSource, Knob, KnobFacts};
 use innodebt_server::sample::{Sample, SourceEvent};
 
@@ -18,9 +18,13 @@ fn now() -> chrono::DateTime<Utc> {
 }
 
 fn connected_app(read_only: bool) -> App {
-    let mut app = App::new(Duration::from_secs(1), now());
-    app.read_only = read_only;
     let info = builders::mariadb(&[("innodb_log_file_size", "67108864")]);
+    connected_to(Feed::Server { read_only }, info)
+}
+
+/// A dashboard fed by `feed`, connected to `info`, two samples in: a read view blocks purge.
+pub fn connected_to(feed: Feed, info: innodebt_server::sample::ServerInfo) -> App {
+    let mut app = App::fed_by(feed, Duration::from_secs(1), now());
     app.update(Msg::Source(SourceEvent::Connected { at: now(), info }));
     let mut s = Sample::new(now(), 0.0);
     s.status.insert("Innodb_history_list_length".into(), 5000);
@@ -51,7 +55,7 @@ fn type_text(app: &mut App, text: &str) {
     }
 }
 
-fn lag_facts() -> Box<KnobFacts> {
+pub fn lag_facts() -> Box<KnobFacts> {
     Box::new(KnobFacts {
         variable: "innodb_max_purge_lag".into(),
         exists: true,
@@ -189,7 +193,7 @@ fn read_only_refuses_every_change_key() {
 // Replay transport through `update`
 // ---------------------------------------------------------------------------
 
-fn replay_app() -> App {
+pub fn replay_app() -> App {
     use innodebt::app::{Recording, Replay};
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -206,7 +210,7 @@ fn replay_app() -> App {
 }
 
 fn pos(app: &App) -> u64 {
-    app.replay.as_ref().map(|r| r.pos).unwrap_or(u64::MAX)
+    app.replay().map(|r| r.pos).unwrap_or(u64::MAX)
 }
 
 #[test]
@@ -220,29 +224,29 @@ fn replay_steps_seeks_and_changes_speed() {
     assert_eq!(pos(&app), 1);
     // The screen follows the position: the latest figures are that sample's.
     let shown = app.live.latest.as_ref().map(|f| f.sampled_at);
-    assert_eq!(shown, app.replay.as_ref().and_then(|r| r.now()));
+    assert_eq!(shown, app.replay().and_then(|r| r.now()));
     key(&mut app, KeyCode::Char(']'));
     key(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(5.0));
+    assert_eq!(app.replay().map(|r| r.speed), Some(5.0));
     for _ in 0..20 {
         key(&mut app, KeyCode::Char('['));
     }
-    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(0.25));
+    assert_eq!(app.replay().map(|r| r.speed), Some(0.25));
     for _ in 0..20 {
         key(&mut app, KeyCode::Char(']'));
     }
-    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(1000.0));
+    assert_eq!(app.replay().map(|r| r.speed), Some(1000.0));
 }
 
 #[test]
 fn replay_plays_at_speed_and_stops_at_the_end() {
     let mut app = replay_app();
     key(&mut app, KeyCode::Char(' '));
-    assert!(app.replay.as_ref().is_some_and(|r| r.playing));
+    assert!(app.replay().is_some_and(|r| r.playing));
     // 10× for 2 wall seconds ≈ 20 one-second samples.
     for _ in 0..10 {
         key(&mut app, KeyCode::Char(']'));
-        if app.replay.as_ref().is_some_and(|r| r.speed >= 10.0) {
+        if app.replay().is_some_and(|r| r.speed >= 10.0) {
             break;
         }
     }
@@ -261,7 +265,7 @@ fn replay_plays_at_speed_and_stops_at_the_end() {
         let cmds = app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
         innodebt::tui::settle(&mut app, cmds);
     }
-    let r = app.replay.as_ref().expect("replay");
+    let r = app.replay().expect("replay");
     assert!(r.at_end() && !r.playing);
 }
 
@@ -304,8 +308,7 @@ fn load_asked(cmds: Vec<Command>) -> innodebt::replay::WindowRequest {
 /// The replay's loader, as the dashboard runs it for a request.
 fn answer(app: &App, req: innodebt::replay::WindowRequest) -> Msg {
     let loader = app
-        .replay
-        .as_ref()
+        .replay()
         .map(|r| r.recording.loader.clone())
         .expect("replaying");
     innodebt::tui::load_window(&loader, req)
@@ -323,12 +326,12 @@ fn a_seek_is_a_load_command_and_the_window_arrives_as_a_message() {
     let mut app = replay_app();
     let before = shown_at(&app);
     assert!(before.is_some());
-    let last = app.replay.as_ref().map(|r| r.last).expect("replaying");
+    let last = app.replay().map(|r| r.last).expect("replaying");
     let req = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE))));
     assert_eq!(req.to, Goto::Sample(last));
     assert_eq!(pos(&app), last, "the timeline goes to the target at once");
     assert_eq!(shown_at(&app), before, "the panels wait for the window");
-    assert!(app.replay.as_ref().is_some_and(|r| r.loading()));
+    assert!(app.replay().is_some_and(|r| r.loading()));
     // → is a step, `g` a time: loads too.
     let step = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE))));
     assert!(matches!(step.to, Goto::Step { max: 1, .. }), "{step:?}");
@@ -336,7 +339,7 @@ fn a_seek_is_a_load_command_and_the_window_arrives_as_a_message() {
     assert!(app.update(msg).is_empty());
     assert_eq!(pos(&app), last, "a step at the end stays there");
     assert_ne!(shown_at(&app), before);
-    assert_eq!(shown_at(&app), app.replay.as_ref().and_then(|r| r.now()));
+    assert_eq!(shown_at(&app), app.replay().and_then(|r| r.now()));
     key(&mut app, KeyCode::Home);
     app.update(Msg::Key(KeyEvent::new(
         KeyCode::Char('g'),
@@ -402,11 +405,11 @@ fn a_window_for_a_stale_load_is_ignored() {
     // The older answer first: dropped, the newer still awaited.
     app.update(old);
     assert_eq!(pos(&app), last);
-    assert!(app.replay.as_ref().is_some_and(|r| r.loading()));
+    assert!(app.replay().is_some_and(|r| r.loading()));
     app.update(new);
-    assert!(!app.replay.as_ref().is_some_and(|r| r.loading()));
+    assert!(!app.replay().is_some_and(|r| r.loading()));
     let at_end = shown_at(&app);
-    assert_eq!(at_end, app.replay.as_ref().and_then(|r| r.now()));
+    assert_eq!(at_end, app.replay().and_then(|r| r.now()));
     // And an old answer arriving after the newer one changes nothing either.
     let again = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE))));
     let late = answer(&app, again.clone());
@@ -437,7 +440,7 @@ fn a_failed_load_shows_why_and_stays_where_it_was() {
         }
         other => panic!("{other:?}"),
     }
-    let r = app.replay.as_ref().expect("replaying");
+    let r = app.replay().expect("replaying");
     assert_eq!(r.error.as_deref(), Some(why));
     assert_eq!(r.pos, 0, "back where the screen is");
     assert_eq!(shown_at(&app), before);
@@ -459,7 +462,7 @@ fn a_failed_load_shows_why_and_stays_where_it_was() {
         }
         other => panic!("{other:?}"),
     }
-    let r = app.replay.as_ref().expect("replaying");
+    let r = app.replay().expect("replaying");
     assert!(!r.playing, "playback stops on a failed read");
     assert!(
         app.update(Msg::Tick(wall + chrono::Duration::seconds(2)))
@@ -476,7 +479,7 @@ fn playback_waits_for_the_load_in_flight() {
     key(&mut app, KeyCode::Char(' '));
     key(&mut app, KeyCode::Char(']'));
     key(&mut app, KeyCode::Char(']'));
-    assert_eq!(app.replay.as_ref().map(|r| r.speed), Some(5.0));
+    assert_eq!(app.replay().map(|r| r.speed), Some(5.0));
     let wall = now();
     let tick =
         |app: &mut App, ms: i64| app.update(Msg::Tick(wall + chrono::Duration::milliseconds(ms)));

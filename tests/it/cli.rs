@@ -613,35 +613,57 @@ fn readme() -> String {
         .join("\n")
 }
 
-/// `--help` lists every key of the keymap — the table dispatch reads, popups and fleet
-/// included — with its help text, and a replay's section names no key a replay refuses.
+/// `--help` lists every key of every mode's table — the tables dispatch reads, popups and
+/// fleet included — with its help text; a mode written as the live dashboard's "without"
+/// some keys has none of them, and the rows it adds are its own.
 #[test]
 fn help_lists_the_keys_of_the_keymap() {
-    use innodebt::keymap::{self, Mode};
+    use innodebt::keymap;
     let help = parse_err(&["--help"]).to_string();
     assert!(help.contains(&keymap::help_text()), "{help}");
-    for b in keymap::rows() {
-        let line = help
-            .lines()
-            .find(|l| l.trim_start().starts_with(&b.label()) && l.ends_with(b.help));
-        assert!(
-            line.is_some(),
-            "`{}  {}` missing from --help",
-            b.label(),
-            b.help
-        );
-    }
-    let replay = help
-        .split("Keys of a replay")
-        .nth(1)
-        .and_then(|r| r.split("\n\n").next())
-        .expect("a replay section");
-    let (_, listed) = replay.split_once('\n').expect("rows");
-    for row in listed.lines() {
-        let b = keymap::rows()
-            .find(|b| row.trim_start().starts_with(&b.label()) && row.ends_with(b.help))
-            .unwrap_or_else(|| panic!("{row:?} is no keymap row"));
-        assert!(b.works_in(Mode::Replay), "{row:?} listed for a replay");
+    let tables = keymap::tables();
+    for t in &tables {
+        for r in &t.rows {
+            let line = help
+                .lines()
+                .find(|l| l.trim_start().starts_with(&r.label()) && l.ends_with(r.help));
+            assert!(
+                line.is_some(),
+                "`{}  {}` ({}) missing from --help",
+                r.label(),
+                r.help,
+                t.name
+            );
+        }
+        // "<title> the same, without k1 k2, and:" then the mode's own rows.
+        let Some(section) = help
+            .split(&format!("{} the same, without ", t.title))
+            .nth(1)
+        else {
+            continue;
+        };
+        let (without, rows) = section.split_once('\n').expect("a line");
+        let without = without
+            .trim_end_matches([',', ' ', '.'])
+            .trim_end_matches(", and:");
+        for name in without.split(' ') {
+            assert!(
+                !t.rows
+                    .iter()
+                    .any(|r| r.names.iter().any(|n| n.split(' ').any(|k| k == name))),
+                "{}: `{name}` said to be missing, yet it is a key of the mode",
+                t.name
+            );
+        }
+        for row in rows.lines().take_while(|l| l.starts_with("  ")) {
+            assert!(
+                t.rows
+                    .iter()
+                    .any(|r| row.trim_start().starts_with(&r.label()) && row.ends_with(r.help)),
+                "{row:?} listed for {}",
+                t.name
+            );
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The real binary in tmux against a private MariaDB: it shows the server's values, `?` opens
-//! help, a resize re-lays out, `q` exits and the shell is usable (not stuck in the alternate
-//! screen).
+//! help, `p` freezes (its help lists the frozen display's keys only), a resize re-lays out, `q`
+//! exits and the shell is usable (not stuck in the alternate screen).
 
 use crate::common;
 
@@ -51,6 +51,35 @@ async fn dashboard_keys_resize_and_quit() {
     });
     tmux.keys(&["Escape"]);
     tmux.wait_for("help closed", long, |s| !s.contains("freeze the display"));
+
+    // Frozen: its own keys; a change waits for `p` again, and says so.
+    tmux.keys(&["p"]);
+    tmux.wait_for("the frozen display", long, |s| {
+        s.contains("FROZEN") && s.contains("p unfreeze")
+    });
+    tmux.keys(&["?"]);
+    let help = tmux.wait_for("the frozen display's help", long, |s| {
+        s.contains("unfreeze: the live figures again")
+    });
+    for live_only in ["innodb_purge_threads", "refresh interval", "undo pages"] {
+        assert!(
+            !help.contains(live_only),
+            "{live_only} listed while frozen:\n{help}"
+        );
+    }
+    // One key at a time: Esc and a letter at once read as Alt and the letter.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("help closed", long, |s| !s.contains("unfreeze: the live"));
+    tmux.keys(&["t"]);
+    tmux.wait_for("why t waits", long, |s| s.contains("the display is frozen"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the notice closed", long, |s| {
+        !s.contains("the display is frozen")
+    });
+    tmux.keys(&["p"]);
+    tmux.wait_for("live again", long, |s| {
+        !s.contains("FROZEN") && s.contains("p freeze")
+    });
 
     tmux.resize(80, 24);
     // The compact layout: every panel and, on the last of the 24 rows, the footer under the

@@ -76,13 +76,13 @@ fn moments_n_visits() -> Vec<String> {
     let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     let mut times = Vec::new();
     loop {
-        let before = app.replay.as_ref().map(|r| r.pos);
+        let before = app.replay().map(|r| r.pos);
         let cmds = app.update(Msg::Key(KeyEvent::new(
             KeyCode::Char('n'),
             KeyModifiers::NONE,
         )));
         innodebt::tui::settle(&mut app, cmds);
-        let r = app.replay.as_mut().expect("replay");
+        let r = app.replay_mut().expect("replay");
         if Some(r.pos) == before {
             break;
         }

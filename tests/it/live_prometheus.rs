@@ -311,6 +311,20 @@ async fn the_dashboard_from_prometheus_names_its_source_and_goes_stale() {
         s.contains(&format!("{instance} via Prometheus")) && s.contains("16.0 MiB")
     });
     assert!(screen.contains("READ-ONLY"), "{screen}");
+    // Its help lists no key that would steer a poll it does not own; such a key says why.
+    tmux.keys(&["?"]);
+    let help = tmux.wait_for("the help", long, |s| s.contains("every key"));
+    for steers in ["refresh interval", "undo pages", "innodb_purge_threads"] {
+        assert!(!help.contains(steers), "{steers} listed:\n{help}");
+    }
+    // One key at a time: Esc and a letter at once read as Alt and the letter.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("help closed", long, |s| !s.contains("every key"));
+    tmux.keys(&["+"]);
+    tmux.wait_for("why + does nothing", long, |s| {
+        s.contains("come from Prometheus")
+    });
+    tmux.keys(&["Escape"]);
     drop(exporter);
     tmux.wait_for("STALE once the series stop", long, |s| s.contains("STALE"));
     tmux.keys(&["q"]);

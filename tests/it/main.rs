@@ -45,6 +45,7 @@ mod import_dolphie;
 mod import_prometheus;
 mod incident;
 mod judgements;
+mod keys_act;
 mod live_dml_delay;
 mod live_flushing;
 mod live_once;

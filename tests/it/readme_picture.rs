@@ -74,8 +74,8 @@ fn demo_at(moment: &str) -> App {
     .expect("the demo opens");
     let replay = Replay::new(Recording::new(set), 0, u64::MAX);
     let mut app = innodebt::tui::replay_now(replay, Duration::from_secs(1));
-    let at = parse_goto(moment, app.replay.as_ref().expect("replaying"))
-        .expect("the moment reads as a time");
+    let at =
+        parse_goto(moment, app.replay().expect("replaying")).expect("the moment reads as a time");
     let cmds = app.seek_time(at);
     innodebt::tui::settle(&mut app, cmds);
     app

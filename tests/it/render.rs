@@ -460,7 +460,7 @@ pub fn frozen_recording() -> App {
     let mut app = healthy();
     key(&mut app, 'p');
     app.recording = Some("/var/tmp/innodebt-db1-20260314.cap".into());
-    app.read_only = true;
+    app.set_feed(innodebt::app::Feed::Server { read_only: true });
     // More live samples arrive after the freeze.
     let more = samples(N + 20, Counters::ALL_ON, None, |i| Second {
         history: 50_000 + i as u64,
@@ -634,7 +634,7 @@ fn hostile_app(s: &str, variant: u8) -> App {
     });
     let mut app = app_from_events(ev, at(32.0));
     app.recording = Some(s.to_string());
-    app.read_only = true;
+    app.set_feed(innodebt::app::Feed::Server { read_only: true });
     if let Some(f) = app.live.latest.as_mut() {
         hostile_figures(f, s, variant);
     }
@@ -898,15 +898,12 @@ fn replay_screen_with_timeline() {
     // Jump to the first notable moment after the blocker appeared.
     for _ in 0..20 {
         key(&mut app, 'n');
-        let here = app
-            .replay
-            .as_ref()
-            .and_then(|r| r.moment_here().map(|m| m.kind));
+        let here = app.replay().and_then(|r| r.moment_here().map(|m| m.kind));
         if here == Some(moments::MomentKind::BlockerAppeared) {
             break;
         }
     }
-    let r = app.replay.as_ref().expect("replaying");
+    let r = app.replay().expect("replaying");
     assert_eq!(
         r.moment_here().map(|m| m.kind),
         Some(moments::MomentKind::BlockerAppeared)
@@ -1052,12 +1049,12 @@ fn replay_with_a_purge_what_if_draws_its_lag() {
     }
 }
 
-/// `?` in a replay (and `--demo`, which is one) lists the replay's keys from the keymap and
-/// none that a replay refuses.
+/// `?` in a replay (and `--demo`, which is one) lists the replay's table, and no key of a
+/// live server's that is not one of a replay's too.
 #[test]
 fn help_in_a_replay_lists_the_replay_keys() {
     use innodebt::app::{Recording, Replay};
-    use innodebt::keymap::{KEYMAP, Mode};
+    use innodebt::keymap::{LIVE, REPLAY};
     let rec = Recording::from_events(
         &demo_events(),
         "mariadb-10.11-blocker.idbt",
@@ -1068,15 +1065,16 @@ fn help_in_a_replay_lists_the_replay_keys() {
     let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     key(&mut app, '?');
     let text = plain(&screen(&app, &Theme::default(), 200, 60));
-    for b in KEYMAP {
-        let row = format!("{}  ", b.label());
-        let shown = text.lines().any(|l| l.contains(&row) && l.contains(b.help));
+    let replay = REPLAY.listing().rows;
+    for r in LIVE.listing().rows.iter().chain(&replay) {
+        let row = format!("{}  ", r.label());
+        let shown = text.lines().any(|l| l.contains(&row) && l.contains(r.help));
         assert_eq!(
             shown,
-            b.works_in(Mode::Replay),
+            replay.contains(r),
             "`{}` ({}) in a replay's help:\n{text}",
-            b.label(),
-            b.help
+            r.label(),
+            r.help
         );
     }
     snapshot!("render_replay_help_200x60", text);
@@ -1402,7 +1400,7 @@ fn the_v_overlay_fits_80x24_with_many_verdicts() {
 
 /// `innodebt compare demo.idbt at-rest.idbt` on a terminal: both whole, the demo's real
 /// capture against the synthetic healthy server's (another server: the screen warns).
-fn comparing() -> App {
+pub fn comparing() -> App {
     use innodebt::review::Window;
     let model = innodebt_engine::verdicts::RecoveryModel::published_default();
     let capture = |events: &[SourceEvent], name: &str| {
@@ -1433,7 +1431,7 @@ fn press(app: &mut App, code: KeyCode) -> Vec<innodebt::app::Command> {
 #[test]
 fn compare_screen_shows_both_timelines_and_the_ranked_differences() {
     let app = comparing();
-    let c = app.compare.as_deref().expect("comparing");
+    let c = app.compare().expect("comparing");
     let first = &c.comparison.ranked[0];
     assert!(
         ["blocker age", "history length", "undo size"].contains(&first.name.as_str()),
@@ -1488,15 +1486,11 @@ fn compare_screen_shows_both_timelines_and_the_ranked_differences() {
 #[test]
 fn compare_keys_move_the_selection_and_open_the_detail() {
     let mut app = comparing();
-    let n = app
-        .compare
-        .as_ref()
-        .map_or(0, |c| c.comparison.ranked.len());
+    let n = app.compare().map_or(0, |c| c.comparison.ranked.len());
     assert!(n > 12, "{n} differences: too few to page");
-    let selected = |app: &App| app.compare.as_ref().map(|c| c.selected);
+    let selected = |app: &App| app.compare().map(|c| c.selected);
     let detail = |app: &App| {
-        app.compare
-            .as_ref()
+        app.compare()
             .and_then(|c| c.detail.as_ref().map(|d| d.title.clone()))
     };
     press(&mut app, KeyCode::Down);
@@ -1549,13 +1543,11 @@ fn compare_detail_of_the_first_difference() {
     let mut app = comparing();
     press(&mut app, KeyCode::Enter);
     let d = app
-        .compare
-        .as_ref()
+        .compare()
         .and_then(|c| c.detail.clone())
         .expect("a detail");
     let f = app
-        .compare
-        .as_ref()
+        .compare()
         .and_then(|c| {
             c.comparison
                 .figures
@@ -1581,10 +1573,7 @@ fn compare_detail_of_the_first_difference() {
 #[test]
 fn compare_screen_at_any_size() {
     let mut app = comparing();
-    let n = app
-        .compare
-        .as_ref()
-        .map_or(0, |c| c.comparison.ranked.len());
+    let n = app.compare().map_or(0, |c| c.comparison.ranked.len());
     let sizes = [1, 2, 10, 40, 79, 80, 81, 120, 300];
     let heights = [1, 3, 10, 23, 24, 25, 39, 40, 41, 100];
     for w in sizes {

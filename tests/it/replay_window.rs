@@ -654,7 +654,7 @@ fn periodic_moments_fold_into_groups_that_n_steps_through() {
             KeyModifiers::NONE,
         )));
         innodebt::tui::settle(app, cmds);
-        app.replay.as_ref().map(|r| r.pos).expect("replaying")
+        app.replay().map(|r| r.pos).expect("replaying")
     };
     let starts: Vec<u64> = groups
         .iter()
