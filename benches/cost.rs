@@ -452,11 +452,15 @@ async fn measure(
 ) -> Measured {
     let running = start_tool(tool, a, server, dir);
     let pid = running.pid();
-    tokio::time::sleep(Duration::from_secs(a.warmup)).await;
+    common::wait::duration_is_the_point_async(Duration::from_secs(a.warmup), "the warm-up").await;
     let cpu0 = proc_cpu_s(pid);
     let s0 = snapshot(ctl).await;
     let t0 = Instant::now();
-    tokio::time::sleep(Duration::from_secs(a.seconds)).await;
+    common::wait::duration_is_the_point_async(
+        Duration::from_secs(a.seconds),
+        "the measurement window",
+    )
+    .await;
     let s1 = snapshot(ctl).await;
     let window_s = t0.elapsed().as_secs_f64();
     let cpu = proc_cpu_s(pid) - cpu0;

@@ -209,7 +209,7 @@ fn cache_dir() -> PathBuf {
     dir
 }
 
-/// A real Dolphie recording of a private MariaDB under write load, 60 s at 1 s.
+/// A real Dolphie recording of a private MariaDB under write load: 60 samples, at 1 s.
 fn recording(fresh: bool) -> PathBuf {
     let kept = cache_dir().join("dolphie-recording.db");
     if kept.is_file() && !fresh {

@@ -122,22 +122,18 @@ fn serve(a: &Args, server: &PrivateServer, config: &std::path::Path, extra: &[St
 }
 
 fn wait_connected(serve: &Serve, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while serve.log().matches(": connected (").count() < n {
-        assert!(
-            Instant::now() < deadline,
-            "only {} of {n} targets connected: {}",
-            serve.log().matches(": connected (").count(),
-            serve
-                .log()
-                .lines()
-                .rev()
-                .take(5)
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-        common::wait::hold(Duration::from_millis(500), "between looks at the log");
-    }
+    common::wait::wait_until(
+        Duration::from_secs(120),
+        common::wait::OnTimeout(|| {
+            let log = serve.log();
+            format!(
+                "{n} targets connected (only {}): {}",
+                log.matches(": connected (").count(),
+                log.lines().rev().take(5).collect::<Vec<_>>().join("\n")
+            )
+        }),
+        || serve.log().matches(": connected (").count() >= n,
+    );
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -170,7 +166,7 @@ fn run_case(
     let mut s = serve(a, main, &config, &extra);
     let pid = s.child.id();
     wait_connected(&s, healthy + hung);
-    common::wait::hold(Duration::from_secs(a.warmup), "the warm-up");
+    common::wait::duration_is_the_point(Duration::from_secs(a.warmup), "the warm-up");
     let frozen_pid = frozen.pid().expect("pid");
     if hung > 0 {
         // SAFETY: kill(2) on the private server this bench started.
@@ -278,20 +274,18 @@ fn exporters(a: &Args, server: &PrivateServer, n: usize) -> Row {
     let addr =
         |port: u16| -> std::net::SocketAddr { format!("127.0.0.1:{port}").parse().expect("addr") };
     for (_, port) in &children {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let ok = std::net::TcpStream::connect(addr(*port)).is_ok()
-                && http_get(addr(*port), "/metrics", &[])
-                    .body
-                    .contains("mysql_up 1");
-            if ok {
-                break;
-            }
-            assert!(Instant::now() < deadline, "mysqld_exporter not up");
-            common::wait::hold(Duration::from_millis(200), "between probes");
-        }
+        common::wait::wait_until(
+            Duration::from_secs(30),
+            format!("mysqld_exporter on port {port} to report mysql_up 1"),
+            || {
+                std::net::TcpStream::connect(addr(*port)).is_ok()
+                    && http_get(addr(*port), "/metrics", &[])
+                        .body
+                        .contains("mysql_up 1")
+            },
+        );
     }
-    common::wait::hold(Duration::from_secs(a.warmup.min(5)), "the warm-up");
+    common::wait::duration_is_the_point(Duration::from_secs(a.warmup.min(5)), "the warm-up");
     let pids: Vec<u32> = children.iter().map(|(c, _)| c.id()).collect();
     let main_pid = server.pid().expect("pid");
     let cpu = || pids.iter().map(|p| scale::cpu_s(*p)).sum::<f64>();
@@ -306,7 +300,11 @@ fn exporters(a: &Args, server: &PrivateServer, n: usize) -> Row {
             lat.push(s.elapsed());
             assert_eq!(r.status, 200);
         }
-        common::wait::hold_until(at, Duration::from_secs(1), "Prometheus's next scrape");
+        common::wait::duration_is_the_point_since(
+            at,
+            Duration::from_secs(1),
+            "a scrape a second, as Prometheus scrapes",
+        );
     }
     let wall = t0.elapsed().as_secs_f64();
     let (cpu1, srv1, rss1) = (cpu(), scale::cpu_s(main_pid), rss());

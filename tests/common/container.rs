@@ -59,29 +59,30 @@ exec systemd-nspawn --quiet --directory="$o/root" --boot --register=no --keep-un
             .expect("unshare/systemd-nspawn starts");
         let pid = nspawn.id();
         let mut container = Container { nspawn, init: 0 };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(init) = child_of(pid).filter(|&c| comm(c).as_deref() == Some("systemd")) {
-                container.init = init;
-                let state = container.sh("systemctl is-system-running || true");
-                let state = String::from_utf8_lossy(&state.stdout).trim().to_owned();
-                if state == "running" || state == "degraded" {
-                    return container;
+        super::wait::wait_until(
+            Duration::from_secs(60),
+            "the container's systemd to reach a running system",
+            || {
+                if let Some(init) = child_of(pid).filter(|&c| comm(c).as_deref() == Some("systemd"))
+                {
+                    container.init = init;
+                    let state = container.sh("systemctl is-system-running || true");
+                    let state = String::from_utf8_lossy(&state.stdout).trim().to_owned();
+                    if state == "running" || state == "degraded" {
+                        return true;
+                    }
                 }
-            }
-            if let Ok(Some(status)) = container.nspawn.try_wait() {
-                let mut err = String::new();
-                if let Some(mut e) = container.nspawn.stderr.take() {
-                    let _ = std::io::Read::read_to_string(&mut e, &mut err);
+                if let Ok(Some(status)) = container.nspawn.try_wait() {
+                    let mut err = String::new();
+                    if let Some(mut e) = container.nspawn.stderr.take() {
+                        let _ = std::io::Read::read_to_string(&mut e, &mut err);
+                    }
+                    panic!("systemd-nspawn exited ({status}) before the container ran: {err}");
                 }
-                panic!("systemd-nspawn exited ({status}) before the container ran: {err}");
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the container's systemd did not reach a running system within 60 s"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
+                false
+            },
+        );
+        container
     }
 
     /// Runs `script` with `sh -c` inside the container (all its namespaces).
@@ -123,20 +124,22 @@ exec systemd-nspawn --quiet --directory="$o/root" --boot --register=no --keep-un
         script: &str,
         ok: impl Fn(&str) -> bool,
     ) -> String {
-        let deadline = Instant::now() + within;
-        loop {
-            let out = self.sh(script);
-            let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            if ok(&text) {
-                return text;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "waited {within:?} for {what}; `{script}` last said {text:?} {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        super::wait::wait_for(
+            within,
+            super::wait::OnTimeout(|| {
+                let out = self.sh(script);
+                format!(
+                    "{what}; `{script}` says {:?} {}",
+                    String::from_utf8_lossy(&out.stdout).trim(),
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            }),
+            || {
+                let out = self.sh(script);
+                let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+                ok(&text).then_some(text)
+            },
+        )
     }
 }
 

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::NaiveDateTime;
 use serde_json::Value;
@@ -106,10 +106,23 @@ impl Daemon {
     }
 
     pub fn log(&self) -> String {
-        format!(
-            "{}\n{}",
-            std::fs::read_to_string(self.dir.join("dolphie.out")).unwrap_or_default(),
-            std::fs::read_to_string(self.dir.join("daemon.log")).unwrap_or_default()
+        log_in(&self.dir)
+    }
+
+    /// Waits until Dolphie's file holds `n` samples (a row each poll: a second apart, two on a
+    /// loaded machine); how many it holds.
+    #[track_caller]
+    pub fn wait_for_rows(&self, n: u64) -> u64 {
+        super::wait::wait_for(
+            Duration::from_secs(30 + 3 * n),
+            super::wait::OnTimeout(|| {
+                format!(
+                    "Dolphie's file to hold {n} samples (it holds {:?}): {}",
+                    rows(&self.file),
+                    self.log()
+                )
+            }),
+            || rows(&self.file).filter(|r| *r >= n),
         )
     }
 
@@ -119,18 +132,36 @@ impl Daemon {
         unsafe {
             libc::kill(self.child.id() as i32, libc::SIGTERM);
         }
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("dolphie ignored SIGTERM for 30 s: {}", self.log());
-            }
-            super::wait::hold(Duration::from_millis(100), "dolphie shutting down");
-        }
+        // On a timeout the panic drops the daemon, which kills it.
+        let dir = self.dir.clone();
+        super::wait::wait_until(
+            Duration::from_secs(30),
+            super::wait::OnTimeout(|| format!("dolphie to end on SIGTERM: {}", log_in(&dir))),
+            || matches!(self.child.try_wait(), Ok(Some(_))),
+        );
     }
+}
+
+/// Dolphie's output and its daemon log, in `dir`.
+fn log_in(dir: &Path) -> String {
+    format!(
+        "{}\n{}",
+        std::fs::read_to_string(dir.join("dolphie.out")).unwrap_or_default(),
+        std::fs::read_to_string(dir.join("daemon.log")).unwrap_or_default()
+    )
+}
+
+/// The samples (rows) Dolphie's replay file holds so far; `None` while it cannot be read (not
+/// there yet, or Dolphie is writing it). A read takes a shared lock for a moment, which
+/// Dolphie's writer waits out (Python's sqlite3 waits up to 5 s by default).
+pub fn rows(file: &Path) -> Option<u64> {
+    let db =
+        rusqlite::Connection::open_with_flags(file, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .ok()?;
+    let n: i64 = db
+        .query_row("SELECT COUNT(*) FROM replay_data", [], |r| r.get(0))
+        .ok()?;
+    u64::try_from(n).ok()
 }
 
 impl Drop for Daemon {
@@ -140,19 +171,13 @@ impl Drop for Daemon {
     }
 }
 
-/// A real recording of `server` under `load`'s writes: Dolphie in daemon mode for `seconds`
-/// after its file appears, then stopped; the closed file's path (in `dir`).
-pub async fn record(bin: &Path, server: &PrivateServer, dir: &Path, seconds: u64) -> PathBuf {
+/// A real recording of `server` under `load`'s writes: Dolphie in daemon mode until its file
+/// holds `samples` rows, then stopped; the closed file's path (in `dir`).
+pub async fn record(bin: &Path, server: &PrivateServer, dir: &Path, samples: u64) -> PathBuf {
     let mut daemon = Daemon::start(bin, server, dir).await;
-    let file = daemon.file.clone();
-    super::wait::wait_until(
-        Duration::from_secs(60),
-        "Dolphie's replay file appears",
-        || file.is_file(),
-    );
-    super::wait::hold_async(Duration::from_secs(seconds), "Dolphie records").await;
+    daemon.wait_for_rows(samples);
     daemon.stop();
-    file
+    daemon.file.clone()
 }
 
 /// Levels Dolphie records besides those of [`laps`] (a lap takes the recording's own).

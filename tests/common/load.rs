@@ -329,24 +329,28 @@ pub async fn wait_for_purge(server: &super::PrivateServer, below: u64) -> u64 {
 
 async fn history_moving_to(server: &super::PrivateServer, target: u64, up: bool) -> u64 {
     const STALL: Duration = Duration::from_secs(60);
-    let mut best: Option<u64> = None;
-    let mut moved_at = Instant::now();
-    loop {
+    // The load stops after 5 minutes at most: a stall ends any wait well before this.
+    const WHOLE: Duration = Duration::from_secs(600);
+    let way = if up { "growing" } else { "falling" };
+    // The best length so far and when it was reached.
+    let progress = &std::cell::Cell::new((None::<u64>, Instant::now()));
+    super::wait::wait_for_async(WHOLE, format!("history {way} to {target}"), || async move {
         let now = server.status_u64("Innodb_history_list_length").await;
         if (up && now >= target) || (!up && now < target) {
-            return now;
+            return Some(now);
         }
+        let (best, moved_at) = progress.get();
         if best.is_none_or(|b| if up { now > b } else { now < b }) {
-            best = Some(now);
-            moved_at = Instant::now();
+            progress.set((Some(now), Instant::now()));
+        } else {
+            assert!(
+                moved_at.elapsed() < STALL,
+                "history stopped {way} at {best:?} for {STALL:?}, short of {target}"
+            );
         }
-        assert!(
-            moved_at.elapsed() < STALL,
-            "history stopped {} at {best:?} for {STALL:?}, short of {target}",
-            if up { "growing" } else { "falling" }
-        );
-        super::wait::hold_async(Duration::from_millis(500), "between looks at the history").await;
-    }
+        None
+    })
+    .await
 }
 
 // ---------------------------------------------------------------------------

@@ -11,8 +11,10 @@
 //! - [`snapshot`]: screens as reviewable text (characters, style codes and their legend).
 //! - [`gate`]: what a test needs from the machine; in CI a missing piece fails.
 //! - [`wait`]: the one way to wait — for a condition with a deadline ([`wait::wait_until`]),
-//!   or, where time passing is the scenario, [`wait::hold`] saying why. No test sleeps itself.
+//!   or, where the duration itself is the scenario, [`wait::duration_is_the_point`] saying why.
+//!   No test sleeps itself.
 //! - [`watch`]: the project's poller, derivation and verdict engine on a private server.
+//! - [`recorded`]: what a capture being written holds so far, to wait on a recording.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
 //!
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
@@ -43,6 +45,7 @@ pub mod machine;
 pub mod mysqld_exporter;
 pub mod promdata;
 pub mod proxy;
+pub mod recorded;
 pub mod scale;
 pub mod serve;
 pub mod server;

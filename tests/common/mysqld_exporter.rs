@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::PrivateServer;
 
@@ -75,20 +75,22 @@ impl Exporter {
             port,
             _dir: dir,
         };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            let r = std::net::TcpStream::connect(("127.0.0.1", port))
-                .ok()
-                .map(|_| super::serve::http_get(e.addr().parse().expect("addr"), "/metrics", &[]));
-            if r.is_some_and(|r| r.body.contains("mysql_up 1")) {
-                return e;
-            }
-            super::wait::hold(Duration::from_millis(200), "between probes of the exporter");
-        }
-        panic!(
-            "mysqld_exporter did not report mysql_up 1: {}",
-            std::fs::read_to_string(e._dir.path().join("exporter.log")).unwrap_or_default()
+        super::wait::wait_until(
+            Duration::from_secs(30),
+            super::wait::OnTimeout(|| {
+                format!(
+                    "mysqld_exporter to report mysql_up 1: {}",
+                    std::fs::read_to_string(e._dir.path().join("exporter.log")).unwrap_or_default()
+                )
+            }),
+            || {
+                std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+                    && super::serve::http_get(e.addr().parse().expect("addr"), "/metrics", &[])
+                        .body
+                        .contains("mysql_up 1")
+            },
         );
+        e
     }
 
     pub fn addr(&self) -> String {

@@ -155,7 +155,11 @@ pub fn scrape(
             out.disk.push(disk_bytes(d));
         }
         tick += 1;
-        super::wait::hold_until(at, Duration::from_secs(1), "Prometheus's next scrape");
+        super::wait::duration_is_the_point_since(
+            at,
+            Duration::from_secs(1),
+            "a scrape a second, as Prometheus scrapes",
+        );
     }
     out
 }

@@ -104,17 +104,18 @@ impl Serve {
         unsafe {
             libc::kill(self.child.id() as i32, libc::SIGTERM);
         }
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                return s;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("innodebt serve ignored SIGTERM for 20 s: {}", self.log());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        // On a timeout the panic drops `self`, which kills it.
+        let log = Arc::clone(&self.log);
+        super::wait::wait_for(
+            Duration::from_secs(20),
+            super::wait::OnTimeout(|| {
+                format!(
+                    "innodebt serve to end on SIGTERM: {}",
+                    log.lock().unwrap_or_else(|p| p.into_inner())
+                )
+            }),
+            || self.child.try_wait().ok().flatten(),
+        )
     }
 }
 
@@ -291,16 +292,15 @@ impl Prometheus {
             addr,
             _dir: dir,
         };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            if std::net::TcpStream::connect(addr).is_ok()
-                && http_get(addr, "/-/ready", &[]).status == 200
-            {
-                return p;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        panic!("prometheus did not become ready: {}", p.log());
+        super::wait::wait_until(
+            Duration::from_secs(60),
+            super::wait::OnTimeout(|| format!("prometheus to be ready: {}", p.log())),
+            || {
+                std::net::TcpStream::connect(addr).is_ok()
+                    && http_get(addr, "/-/ready", &[]).status == 200
+            },
+        );
+        p
     }
 
     pub fn log(&self) -> String {

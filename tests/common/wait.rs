@@ -1,8 +1,9 @@
 //! The one way a test waits: for a condition, with a deadline, saying what it waited for when
 //! the deadline passes ([`wait_until`], [`wait_for`] and their `async` twins). A fixed sleep
 //! as synchronisation passes or fails with the machine's load; a wait on the condition does
-//! not. Where the passing of time *is* the scenario (a read view held for 12 s, samples
-//! taken over 3 s), [`hold`] says so, with why.
+//! not, and returns as soon as the condition holds. Where the duration itself is what the
+//! scenario is about — a read view held for 40 s, a poller's cadence, a measurement window —
+//! [`duration_is_the_point`] says so, with why; nothing else in the tests lets time pass.
 #![allow(dead_code)]
 
 use std::fmt::Display;
@@ -109,20 +110,23 @@ where
     }
 }
 
-/// Lets `how_long` pass because the scenario needs that time to pass (`why` says what it
-/// needs it for) — never to wait for something to happen: that is [`wait_until`].
-pub fn hold(how_long: Duration, why: &str) {
-    assert!(!why.is_empty(), "say why the time must pass");
+/// Lets `how_long` pass because that duration is what the scenario is about (`why` says
+/// what: an age a verdict judges, a window a figure is counted over, a client's cadence) —
+/// never to wait for something to happen: that is [`wait_until`], which returns as soon as
+/// it has.
+pub fn duration_is_the_point(how_long: Duration, why: &str) {
+    assert!(!why.is_empty(), "say why the duration is the point");
     std::thread::sleep(how_long);
 }
 
-/// [`hold`] inside a runtime.
-pub async fn hold_async(how_long: Duration, why: &str) {
-    assert!(!why.is_empty(), "say why the time must pass");
+/// [`duration_is_the_point`] inside a runtime.
+pub async fn duration_is_the_point_async(how_long: Duration, why: &str) {
+    assert!(!why.is_empty(), "say why the duration is the point");
     tokio::time::sleep(how_long).await;
 }
 
-/// Lets time pass until `since + how_long` (nothing if that is already past); see [`hold`].
-pub fn hold_until(since: Instant, how_long: Duration, why: &str) {
-    hold(how_long.saturating_sub(since.elapsed()), why);
+/// [`duration_is_the_point`] until `since + how_long` (nothing if that is already past): a
+/// cadence, each round taking its own time out of the period.
+pub fn duration_is_the_point_since(since: Instant, how_long: Duration, why: &str) {
+    duration_is_the_point(how_long.saturating_sub(since.elapsed()), why);
 }

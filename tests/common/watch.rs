@@ -112,7 +112,11 @@ impl Watch {
             if Instant::now() > deadline {
                 return (f, a, false);
             }
-            tokio::time::sleep(every).await;
+            super::wait::duration_is_the_point_async(
+                every,
+                "the poller's cadence: the verdicts judge the figures over time",
+            )
+            .await;
         }
     }
 }

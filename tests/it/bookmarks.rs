@@ -10,8 +10,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use common::recorded;
 use common::tmux::Tmux;
-use common::wait::hold;
 use common::{PrivateServer, ServerConfig};
 use innodebt_capture::{self as capture, CaptureIndex};
 
@@ -41,11 +41,9 @@ fn export(file: &Path, format: &str) -> String {
 }
 
 /// `q`, then waits for the shell to answer: the program has exited (its file is finished).
+/// The caller has seen the screen answer any Esc before: an Esc still unread when the q comes
+/// reads with it as Alt-q.
 fn quit(tmux: &Tmux, shown: &str) {
-    hold(
-        Duration::from_millis(400),
-        "past the terminal's escape timeout: right after an Esc, a q reads as Alt-q",
-    );
     tmux.keys(&["q"]);
     tmux.wait_for("the shell back", LONG, |s| !s.contains(shown));
     tmux.type_text("clear; echo exited-$((40+2))");
@@ -77,6 +75,9 @@ async fn notes_round_trip_through_recording_export_and_replay() {
         s.contains("Note kept for this session") && s.contains("start with --record")
     });
     tmux.keys(&["Escape"]);
+    tmux.wait_for("the answer closed", LONG, |s| {
+        !s.contains("Note kept for this session")
+    });
     quit(&tmux, "Checkpoint age");
 
     // Live, recording: one note saved, one cancelled with Esc.
@@ -86,10 +87,8 @@ async fn notes_round_trip_through_recording_export_and_replay() {
     ));
     tmux.keys(&["Enter"]);
     tmux.wait_for("the dashboard", LONG, |s| s.contains("Checkpoint age"));
-    hold(
-        Duration::from_secs(2),
-        "the recording holds samples from before the note",
-    );
+    // A note is at the time `a` is pressed: the recording holds a sample from before it.
+    recorded::wait_for_samples(&file, 1, LONG);
     tmux.keys(&["a"]);
     tmux.wait_for("the note prompt", LONG, |s| {
         s.contains("Note at") && s.contains("saved in the recording")
@@ -100,19 +99,16 @@ async fn notes_round_trip_through_recording_export_and_replay() {
         s.contains("Note saved") && s.contains("deploy 4.2 started")
     });
     tmux.keys(&["Escape"]);
-    hold(
-        Duration::from_secs(2),
-        "the cancelled note comes samples after the saved one",
-    );
+    tmux.wait_for("the notice closed", LONG, |s| !s.contains("Note saved"));
+    // The cancelled note comes samples after the saved one.
+    let saved_at = recorded::wait_for_note(&file, LONG);
+    recorded::wait_for_sample_after(&file, saved_at, LONG);
     tmux.keys(&["a"]);
     tmux.wait_for("the note prompt", LONG, |s| s.contains("Note at"));
     tmux.type_text("never mind");
     tmux.keys(&["Escape"]);
     tmux.wait_for("the prompt gone", LONG, |s| !s.contains("Note at"));
-    hold(
-        Duration::from_secs(1),
-        "the recording goes on past the cancelled note",
-    );
+    recorded::wait_for_sample_after(&file, chrono::Utc::now(), LONG);
     quit(&tmux, "Checkpoint age");
 
     let cap = capture::open(&file).expect("the recording opens");
@@ -188,6 +184,7 @@ async fn notes_round_trip_through_recording_export_and_replay() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("the note saved", LONG, |s| s.contains("Note saved"));
     tmux.keys(&["Escape"]);
+    tmux.wait_for("the notice closed", LONG, |s| !s.contains("Note saved"));
     quit(&tmux, "REPLAY");
 
     let cap = capture::open(&file).expect("the capture opens");

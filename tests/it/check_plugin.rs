@@ -203,9 +203,9 @@ async fn check_says_ok_then_names_the_blocker_then_unknown_when_the_server_is_go
     load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker = snapshot.thread_id();
-    common::wait::hold_async(
+    common::wait::duration_is_the_point_async(
         Duration::from_secs(6),
-        "the read view ages under write load until purge is blocked",
+        "the read view's age under write load: the check judges it (at least 5 s below)",
     )
     .await;
     let blocked = check(&conn, &[]);

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::proxy::StallProxy;
-use common::wait::hold_async;
+use common::wait::duration_is_the_point_async;
 use common::{PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint};
 use innodebt_engine::derive::Deriver;
@@ -157,7 +157,11 @@ async fn poll_ticks(
     let (mut costs, mut figures) = (Vec::new(), Vec::new());
     for tick in 0..ticks {
         if tick > 0 {
-            hold_async(cfg.interval, "the poller's interval between two ticks").await;
+            duration_is_the_point_async(
+                cfg.interval,
+                "the poller's cadence: what a tick reads depends on its interval",
+            )
+            .await;
         }
         let sample = session
             .poll(cfg, started, false, false)
@@ -229,7 +233,7 @@ async fn the_blocker_is_named_among_1500_sessions_with_one_lookup() {
         label: "private".into(),
         ..PollerConfig::default()
     };
-    hold_async(
+    duration_is_the_point_async(
         Duration::from_secs(2),
         "the blocker's transaction ages past 2 s, the age from which it is named",
     )

@@ -7,7 +7,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::tmux::Tmux;
-use common::wait::{hold_async, wait_until};
+use common::wait::wait_until;
 use common::{PrivateServer, ServerConfig};
 
 fn command_line(server: &PrivateServer, extra: &str) -> String {
@@ -167,11 +167,8 @@ async fn record_while_the_dashboard_runs_then_replay_it() {
     tmux.wait_for("the REC badge", long, |s| {
         s.contains("REC") && s.contains("Checkpoint age")
     });
-    hold_async(
-        Duration::from_secs(2),
-        "the recording holds samples before the quit",
-    )
-    .await;
+    // The samples the checks below count, in the recording before the quit.
+    common::recorded::wait_for_samples(&file, 3, long);
     tmux.keys(&["q"]);
     let after = tmux.wait_for("the summary", long, |s| s.contains("recorded"));
     assert!(after.contains("live.idbt"), "{after}");

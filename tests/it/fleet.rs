@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::serve::Serve;
 use common::tmux::Tmux;
-use common::wait::hold;
+use common::wait::{OnTimeout, wait_until_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 
 /// The row of `name` on the fleet screen, split into its columns.
@@ -104,25 +104,42 @@ async fn fleet_sorts_by_breach_survives_a_dead_server_and_opens_a_dashboard() {
         ["bravo", "charlie", "alpha"],
         "{screen}"
     );
-    // The others keep updating every second while charlie is retried in the background.
-    for _ in 0..6 {
-        hold(
-            Duration::from_millis(900),
-            "most of a second: each look must find alpha and bravo updated again",
-        );
-        let s = tmux.screen();
-        for live in ["alpha", "bravo"] {
-            let age = updated_s(&s, live).unwrap_or(99);
-            assert!(
-                age <= 2,
-                "{live} not updated for {age}s while charlie is down:\n{s}"
-            );
-        }
-        assert!(
-            row(&s, "charlie").is_some_and(|r| r.contains(&"DISCONNECTED")),
-            "{s}"
-        );
+    // The others keep updating every second while charlie is retried in the background:
+    // every look finds both fresh, until each server has answered five more of its poller's
+    // ticks (one `SHOW GLOBAL STATUS` a tick, counted at the server less this probe's own).
+    async fn polled(server: &PrivateServer) -> u64 {
+        server.status_u64("Com_show_status").await
     }
+    let from = [polled(&alpha).await, polled(&bravo).await];
+    let probes = &std::cell::Cell::new(0u64);
+    let (a, b, t) = (&alpha, &bravo, &tmux);
+    wait_until_async(
+        long,
+        OnTimeout(|| {
+            format!(
+                "five ticks of alpha and bravo while charlie is down; screen is:\n{}",
+                t.screen()
+            )
+        }),
+        || async move {
+            let s = t.screen();
+            for live in ["alpha", "bravo"] {
+                let age = updated_s(&s, live).unwrap_or(99);
+                assert!(
+                    age <= 2,
+                    "{live} not updated for {age}s while charlie is down:\n{s}"
+                );
+            }
+            assert!(
+                row(&s, "charlie").is_some_and(|r| r.contains(&"DISCONNECTED")),
+                "{s}"
+            );
+            probes.set(probes.get() + 1);
+            let ticks = [polled(a).await - from[0], polled(b).await - from[1]];
+            ticks.iter().all(|n| n.saturating_sub(probes.get()) >= 5)
+        },
+    )
+    .await;
     // The detail line of the selected dead row says why.
     tmux.keys(&["Home", "Down"]);
     tmux.wait_for("charlie's reason", long, |s| {

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::wait::{hold_async, wait_for_async, wait_until_async};
+use common::wait::{wait_for_async, wait_until_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 
 #[test]
@@ -169,12 +169,17 @@ async fn history_grows_behind_snapshot_and_falls_after_commit() {
 async fn kill9_then_restart_runs_crash_recovery() {
     let mut server = PrivateServer::start(ServerConfig::default());
     let load = WriteLoad::start(server.opts(), 4);
-    hold_async(
-        Duration::from_secs(3),
-        "the load writes redo past the checkpoint for recovery to apply",
+    // The load writes redo past the checkpoint for recovery to apply.
+    let srv = &server;
+    let age = wait_for_async(
+        Duration::from_secs(30),
+        "the load's redo 256 KiB past the checkpoint",
+        || async move {
+            let age = srv.status_u64("Innodb_checkpoint_age").await;
+            (age >= 256 << 10).then_some(age)
+        },
     )
     .await;
-    let age = server.status_u64("Innodb_checkpoint_age").await;
     let before = load.stats();
     assert!(before.ops > 0);
 

@@ -41,11 +41,11 @@ struct Rig {
 fn rig() -> Rig {
     let server = PrivateServer::start(ServerConfig::default());
     let serve = Serve::start(&serve_args(&server, &[]));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while metric(&serve.get("/metrics").body, "innodebt_up") != Some(1.0) {
-        assert!(Instant::now() < deadline, "never up: {}", serve.log());
-        common::wait::hold(Duration::from_millis(200), "between scrapes");
-    }
+    common::wait::wait_until(
+        Duration::from_secs(30),
+        common::wait::OnTimeout(|| format!("innodebt_up 1; log:\n{}", serve.log())),
+        || metric(&serve.get("/metrics").body, "innodebt_up") == Some(1.0),
+    );
     Rig {
         _server: server,
         serve,
@@ -127,7 +127,10 @@ where
             started.elapsed() < Duration::from_secs(90),
             "{name}: the attack did not end"
         );
-        common::wait::hold(Duration::from_millis(200), "between scrapes");
+        common::wait::duration_is_the_point(
+            Duration::from_millis(200),
+            "the scrape cadence all through the attack",
+        );
     }
     stop.store(true, Ordering::Relaxed);
     let out = attacker.join().expect("the attack thread");
@@ -194,9 +197,9 @@ fn a_thousand_idle_connections_that_keep_coming_back() {
                             return;
                         }
                         let Ok(mut s) = TcpStream::connect(addr).await else {
-                            common::wait::hold_async(
+                            common::wait::duration_is_the_point_async(
                                 Duration::from_millis(50),
-                                "the attacker backs off a refused connect",
+                                "the attacker's pause after a refused connect",
                             )
                             .await;
                             continue;
@@ -239,7 +242,7 @@ fn half_sent_requests_are_dropped_at_the_head_deadline() {
                                     return Some(opened.elapsed());
                                 }
                             }
-                            _ = common::wait::hold_async(Duration::from_secs(1), "the slowloris sends a byte a second") => {
+                            _ = common::wait::duration_is_the_point_async(Duration::from_secs(1), "the slowloris sends a byte a second") => {
                                 if s.write_all(&[b'a' + (i % 26) as u8]).await.is_err() {
                                     return Some(opened.elapsed());
                                 }

@@ -9,7 +9,6 @@ use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::Duration;
 
 use chrono::Utc;
 use common::dolphie::{Daemon, dolphie_bin};
@@ -66,30 +65,21 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
     let load = WriteLoad::paced(server.opts(), 2, 200);
     let mut daemon = Daemon::start(&bin, &server, dir.path()).await;
     let file = daemon.file.clone();
-    common::wait::wait_until(
-        Duration::from_secs(60),
-        "Dolphie's replay file appears",
-        || file.is_file(),
-    );
-    common::wait::hold_async(
-        Duration::from_secs(8),
-        "eight seconds recorded before the read view opens",
-    )
-    .await;
+    // Samples from before the read view opens.
+    let before = daemon.wait_for_rows(5);
     let blocker = BlockingSnapshot::open(server.opts()).await;
     let held_from = Utc::now();
-    common::wait::hold_async(Duration::from_secs(3), "the read view holds purge").await;
-    // A purge knob changed at run time, as a DBA does in an incident: Dolphie's
-    // variable_changes, a note on the imported timeline.
+    // A purge knob changed at run time while the view holds purge, as a DBA does in an
+    // incident: Dolphie's variable_changes, a note on the imported timeline.
+    daemon.wait_for_rows(before + 3);
     server.sql("SET GLOBAL innodb_purge_batch_size = 77").await;
-    common::wait::hold_async(
-        Duration::from_secs(30),
-        "the read view holds purge for 30 s more",
-    )
-    .await;
+    // Enough samples while the view holds purge for the checks below: 12 and more, 2 s
+    // after it opened and 1 s before it closes.
+    let held = daemon.wait_for_rows(before + 18);
     let held_to = Utc::now();
     blocker.commit().await;
-    common::wait::hold_async(Duration::from_secs(4), "purge catches up, recorded").await;
+    // Purge catching up after the commit, recorded.
+    daemon.wait_for_rows(held + 3);
     daemon.stop();
     load.stop().await;
     let log = daemon.log();

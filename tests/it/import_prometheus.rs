@@ -95,26 +95,26 @@ fn within_one_step(own: &[(DateTime<Utc>, f64)], t: DateTime<Utc>, v: f64) -> Re
     }
 }
 
+/// Waits until Prometheus holds a point of `series`: it has scraped its target.
+async fn first_scrape(prom: &Prometheus, series: &str) {
+    common::wait::wait_until_async(
+        Duration::from_secs(30),
+        common::wait::OnTimeout(|| format!("a first scrape of {series}: {}", prom.log())),
+        || {
+            let points = prom.query(series, Utc::now().timestamp() as f64);
+            std::future::ready(points.as_array().is_some_and(|a| !a.is_empty()))
+        },
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_exporter_history_replays_like_innodebts_own_recording() {
     let server = PrivateServer::start(ServerConfig::default());
     let exporter = Exporter::start(&server).await;
     let prom = Prometheus::start(&[("mysql", "/metrics", vec![exporter.addr()])]);
     let url = format!("http://{}", prom.addr);
-    // Wait until Prometheus holds the exporter's series.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while prom
-        .query("mysql_up", Utc::now().timestamp() as f64)
-        .as_array()
-        .is_none_or(|a| a.is_empty())
-    {
-        assert!(Instant::now() < deadline, "no scrape: {}", prom.log());
-        common::wait::hold_async(
-            Duration::from_millis(300),
-            "between queries for the first scrape",
-        )
-        .await;
-    }
+    first_scrape(&prom, "mysql_up").await;
 
     let dir = tempfile::tempdir().expect("tempdir");
     let own = dir.path().join("own.idbt");
@@ -129,16 +129,13 @@ async fn an_exporter_history_replays_like_innodebts_own_recording() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("record");
-    common::wait::hold_async(
-        Duration::from_secs(10),
-        "ten seconds recorded before the read view opens",
-    )
-    .await;
+    // innodebt's recording under way before the read view opens: history's level before it.
+    common::recorded::wait_for_samples(&own, 5, Duration::from_secs(30));
     let blocker = BlockingSnapshot::open(server.opts()).await;
     let held_from = Utc::now();
-    common::wait::hold_async(
+    common::wait::duration_is_the_point_async(
         Duration::from_secs(40),
-        "the read view holds purge for 40 s",
+        "the read view holds purge for 40 s: history is compared at each second of it",
     )
     .await;
     let held_to = Utc::now();
@@ -511,29 +508,14 @@ async fn a_serve_history_replays_with_its_blocker() {
     let mut serve = common::serve::Serve::start(&common::serve::serve_args(&server, &[]));
     let instance = serve.addr.to_string();
     let prom = Prometheus::start(&[("innodebt", "/metrics", vec![instance.clone()])]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while prom
-        .query(
-            "innodebt_history_list_length",
-            Utc::now().timestamp() as f64,
-        )
-        .as_array()
-        .is_none_or(|a| a.is_empty())
-    {
-        assert!(Instant::now() < deadline, "no scrape: {}", prom.log());
-        common::wait::hold_async(
-            Duration::from_millis(300),
-            "between queries for the first scrape",
-        )
-        .await;
-    }
+    first_scrape(&prom, "innodebt_history_list_length").await;
     let load = WriteLoad::paced(server.opts(), 2, 200);
     let from = Utc::now();
     let blocker = BlockingSnapshot::open(server.opts()).await;
     let thread_id = blocker.thread_id();
-    common::wait::hold_async(
+    common::wait::duration_is_the_point_async(
         Duration::from_secs(20),
-        "the read view holds purge for 20 s",
+        "the read view holds purge for 20 s: the import's window, a point a second",
     )
     .await;
     let to = Utc::now();

@@ -12,7 +12,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::wait::hold_async;
+use common::wait::{duration_is_the_point_async, wait_until_async};
 use common::watch::Watch;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt_engine::verdicts::VerdictKind;
@@ -58,7 +58,11 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
             a.verdicts
         );
         assert_eq!(f.purge.threads_dynamic, Some(true));
-        hold_async(tick, "the watch's interval between two ticks").await;
+        duration_is_the_point_async(
+            tick,
+            "the watch's cadence: the verdicts judge twelve ticks over six seconds",
+        )
+        .await;
     }
     assert!(
         seen_history > 100,
@@ -98,14 +102,17 @@ async fn a_zero_delay_cap_delays_nothing_and_sets_no_trap() {
 
     // The redo rate is the LSN's advance between two samples.
     let (a, _) = watch.tick().await;
-    hold_async(
-        Duration::from_secs(1),
-        "a second of load between the two samples",
+    let lsn_a = a.redo.lsn.expect("lsn");
+    let srv = &server;
+    wait_until_async(
+        Duration::from_secs(10),
+        "the load to write redo past the first sample's LSN",
+        || async move { srv.status_u64("Innodb_lsn_current").await > lsn_a },
     )
     .await;
     let (b, _) = watch.tick().await;
     let dt = b.interval_s.expect("interval");
-    let lsn_rate = (b.redo.lsn.expect("lsn") - a.redo.lsn.expect("lsn")) as f64 / dt;
+    let lsn_rate = (b.redo.lsn.expect("lsn") - lsn_a) as f64 / dt;
     let written = b.redo.written_bytes_per_s.expect("redo rate");
     // M is the server's Innodb_checkpoint_max_age, and log_t::set_capacity agrees at 16 MiB.
     let formula = mariadb_points(16 << 20, 16384, (watch.flavor.major, watch.flavor.minor));

@@ -6,7 +6,7 @@ use crate::common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::wait::{hold_async, wait_for_async};
+use common::wait::{duration_is_the_point_async, wait_for_async};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
@@ -25,9 +25,9 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
     load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker_id = snapshot.thread_id();
-    hold_async(
+    duration_is_the_point_async(
         Duration::from_secs(3),
-        "the read view ages past 2 s while history piles up behind it",
+        "the read view ages past 2 s, the age from which it is named the blocker",
     )
     .await;
 
@@ -98,11 +98,8 @@ async fn history_grows_behind_a_blocker_and_clears_after_commit() {
             .any(|c| c == "buffer_flush_adaptive_total_pages")
     );
 
-    hold_async(
-        Duration::from_secs(2),
-        "two looks 2 s apart under load: history grows between them",
-    )
-    .await;
+    // History grows behind the view: the server shows it past the first look's.
+    common::wait_for_history(&server, h1 + 1).await;
     let second = once(&server, &[]);
     let h2 = u(&second, &["history", "length"]).expect("history length");
     assert!(
@@ -241,11 +238,14 @@ async fn once_during_an_incident_names_the_blocker_not_healthy() {
     load.wait_ops(100).await;
     let snapshot = BlockingSnapshot::open(server.opts()).await;
     let blocker_id = snapshot.thread_id();
-    hold_async(
-        Duration::from_secs(6),
-        "the read view stands while the load commits past it: purge falls behind",
+    let history_at_open = server.status_u64("Innodb_history_list_length").await;
+    duration_is_the_point_async(
+        Duration::from_secs(3),
+        "the read view ages past 2 s, the age from which it is named the blocker",
     )
     .await;
+    // The load commits past the view: purge falls behind it.
+    common::wait_for_history(&server, history_at_open + 200).await;
 
     let v = once(&server, &[]);
     let kinds: Vec<&str> = v["verdicts"]

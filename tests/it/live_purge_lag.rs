@@ -7,9 +7,13 @@
 
 use crate::common;
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use common::wait::{
+    OnTimeout, duration_is_the_point_async, wait_for_async_every, wait_until_async,
+};
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::{Figures, LagSecondsFrom};
@@ -100,10 +104,21 @@ async fn each_autocommit_insert_takes_two_transaction_numbers() {
     )
     .await
     .expect("create table");
-    // Let the CREATE's own background work (statistics of a new table) settle.
-    common::wait::hold_async(
-        Duration::from_secs(2),
-        "the CREATE's own background work (a new table's statistics) settles",
+    // The CREATE's own transactions (a new table's persistent statistics) are done: their
+    // row is saved.
+    let srv = &server;
+    wait_until_async(
+        Duration::from_secs(10),
+        "the new table's statistics saved in mysql.innodb_table_stats",
+        || async move {
+            let saved = srv
+                .sql(
+                    "SELECT 1 FROM mysql.innodb_table_stats \
+                     WHERE database_name = 'test' AND table_name = 'numbers'",
+                )
+                .await;
+            !saved.is_empty()
+        },
     )
     .await;
     let (before, _) = counter_and_purged(&mut conn).await;
@@ -121,20 +136,24 @@ async fn each_autocommit_insert_takes_two_transaction_numbers() {
         2 * N,
         2 * N + N / 10
     );
-    // Caught up, purge's position is the counter itself: behind 0 numbers, 0 s.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (counter, purged) = counter_and_purged(&mut conn).await;
-        if purged == counter {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "purge never reached the counter at rest: {purged} < {counter}"
-        );
-        common::wait::hold_async(Duration::from_millis(500), "between polls").await;
-    }
     drop(conn);
+    // Caught up, purge's position is the counter itself: behind 0 numbers, 0 s.
+    let (opts, last) = (&server.opts(), &Cell::new((0, 0)));
+    wait_until_async(
+        Duration::from_secs(30),
+        OnTimeout(|| {
+            let (counter, purged) = last.get();
+            format!("purge to reach the counter at rest: {purged} < {counter}")
+        }),
+        || async move {
+            let mut conn = Conn::new(opts.clone()).await.expect("connect");
+            let (counter, purged) = counter_and_purged(&mut conn).await;
+            let _ = conn.disconnect().await;
+            last.set((counter, purged));
+            purged == counter
+        },
+    )
+    .await;
 }
 
 /// Under write load, a read view held for `hold` seconds leaves purge's position where the
@@ -150,7 +169,11 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
     // Counter readings from before the view: the lag is found between two of them.
     for _ in 0..4 {
         poll.tick().await;
-        common::wait::hold_async(Duration::from_secs(1), "a counter reading a second").await;
+        duration_is_the_point_async(
+            Duration::from_secs(1),
+            "the counter's readings a second apart: the lag in seconds lies between two",
+        )
+        .await;
     }
     let view = BlockingSnapshot::open(server.opts()).await;
     let opened = Instant::now();
@@ -159,7 +182,11 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
     for hold in [5.0, 12.0] {
         while opened.elapsed().as_secs_f64() < hold {
             poll.tick().await;
-            common::wait::hold_async(Duration::from_millis(500), "between polls").await;
+            duration_is_the_point_async(
+                Duration::from_millis(500),
+                "the poller's cadence while the view is held for its seconds",
+            )
+            .await;
         }
         let f = poll.tick().await;
         let held = opened.elapsed().as_secs_f64();
@@ -191,19 +218,24 @@ async fn lag_seconds_grow_with_the_time_a_read_view_holds_purge() {
     );
 
     view.commit().await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let f = poll.tick().await;
-        if f.purge.lag_s.is_some_and(|s| s < 3.0) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "purge did not catch up after the commit: ticks (s, numbers, lag_s): {:?}",
-            poll.seen
-        );
-        common::wait::hold_async(Duration::from_millis(500), "between polls").await;
-    }
+    // Ticks at the same cadence until purge has caught up.
+    let poll = &tokio::sync::Mutex::new(poll);
+    wait_for_async_every(
+        Duration::from_secs(30),
+        Duration::from_millis(500),
+        OnTimeout(|| {
+            let seen = poll.try_lock().map(|p| format!("{:?}", p.seen));
+            format!(
+                "purge to catch up after the commit (lag under 3 s): ticks (s, numbers, lag_s): {}",
+                seen.unwrap_or_default()
+            )
+        }),
+        || async move {
+            let f = poll.lock().await.tick().await;
+            f.purge.lag_s.is_some_and(|s| s < 3.0).then_some(())
+        },
+    )
+    .await;
     load.stop().await;
 }
 

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use common::accounts::{Account, ask_purge_lag, null_figures, run};
 use common::tmux::Tmux;
-use common::wait::hold_async;
+use common::wait::duration_is_the_point_async;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use serde_json::Value;
 
@@ -296,7 +296,7 @@ async fn once_json_and_text_name_the_privilege_each_account_lacks() {
     let (server, accounts) = server_with_accounts().await;
     let load = WriteLoad::paced(server.opts(), 2, 200);
     let snapshot = BlockingSnapshot::open(server.opts()).await;
-    hold_async(
+    duration_is_the_point_async(
         Duration::from_secs(3),
         "the read view ages past 2 s: old enough to count as the purge blocker",
     )
@@ -376,7 +376,7 @@ async fn record_then_replay_keeps_the_missing_privilege() {
     let (server, accounts) = server_with_accounts().await;
     let load = WriteLoad::paced(server.opts(), 2, 200);
     let snapshot = BlockingSnapshot::open(server.opts()).await;
-    hold_async(
+    duration_is_the_point_async(
         Duration::from_secs(3),
         "the read view ages past 2 s: old enough to count as the purge blocker",
     )

@@ -8,7 +8,7 @@ use crate::common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::wait::{hold_async, wait_until};
+use common::wait::duration_is_the_point_async;
 use common::{BlockingSnapshot, PrivateServer, ServerConfig, WriteLoad};
 use innodebt::cli::{ConnectOptions, Endpoint};
 use innodebt_capture::{self as capture, Header};
@@ -65,7 +65,11 @@ async fn replayed_moment_equals_the_live_figures() {
     let started = Instant::now();
     let mut shown = Vec::new();
     for i in 0..8 {
-        hold_async(cfg.interval, "the poller's interval between two samples").await;
+        duration_is_the_point_async(
+            cfg.interval,
+            "the poller's cadence: the rates the replay must match are over its interval",
+        )
+        .await;
         let sample = session
             .poll(&cfg, started, i == 0, false)
             .await
@@ -138,15 +142,6 @@ fn same_figures(a: &Value, b: &Value, path: &str) {
     }
 }
 
-fn samples_in(file: &std::path::Path) -> usize {
-    capture::open(file).map_or(0, |cap| {
-        cap.events
-            .iter()
-            .filter(|e| matches!(e, SourceEvent::Sample(_)))
-            .count()
-    })
-}
-
 #[test]
 fn headless_record_stops_cleanly_on_sigterm_and_survives_kill_9() {
     let server = PrivateServer::start(ServerConfig::default());
@@ -163,11 +158,7 @@ fn headless_record_stops_cleanly_on_sigterm_and_survives_kill_9() {
             .spawn()
             .expect("spawn recorder");
         // The capture is flushed after every record: what is written so far reads.
-        wait_until(
-            Duration::from_secs(20),
-            "the recorder's capture to hold 3 samples",
-            || samples_in(&file) >= 3,
-        );
+        common::recorded::wait_for_samples(&file, 3, Duration::from_secs(20));
         let status = Command::new("kill")
             .args([signal, &child.id().to_string()])
             .status()

@@ -62,16 +62,14 @@ fn web_config(dir: &Path, yaml: &str) -> String {
     p.display().to_string()
 }
 
-fn wait_for(what: &str, limit: Duration, mut ok: impl FnMut() -> bool, log: impl Fn() -> String) {
-    let deadline = Instant::now() + limit;
-    while !ok() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} not within {limit:?}: {}",
-            log()
-        );
-        common::wait::hold(Duration::from_millis(300), "between checks");
-    }
+/// [`common::wait::wait_until`] with `log` (serve's, Prometheus's) in the message if it times out.
+#[track_caller]
+fn wait_for(what: &str, limit: Duration, ok: impl FnMut() -> bool, log: impl Fn() -> String) {
+    common::wait::wait_until(
+        limit,
+        common::wait::OnTimeout(|| format!("{what}; log:\n{}", log())),
+        ok,
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use super::{
     strings,
 };
 use crate::common::tmux::Tmux;
-use crate::common::wait::{hold, wait_for_async_every};
+use crate::common::wait::{OnTimeout, wait_for_async_every, wait_until, wait_until_async};
 use crate::common::{PrivateServer, ServerConfig};
 
 /// Client flags for `user` with `password` over the server's socket.
@@ -27,10 +27,28 @@ fn account_args(server: &PrivateServer, user: &str, password: &str) -> Vec<Strin
     ])
 }
 
-/// Connections as `user` (no password) until the server says "Too many connections".
-async fn fill_up(server: &PrivateServer, user: &str) -> Vec<Conn> {
+/// Connections as `user` (no password) until the server says "Too many connections", once
+/// the server's only other sessions are the `others` that stay: a session just closed frees
+/// its slot a moment later.
+async fn fill_up(server: &PrivateServer, user: &str, others: u64) -> Vec<Conn> {
     let opts = OptsBuilder::from_opts(server.opts()).user(Some(user));
-    let mut held = Vec::new();
+    let first = tokio::sync::Mutex::new(Conn::new(opts.clone()).await.expect("a first filler"));
+    let probe = &first;
+    wait_until_async(
+        Duration::from_secs(10),
+        format!("the sessions that closed gone: {others} besides the first filler"),
+        || async move {
+            let row: Option<(String, u64)> = probe
+                .lock()
+                .await
+                .query_first("SHOW GLOBAL STATUS LIKE 'Threads_connected'")
+                .await
+                .expect("Threads_connected");
+            row.is_some_and(|(_, n)| n == others + 1)
+        },
+    )
+    .await;
+    let mut held = vec![first.into_inner()];
     loop {
         match Conn::new(opts.clone()).await {
             Ok(c) => held.push(c),
@@ -79,25 +97,33 @@ async fn take_freed_slot(server: &PrivateServer, user: &str) -> Conn {
     .await
 }
 
-/// Watches the header for `how_long` while the dashboard is down: it stays up, says `why`,
-/// and its retry countdown never passes the cap. Returns every screen seen.
-fn watch_while_down(tmux: &Tmux, how_long: Duration, why: &str) -> Vec<String> {
+/// Watches the header while the dashboard is down, until its retry countdown shows the
+/// backoff at its cap (0.25+0.5+1+2+4 s, then 5 s): it stays up, says `why`, and the countdown
+/// never passes the cap. Returns every screen seen.
+fn watch_while_down(tmux: &Tmux, why: &str) -> Vec<String> {
+    let cap = BACKOFF_CAP.as_secs();
     let mut screens = Vec::new();
-    let until = Instant::now() + how_long;
-    while Instant::now() < until {
-        let s = tmux.screen();
-        let h = header(&s);
-        assert!(h.contains("DISCONNECTED") && h.contains(why), "{s}");
-        assert!(s.contains("Checkpoint age"), "the dashboard stays up:\n{s}");
-        for n in numbers_after(h, "retry in ") {
-            assert!(
-                n <= BACKOFF_CAP.as_secs(),
-                "countdown {n}s above the cap:\n{s}"
-            );
-        }
-        screens.push(s);
-        hold(Duration::from_millis(200), "the next look at the screen");
-    }
+    wait_until(
+        SCREEN_WAIT,
+        OnTimeout(|| {
+            format!(
+                "the retry countdown at its {cap}s cap; screen is:\n{}",
+                tmux.screen()
+            )
+        }),
+        || {
+            let s = tmux.screen();
+            let h = header(&s);
+            assert!(h.contains("DISCONNECTED") && h.contains(why), "{s}");
+            assert!(s.contains("Checkpoint age"), "the dashboard stays up:\n{s}");
+            let countdown = numbers_after(h, "retry in ");
+            for n in &countdown {
+                assert!(*n <= cap, "countdown {n}s above the cap:\n{s}");
+            }
+            screens.push(s);
+            countdown.contains(&cap)
+        },
+    );
     screens
 }
 
@@ -117,7 +143,7 @@ fn max_connections_reached_at_start_up_and_mid_session() {
         rt.block_on(server.sql(q));
     }
     let watcher = account_args(&server, "watcher", "Watch-4711");
-    let mut fillers = rt.block_on(fill_up(&server, "filler"));
+    let mut fillers = rt.block_on(fill_up(&server, "filler", 0));
     assert_eq!(
         fillers.len(),
         10,
@@ -155,7 +181,8 @@ fn max_connections_reached_at_start_up_and_mid_session() {
     tmux.wait_for("the dashboard", SCREEN_WAIT, |s| {
         header(s).contains("data ")
     });
-    fillers = rt.block_on(fill_up(&server, "filler"));
+    // Root and the dashboard stay.
+    fillers = rt.block_on(fill_up(&server, "filler", 2));
     assert_eq!(
         fillers.len(),
         8,
@@ -175,11 +202,14 @@ fn max_connections_reached_at_start_up_and_mid_session() {
     tmux.wait_for("the too-many-connections reason", SCREEN_WAIT, |s| {
         header(s).contains("too many connections (max_connections reached)")
     });
-    let screens = watch_while_down(&tmux, Duration::from_secs(8), "max_connections reached");
+    let screens = watch_while_down(&tmux, "max_connections reached");
     let attempts = rt.block_on(status(&mut root, "Connections")) - attempts_before;
     // Connection attempts (root and the fillers stay connected meanwhile): backoff 0.25,
-    // 0.5, 1, 2, 4, 5 s… gives a handful in ~8 s, not hundreds.
-    assert!((3..=10).contains(&attempts), "{attempts} attempts in ~8 s");
+    // 0.5, 1, 2, 4 s gives a handful before it reaches its cap (~8 s), not hundreds.
+    assert!(
+        (3..=10).contains(&attempts),
+        "{attempts} attempts before the backoff reached its cap"
+    );
     assert!(screens.iter().all(|s| !s.contains("Watch-4711")));
 
     // Free two slots: it comes back by itself.
@@ -247,11 +277,11 @@ fn password_changed_mid_session() {
         h.contains("access denied — password changed? Restart innodebt with the new one; retrying"),
         "says what happened and what to do:\n{first}"
     );
-    let screens = watch_while_down(&tmux, Duration::from_secs(8), "access denied");
+    let screens = watch_while_down(&tmux, "access denied");
     let attempts = rt.block_on(server.status_u64("Access_denied_errors")) - denied_before;
     assert!(
         (3..=10).contains(&attempts),
-        "{attempts} denied attempts in ~8 s: retrying, not spinning"
+        "{attempts} denied attempts before the backoff reached its cap: retrying, not spinning"
     );
     for s in screens.iter().chain([&first]) {
         assert!(

@@ -1,7 +1,7 @@
 //! The server dies under the dashboard: kill -9 under write load while recording, and
 //! restarts with another redo log size (plus a resize at runtime).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use innodebt_engine::derive::Deriver;
@@ -13,7 +13,8 @@ use super::{
     SCREEN_WAIT, background_runtime, capture_events, header, numbers_after, recording_dashboard,
     replay_json_at, run_innodebt, shown_uptime,
 };
-use crate::common::wait::{hold, wait_until};
+use crate::common::recorded;
+use crate::common::wait::{OnTimeout, wait_until};
 use crate::common::{PrivateServer, ServerConfig, WriteLoad};
 
 /// What a capture's events derive to, sample by sample, with the index of the event.
@@ -98,24 +99,37 @@ fn kill_9_under_load_while_the_dashboard_records() {
             .any(|why| header(&first).contains(why)),
         "the reason is shown:\n{first}"
     );
-    // Stay down long enough for the backoff to reach its cap (0.25+0.5+1+2+4 s), watching
-    // the countdown on every screen.
-    let mut countdowns = Vec::new();
-    let down_until = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < down_until {
-        let s = tmux.screen();
-        assert!(header(&s).contains("DISCONNECTED"), "still down:\n{s}");
-        assert!(s.contains("Checkpoint age"), "the dashboard stays up:\n{s}");
-        countdowns.extend(numbers_after(header(&s), "retry in "));
-        hold(Duration::from_millis(100), "the next look at the countdown");
-    }
+    // Down until the countdown shows the backoff at its cap (0.25+0.5+1+2+4 s, then 5 s),
+    // watching it on every screen.
     let cap = BACKOFF_CAP.as_secs();
+    let mut countdowns = Vec::new();
+    wait_until(
+        SCREEN_WAIT,
+        OnTimeout(|| {
+            format!(
+                "the retry countdown at its {cap}s cap; screen is:\n{}",
+                tmux.screen()
+            )
+        }),
+        || {
+            let s = tmux.screen();
+            assert!(header(&s).contains("DISCONNECTED"), "still down:\n{s}");
+            assert!(s.contains("Checkpoint age"), "the dashboard stays up:\n{s}");
+            let now = numbers_after(header(&s), "retry in ");
+            let at_cap = now.contains(&cap);
+            countdowns.extend(now);
+            at_cap
+        },
+    );
     let longest = countdowns.iter().copied().max().unwrap_or(0);
     assert!(
         longest <= cap,
         "countdown above the {cap}s cap: {countdowns:?}"
     );
-    assert!(longest >= 3, "the backoff grows: {countdowns:?}");
+    assert!(
+        countdowns.iter().any(|n| *n < cap),
+        "the backoff grows to its cap: {countdowns:?}"
+    );
     assert!(tmux.alternate_on());
 
     let start = server.restart();
@@ -324,9 +338,15 @@ fn redo_log_resized_by_restart_and_at_runtime() {
     tmux.wait_for("the dashboard with a 16 MiB redo log", SCREEN_WAIT, |s| {
         header(s).contains("data ") && s.contains("16.0 MiB")
     });
-    hold(
-        Duration::from_secs(2),
-        "samples with the 16 MiB log in the recording before the restart",
+    // A sample with the 16 MiB log in the recording, a second clear of the restart.
+    wait_until(
+        SCREEN_WAIT,
+        "the recording to hold a sample a second old before the restart",
+        || {
+            recorded::sample_times(&file)
+                .first()
+                .is_some_and(|t| *t <= Utc::now() - chrono::Duration::seconds(1))
+        },
     );
 
     server.restart_with(["--innodb-log-file-size=32M"]);
@@ -346,10 +366,8 @@ fn redo_log_resized_by_restart_and_at_runtime() {
     tmux.wait_for("the runtime resize noticed", Duration::from_secs(40), |s| {
         header(s).contains("redo capacity changed 32.0 MiB → 48.0 MiB")
     });
-    hold(
-        Duration::from_secs(1),
-        "samples after the runtime resize in the recording",
-    );
+    // A sample after the runtime resize in the recording.
+    recorded::wait_for_sample_after(&file, Utc::now(), SCREEN_WAIT);
     tmux.keys(&["q"]);
     tmux.wait_for("the recording summary", SCREEN_WAIT, |s| {
         s.contains("recorded")

@@ -1,8 +1,6 @@
 //! The dashboard itself fails: a panic inside a render (the `INNODEBT_FAILPOINT` test hook),
 //! and kill -9 while it records. SIGTERM/SIGHUP are in `tests/e2e_dashboard.rs`.
 
-use std::time::Duration;
-
 use chrono::Utc;
 use innodebt_server::sample::SourceEvent;
 
@@ -10,7 +8,7 @@ use super::{
     SCREEN_WAIT, capture_events, header, read_pid, recording_dashboard, replay_json_at,
     shown_uptime,
 };
-use crate::common::wait::hold;
+use crate::common::recorded;
 use crate::common::{PrivateServer, ServerConfig};
 
 fn samples(events: &[SourceEvent]) -> Vec<&innodebt_server::sample::Sample> {
@@ -102,10 +100,8 @@ fn kill_9_of_a_recording_dashboard_leaves_a_readable_capture() {
     tmux.wait_for("a few samples", SCREEN_WAIT, |s| {
         shown_uptime(s).is_some_and(|u| Some(&u) != uptime.as_ref())
     });
-    hold(
-        Duration::from_secs(1),
-        "more samples in the recording before the kill",
-    );
+    // The samples the checks below count, in the recording before the kill.
+    recorded::wait_for_samples(&file, 5, SCREEN_WAIT);
     let pid = read_pid(&pidfile);
     let status = std::process::Command::new("kill")
         .args(["-KILL", &pid.to_string()])
