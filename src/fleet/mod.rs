@@ -11,9 +11,7 @@ pub mod row;
 pub mod state;
 pub mod ui;
 
-use std::collections::VecDeque;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use chrono::Utc;
 use crossterm::event::KeyEvent;
@@ -28,11 +26,8 @@ use crate::serve::config::{ConfigFile, TargetSpec};
 use crate::term;
 use crate::theme::Theme;
 use innodebt_poller::live::PollerConfig;
-use poll::Incoming;
+use poll::{Incoming, Recent};
 use state::{Command, Fleet, Msg, Server};
-
-/// Raw events kept per direct server, so its dashboard opens with a little history.
-const RECENT_EVENTS: usize = 180;
 
 /// How to read each server.
 enum Source {
@@ -124,27 +119,25 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
     let (tx, rx) = mpsc::channel(1024);
     let mut tasks = Vec::new();
     let mut rows = Vec::new();
-    let mut agents = Vec::new();
     for (i, (server, source)) in list.into_iter().enumerate() {
         rows.push(server);
-        agents.push(match &source {
-            Source::Agent(a) => a.events().ok(),
-            Source::Direct(_) => None,
-        });
+        // One look answers as --once does: a verdict holds once a sample shows it.
+        let deriver = crate::mode::deriver(cli);
+        let deriver = if args.once {
+            deriver.one_shot()
+        } else {
+            deriver
+        };
         tasks.push(match source {
-            Source::Direct(opts) => {
-                // One look answers as --once does: a verdict holds once a sample shows it.
-                let deriver = crate::mode::deriver(cli);
-                let deriver = if args.once {
-                    deriver.one_shot()
-                } else {
-                    deriver
-                };
-                poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone())
-            }
-            Source::Agent(a) => {
-                poll::spawn_agent(i, a, cli.options.interval, args.timeout, tx.clone())
-            }
+            Source::Direct(opts) => poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone()),
+            Source::Agent(a) => poll::spawn_agent(
+                i,
+                a,
+                deriver,
+                cli.options.interval,
+                args.timeout,
+                tx.clone(),
+            ),
         });
     }
     let mut fleet = Fleet::new(rows, Utc::now());
@@ -156,12 +149,8 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
         tasks.iter().for_each(|t| t.abort());
         return once::print(&fleet, args.format, limit);
     }
-    let wiring = Wiring {
-        incoming: rx,
-        tx,
-        agents,
-        timeout: args.timeout,
-    };
+    drop(tx);
+    let wiring = Wiring { incoming: rx };
     let result = run(fleet, theme, wiring, cli).await;
     tasks.iter().for_each(|t| t.abort());
     match result {
@@ -170,33 +159,21 @@ pub async fn main(cli: &Cli, args: &FleetArgs) -> ExitCode {
     }
 }
 
-/// The open dashboard of one server (and, for an agent row, the task fetching its events).
+/// The open dashboard of one server.
 struct Open {
     index: usize,
     app: App,
-    events: Option<tokio::task::JoinHandle<()>>,
 }
 
-impl Drop for Open {
-    fn drop(&mut self) {
-        if let Some(t) = &self.events {
-            t.abort();
-        }
-    }
-}
-
-/// The loop's ends of the tasks.
+/// The loop's end of the tasks.
 struct Wiring {
     incoming: mpsc::Receiver<Incoming>,
-    /// For the events task of an agent row's dashboard.
-    tx: mpsc::Sender<Incoming>,
-    /// Per server: the agent's `/events` (agent rows only).
-    agents: Vec<Option<agent::Agent>>,
-    timeout: Duration,
 }
 
 async fn run(fleet: Fleet, theme: Theme, wiring: Wiring, cli: &Cli) -> Result<(), ScreenError> {
-    let recent = vec![VecDeque::new(); fleet.servers.len()];
+    let recent = (0..fleet.servers.len())
+        .map(|_| Recent::default())
+        .collect();
     let mut screen = FleetScreen {
         fleet,
         theme,
@@ -215,8 +192,8 @@ struct FleetScreen<'a> {
     theme: Theme,
     wiring: Wiring,
     cli: &'a Cli,
-    /// Per direct server: its latest raw events, for its dashboard.
-    recent: Vec<VecDeque<innodebt_server::sample::SourceEvent>>,
+    /// Per server: its latest raw events, for its dashboard.
+    recent: Vec<Recent>,
     open: Option<Open>,
 }
 
@@ -226,7 +203,7 @@ impl Screen for FleetScreen<'_> {
     async fn next_data(&mut self) -> Incoming {
         match self.wiring.incoming.recv().await {
             Some(incoming) => incoming,
-            // The loop holds a sender (for agent dashboards): never closed while it runs.
+            // The tasks run until aborted: closed only if every one of them failed.
             None => std::future::pending().await,
         }
     }
@@ -275,10 +252,7 @@ impl Screen for FleetScreen<'_> {
                     o.app.update(app::Msg::Source(ev.clone()));
                 }
                 if let Some(r) = self.recent.get_mut(index) {
-                    if r.len() >= RECENT_EVENTS {
-                        r.pop_front();
-                    }
-                    r.push_back(ev);
+                    r.push(ev);
                 }
             }
             ScreenEvent::Tick(now) => {
@@ -309,23 +283,9 @@ impl FleetScreen<'_> {
                     self.fleet.needs_draw = true;
                 }
                 Command::Open(i) => {
-                    let agent = self.wiring.agents.get(i).cloned().flatten();
-                    // An agent row's history comes from the agent itself.
-                    let seen = match agent {
-                        Some(_) => VecDeque::new(),
-                        None => self.recent[i].clone(),
-                    };
-                    let mut o = open_dashboard(i, &seen, self.cli);
-                    if let Some(url) = agent {
-                        o.events = Some(poll::spawn_agent_events(
-                            i,
-                            url,
-                            self.cli.options.interval,
-                            self.wiring.timeout,
-                            self.wiring.tx.clone(),
-                        ));
+                    if let Some(seen) = self.recent.get(i) {
+                        self.open = Some(open_dashboard(i, seen, self.cli));
                     }
-                    self.open = Some(o);
                 }
             }
         }
@@ -334,24 +294,16 @@ impl FleetScreen<'_> {
 }
 
 /// A read-only dashboard for server `index`, fed what was seen of it so far.
-fn open_dashboard(
-    index: usize,
-    recent: &VecDeque<innodebt_server::sample::SourceEvent>,
-    cli: &Cli,
-) -> Open {
+fn open_dashboard(index: usize, recent: &Recent, cli: &Cli) -> Open {
     let mut app = App::new(cli.options.interval, Utc::now());
     app.live = DataView::new(crate::mode::deriver(cli));
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     app.read_only = true;
-    for ev in recent {
-        app.update(app::Msg::Source(ev.clone()));
+    for ev in recent.replay() {
+        app.update(app::Msg::Source(ev));
     }
     app.needs_draw = true;
-    Open {
-        index,
-        app,
-        events: None,
-    }
+    Open { index, app }
 }
 
 /// A key in the dashboard; `true` when it goes back to the fleet (Esc or q with nothing open).

@@ -14,6 +14,7 @@
 //!   or, where time passing is the scenario, [`wait::hold`] saying why. No test sleeps itself.
 //! - [`watch`]: the project's poller, derivation and verdict engine on a private server.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
+//! - [`openmetrics`]: innodebt's exposition read back, for the tests of what the exporter writes.
 //!
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
 //!
@@ -41,6 +42,7 @@ pub mod laps;
 pub mod load;
 pub mod machine;
 pub mod mysqld_exporter;
+pub mod openmetrics;
 pub mod promdata;
 pub mod proxy;
 pub mod scale;
