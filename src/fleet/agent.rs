@@ -182,7 +182,8 @@ pub fn events_url(agent: &Url) -> Result<Url, String> {
         ("" | "metrics", _) | ("probe", Some(_)) => {}
         ("probe", None) => {
             return Err(format!(
-                "{agent}: /probe needs ?target=NAME (a target of the agent's config file)"
+                "{agent}: /probe needs ?target=NAME (a target of the agent's config file, or \
+                 a host:port its --probe-allow allows)"
             ));
         }
         _ => {
