@@ -110,7 +110,10 @@ impl Agent {
         })
         .map_err(|e| match e {
             innodebt_http::Error::File { .. } => format!("agent_ssl_ca {e}"),
-            e => format!("agent_user: {e}"),
+            innodebt_http::Error::Credentials(why) => {
+                format!("agent_user and its password: {why}")
+            }
+            e => format!("{url}: {e}"),
         })?;
         Ok(Agent {
             url: url.to_string(),

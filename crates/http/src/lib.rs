@@ -45,6 +45,9 @@ pub enum Error {
     TooLarge { url: String, limit: usize },
     #[error("{url}: the answer was cut off: {why}")]
     Cut { url: String, why: String },
+    /// Credentials that a header cannot carry.
+    #[error("{0}")]
+    Credentials(String),
     #[error("the HTTP client cannot start: {0}")]
     Setup(String),
 }
@@ -130,7 +133,7 @@ impl Credentials {
             Credentials::None => return Ok(None),
             Credentials::Basic { user, password } => {
                 if user.contains(':') {
-                    return Err(Error::Setup(format!(
+                    return Err(Error::Credentials(format!(
                         "the basic-auth user {user:?} contains ':', which basic auth cannot carry"
                     )));
                 }
@@ -141,7 +144,11 @@ impl Credentials {
             Credentials::Bearer(token) => format!("Bearer {token}"),
         };
         let mut v = HeaderValue::from_str(&text).map_err(|_| {
-            Error::Setup("the credentials hold a character a header cannot carry".into())
+            Error::Credentials(
+                "the credentials hold a character an HTTP header cannot carry (a control \
+                 character or a line break)"
+                    .into(),
+            )
         })?;
         // Kept out of reqwest's and hyper's debug output.
         v.set_sensitive(true);

@@ -64,6 +64,10 @@ fn prom_error(shown: &str, e: innodebt_http::Error) -> PromError {
             url: shown.to_string(),
             why: format!("no answer within {:.1} s", after.as_secs_f64()),
         },
+        E::Credentials(why) => PromError::BadUrl {
+            url: shown.to_string(),
+            why: format!("{why}: check --basic-auth-file or --bearer-token-file"),
+        },
         E::Setup(why) => PromError::BadUrl {
             url: shown.to_string(),
             why,
