@@ -1,26 +1,21 @@
-//! The fleet's HTTP client for remote `innodebt serve` agents: hyper's pooled client over
-//! rustls, so an agent behind `--web-config` is read as Prometheus reads it — https checked
-//! against the system's roots or a CA file (`agent_ssl_ca`), and basic auth with a password
-//! from a file or the environment (never the command line, where `ps` shows it).
+//! The fleet's reader of remote `innodebt serve` agents: one target's raw events (`/events`)
+//! through innodebt's HTTP client ([`innodebt_http`]), so an agent behind `--web-config` is
+//! read as Prometheus reads it — https checked against the web's roots or a CA file
+//! (`agent_ssl_ca`), and basic auth with a password from a file or the environment (never the
+//! command line, where `ps` shows it).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use base64::Engine as _;
-use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, LengthLimitError, Limited};
-use hyper::header::HeaderValue;
-use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
-use rustls::pki_types::CertificateDer;
-use rustls::pki_types::pem::PemObject;
-use tokio::time::timeout;
+use innodebt_http::{Client, Credentials, Settings, Url, UrlProblem};
+use innodebt_server::sample::SourceEvent;
 
-/// The largest agent answer read (a scrape is a few KiB, `/events` up to a few MiB).
+/// The largest agent answer read: the first `/events` holds up to two minutes of samples
+/// (a few MiB with many transactions open), later ones a poll or two.
 const MAX_BODY: usize = 16 << 20;
+
+/// How long one read may take until the fleet's `--timeout` is applied ([`Agent::with_timeout`]).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The environment variable that holds the agents' basic-auth password.
 pub const PASSWORD_ENV: &str = "INNODEBT_AGENT_PASSWORD";
@@ -48,36 +43,42 @@ impl Access {
     }
 }
 
-/// One agent's scrape URL with the client and credentials to read it.
-#[derive(Clone)]
-pub struct Agent {
-    pub url: String,
-    client: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
-    authorization: Option<HeaderValue>,
+/// One `/events` answer: the events numbered above the cursor asked with, and the next cursor.
+#[derive(Debug, serde::Deserialize)]
+pub struct Batch {
+    pub next: u64,
+    pub events: Vec<SourceEvent>,
 }
 
-impl std::fmt::Debug for Agent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Agent")
-            .field("url", &self.url)
-            .field("basic_auth", &self.authorization.is_some())
-            .finish()
-    }
+/// One agent target: where its events are, with the client and credentials to read them.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// The URL as configured (its `/metrics`, or `/probe?target=NAME`).
+    pub url: String,
+    /// The same target's `/events`, without the cursor.
+    events: Url,
+    client: Client,
 }
 
 impl Agent {
     /// Checks the URL and reads the CA and the password now, so a mistake is told at start.
     /// `env_password` is what [`PASSWORD_ENV`] holds (passed in: tests set no environment).
     pub fn new(url: &str, access: &Access, env_password: Option<&str>) -> Result<Agent, String> {
-        let parts = split_url(url)?;
-        if access.ssl_ca.is_some() && !parts.https {
+        let parsed = innodebt_http::url(url).map_err(|e| match e {
+            innodebt_http::Error::Url {
+                problem: UrlProblem::Credentials,
+                ..
+            } => format!("{e}: give agent_user and agent_password_file"),
+            e => format!("{e} (an agent URL is innodebt serve's http[s]://HOST:PORT/metrics)"),
+        })?;
+        if access.ssl_ca.is_some() && parsed.scheme() != "https" {
             return Err(format!(
                 "{url}: agent_ssl_ca is for https:// agents; use https:// (the agent's \
                  --web-config has tls_server_config) or drop the CA"
             ));
         }
-        let authorization = match (&access.user, &access.password_file, env_password) {
-            (None, None, _) => None,
+        let credentials = match (&access.user, &access.password_file, env_password) {
+            (None, None, _) => Credentials::None,
             (None, Some(f), _) => {
                 return Err(format!(
                     "agent_password_file {} is set without agent_user: give the basic-auth \
@@ -85,8 +86,15 @@ impl Agent {
                     f.display()
                 ));
             }
-            (Some(user), Some(file), _) => Some(basic(user, &read_password(file)?)?),
-            (Some(user), None, Some(p)) => Some(basic(user, p)?),
+            (Some(user), Some(file), _) => Credentials::Basic {
+                user: user.clone(),
+                password: innodebt_http::password_file(file)
+                    .map_err(|e| format!("agent_password_file {e}"))?,
+            },
+            (Some(user), None, Some(p)) => Credentials::Basic {
+                user: user.clone(),
+                password: p.to_string(),
+            },
             (Some(user), None, None) => {
                 return Err(format!(
                     "agent_user {user:?} has no password: put it in a file named by \
@@ -94,279 +102,150 @@ impl Agent {
                 ));
             }
         };
+        let client = Client::new(Settings {
+            ca_file: access.ssl_ca.as_deref(),
+            credentials,
+            timeout: DEFAULT_TIMEOUT,
+            max_body: MAX_BODY,
+        })
+        .map_err(|e| match e {
+            innodebt_http::Error::File { .. } => format!("agent_ssl_ca {e}"),
+            innodebt_http::Error::Credentials(why) => {
+                format!("agent_user and its password: {why}")
+            }
+            e => format!("{url}: {e}"),
+        })?;
         Ok(Agent {
             url: url.to_string(),
-            client: client(access.ssl_ca.as_deref())?,
-            authorization,
+            events: events_url(&parsed)?,
+            client,
         })
     }
 
-    /// The same agent's `/events` URL for the same target, with the same client.
-    pub fn events(&self) -> Result<Agent, String> {
-        Ok(Agent {
-            url: events_url(&self.url)?,
-            client: self.client.clone(),
-            authorization: self.authorization.clone(),
-        })
+    /// The same agent with `timeout` for each read (the fleet's `--timeout`).
+    pub fn with_timeout(mut self, timeout: Duration) -> Agent {
+        self.client = self.client.with_timeout(timeout);
+        self
     }
 
-    /// One GET of `url` (this agent's, or one under it) within `limit`: connect (and the TLS
-    /// handshake), send, read the whole body, at most 16 MiB.
-    pub async fn fetch(&self, url: &str, limit: Duration) -> Result<String, String> {
-        split_url(url)?;
-        let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: not a URL: {e}"))?;
-        let mut request = hyper::Request::get(uri)
-            .header(hyper::header::ACCEPT, "text/plain")
-            .header(hyper::header::USER_AGENT, "innodebt-fleet");
-        if let Some(a) = &self.authorization {
-            request = request.header(hyper::header::AUTHORIZATION, a.clone());
-        }
-        let request = request
-            .body(Empty::<Bytes>::new())
-            .map_err(|e| format!("{url}: {e}"))?;
-        let work = async {
-            let response = self.client.request(request).await.map_err(|e| {
-                let mut cause: &dyn std::error::Error = &e;
-                while let Some(next) = cause.source() {
-                    cause = next;
+    /// The events numbered above `after`: one GET within the timeout, at most 16 MiB.
+    pub async fn events(&self, after: u64) -> Result<Batch, String> {
+        let shown = self.events.as_str();
+        let mut url = self.events.clone();
+        url.query_pairs_mut()
+            .append_pair("after", &after.to_string());
+        let reply = self
+            .client
+            .get(&url, "application/json")
+            .await
+            .map_err(|e| match e {
+                innodebt_http::Error::Tls { why, .. } => format!(
+                    "{shown}: TLS: {why} (checked against agent_ssl_ca, or the web's roots \
+                     without it)"
+                ),
+                innodebt_http::Error::Connect { why, .. } => {
+                    format!("{shown}: cannot connect: {why}")
                 }
-                format!("{url}: cannot connect: {cause}")
+                e => e.to_string(),
             })?;
-            let status = response.status();
-            let body = Limited::new(response.into_body(), MAX_BODY)
-                .collect()
-                .await
-                .map_err(|e| {
-                    if e.is::<LengthLimitError>() {
-                        format!("{url}: the answer is larger than 16 MiB")
-                    } else {
-                        format!("{url}: {e}")
-                    }
-                })?
-                .to_bytes();
-            Ok::<_, String>((status, body))
-        };
-        let (status, body) = timeout(limit, work).await.map_err(|_| {
-            format!(
-                "{url}: no answer within {:.1}s (the agent or the network stopped answering)",
-                limit.as_secs_f64()
-            )
-        })??;
-        let text = String::from_utf8_lossy(&body).into_owned();
-        match status.as_u16() {
-            200 => Ok(text),
+        match reply.status.as_u16() {
+            200 => serde_json::from_slice(&reply.body).map_err(|e| {
+                format!(
+                    "{shown}: not innodebt serve's events ({e}): the agent URL names an \
+                     innodebt serve of this version or later"
+                )
+            }),
             401 => Err(format!(
-                "{url}: HTTP 401: the agent wants basic auth{}: set agent_user and \
+                "{shown}: HTTP 401: the agent wants basic auth{}: set agent_user and \
                  agent_password_file (or --agent-user with --agent-password-file or \
                  {PASSWORD_ENV}) to a user of its --web-config",
-                if self.authorization.is_some() {
+                if self.client.has_credentials() {
                     " and refused this user and password"
                 } else {
                     ""
                 }
             )),
-            code => {
-                let first = text.lines().next().unwrap_or_default();
-                Err(format!("{url}: HTTP {code}: {first}"))
-            }
+            code => Err(format!("{shown}: HTTP {code}: {}", reply.first_line())),
         }
     }
 }
 
-/// `Authorization: Basic …`, marked sensitive (hyper keeps it out of its debug output).
-fn basic(user: &str, password: &str) -> Result<HeaderValue, String> {
-    if user.contains(':') {
-        return Err(format!(
-            "agent_user {user:?}: a basic-auth user cannot contain ':'"
-        ));
-    }
-    let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-    let mut v = HeaderValue::from_str(&format!("Basic {token}"))
-        .map_err(|e| format!("agent_user {user:?}: not usable in a header: {e}"))?;
-    v.set_sensitive(true);
-    Ok(v)
-}
-
-/// The password file's content, without one trailing newline (as `password_file` reads).
-fn read_password(file: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        format!(
-            "agent_password_file {}: cannot read: {e} (check the path and its permissions)",
-            file.display()
-        )
-    })?;
-    let text = text.strip_suffix('\n').unwrap_or(&text);
-    let text = text.strip_suffix('\r').unwrap_or(text);
-    Ok(text.to_string())
-}
-
-/// hyper's client, connections kept alive between polls (an agent is read every interval);
-/// https verified against `ca` (PEM), or the bundled web PKI roots without one.
-fn client(
-    ca: Option<&Path>,
-) -> Result<Client<HttpsConnector<HttpConnector>, Empty<Bytes>>, String> {
-    let roots = match ca {
-        Some(path) => {
-            let pem = std::fs::read(path).map_err(|e| {
-                format!(
-                    "agent_ssl_ca {}: cannot read: {e} (check the path and its permissions)",
-                    path.display()
-                )
-            })?;
-            let mut roots = rustls::RootCertStore::empty();
-            for c in CertificateDer::pem_slice_iter(&pem) {
-                let c = c.map_err(|e| {
-                    format!("agent_ssl_ca {}: not PEM certificates: {e}", path.display())
-                })?;
-                roots
-                    .add(c)
-                    .map_err(|e| format!("agent_ssl_ca {}: {e}", path.display()))?;
-            }
-            if roots.is_empty() {
-                return Err(format!(
-                    "agent_ssl_ca {}: no certificate in it (a PEM file with BEGIN CERTIFICATE)",
-                    path.display()
-                ));
-            }
-            roots
+/// The agent's `/events` for the target `agent` names: the same scheme, host and port; its
+/// `/metrics` or `/probe` (under any prefix a proxy adds) become `/events`, and a `target=`
+/// stays.
+pub fn events_url(agent: &Url) -> Result<Url, String> {
+    let mut url = agent.clone();
+    let path = agent.path();
+    let (prefix, page) = path.rsplit_once('/').unwrap_or(("", path));
+    let target: Option<String> = agent
+        .query_pairs()
+        .find(|(k, _)| k == "target")
+        .map(|(_, v)| v.into_owned());
+    match (page, &target) {
+        ("" | "metrics", _) | ("probe", Some(_)) => {}
+        ("probe", None) => {
+            return Err(format!(
+                "{agent}: /probe needs ?target=NAME (a target of the agent's config file, or \
+                 a host:port its --probe-allow allows)"
+            ));
         }
-        None => rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        },
-    };
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| format!("TLS for agents: {e}"))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let mut http = HttpConnector::new();
-    http.set_nodelay(true);
-    http.enforce_http(false);
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(tls)
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http);
-    Ok(Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(Duration::from_secs(60))
-        .pool_max_idle_per_host(2)
-        .build(https))
-}
-
-/// An agent URL's parts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UrlParts {
-    pub https: bool,
-    pub host: String,
-    pub port: u16,
-    pub path: String,
-}
-
-/// `http[s]://host[:port]/path?query` → its parts (port 80 or 443 when not given).
-pub fn split_url(url: &str) -> Result<UrlParts, String> {
-    let (https, rest) = if let Some(r) = url.strip_prefix("http://") {
-        (false, r)
-    } else if let Some(r) = url.strip_prefix("https://") {
-        (true, r)
-    } else {
-        return Err(format!(
-            "{url}: an agent URL starts with http:// or https://"
-        ));
-    };
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/metrics"),
-    };
-    if authority.contains('@') {
-        return Err(format!(
-            "{url}: no credentials in the URL: give agent_user and agent_password_file"
-        ));
+        _ => {
+            return Err(format!(
+                "{agent}: an agent URL is innodebt serve's /metrics, or its \
+                 /probe?target=NAME for one of its targets"
+            ));
+        }
     }
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (
-            h.trim_start_matches('[').trim_end_matches(']'),
-            p.parse::<u16>()
-                .map_err(|_| format!("{url}: bad port {p:?}"))?,
-        ),
-        _ => (authority, if https { 443 } else { 80 }),
-    };
-    if host.is_empty() {
-        return Err(format!("{url}: no host"));
+    url.set_path(&format!("{prefix}/events"));
+    url.set_query(None);
+    if let Some(t) = target {
+        url.query_pairs_mut().append_pair("target", &t);
     }
-    Ok(UrlParts {
-        https,
-        host: host.to_string(),
-        port,
-        path: path.to_string(),
-    })
-}
-
-/// The agent's `/events` URL for the same target as its scrape URL.
-pub fn events_url(agent: &str) -> Result<String, String> {
-    let UrlParts {
-        https,
-        host,
-        port,
-        path,
-    } = split_url(agent)?;
-    let query = path.split_once('?').map(|(_, q)| q).unwrap_or("");
-    let scheme = if https { "https" } else { "http" };
-    let host = if host.contains(':') {
-        format!("[{host}]")
-    } else {
-        host
-    };
-    Ok(if query.is_empty() {
-        format!("{scheme}://{host}:{port}/events?")
-    } else {
-        format!("{scheme}://{host}:{port}/events?{query}&")
-    })
+    Ok(url)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parts(url: &str) -> (bool, String, u16, String) {
-        let p = split_url(url).unwrap();
-        (p.https, p.host, p.port, p.path)
+    fn events(url: &str) -> Result<String, String> {
+        events_url(&innodebt_http::url(url).unwrap()).map(|u| u.to_string())
     }
 
     #[test]
     fn agent_urls() {
         assert_eq!(
-            parts("http://db1:9385/probe?target=x"),
-            (false, "db1".into(), 9385, "/probe?target=x".into())
+            events("http://db1:9385/probe?target=x").unwrap(),
+            "http://db1:9385/events?target=x"
         );
         assert_eq!(
-            parts("http://db1"),
-            (false, "db1".into(), 80, "/metrics".into())
+            events("http://db1:9385/metrics").unwrap(),
+            "http://db1:9385/events"
+        );
+        assert_eq!(events("http://db1").unwrap(), "http://db1/events");
+        assert_eq!(
+            events("https://[::1]:9385/metrics").unwrap(),
+            "https://[::1]:9385/events"
         );
         assert_eq!(
-            parts("https://db1"),
-            (true, "db1".into(), 443, "/metrics".into())
+            events("https://proxy/db1/probe?target=a%20b&x=1").unwrap(),
+            "https://proxy/db1/events?target=a+b"
         );
-        assert_eq!(
-            parts("http://[::1]:9385/metrics"),
-            (false, "::1".into(), 9385, "/metrics".into())
-        );
-        assert!(split_url("ftp://db1").is_err());
         assert!(
-            split_url("https://u:p@db1/")
+            events("http://db1:9385/probe")
                 .unwrap_err()
-                .contains("agent_user")
+                .contains("target")
         );
-        assert_eq!(
-            events_url("http://db1:9385/probe?target=x").unwrap(),
-            "http://db1:9385/events?target=x&"
+        assert!(
+            events("http://db1:9385/other")
+                .unwrap_err()
+                .contains("/metrics")
         );
-        assert_eq!(
-            events_url("https://[::1]:9385/metrics").unwrap(),
-            "https://[::1]:9385/events?"
-        );
-        assert!(split_url("http://db1:x/").is_err());
+        let new = |url: &str| Agent::new(url, &Access::default(), None);
+        assert!(new("ftp://db1").unwrap_err().contains("http://"));
+        assert!(new("https://u:p@db1/").unwrap_err().contains("agent_user"));
+        assert!(new("http://db1:x/").is_err());
+        assert!(new("http://db1:9385/probe").is_err());
     }
 
     #[test]
@@ -385,12 +264,8 @@ mod tests {
             None,
         )
         .unwrap();
-        let expected = base64::engine::general_purpose::STANDARD.encode("prom:s3cret");
-        assert_eq!(
-            ok.authorization.as_ref().unwrap().to_str().unwrap(),
-            format!("Basic {expected}")
-        );
-        assert!(!format!("{ok:?}").contains(&expected));
+        assert!(ok.client.has_credentials());
+        assert!(!format!("{ok:?}").contains("s3cret"), "{ok:?}");
         let from_env = Agent::new(
             "http://db1",
             &Access {
@@ -400,7 +275,7 @@ mod tests {
             Some("envpw"),
         )
         .unwrap();
-        assert!(from_env.authorization.is_some());
+        assert!(from_env.client.has_credentials());
         let e = Agent::new(
             "http://db1",
             &Access {
@@ -443,7 +318,10 @@ mod tests {
             None,
         )
         .unwrap_err();
-        assert!(e.contains("no certificate"), "{e}");
+        assert!(
+            e.contains("agent_ssl_ca") && e.contains("no certificate"),
+            "{e}"
+        );
         let e = Agent::new(
             "https://db1",
             &Access {
@@ -454,5 +332,15 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("missing.pem: cannot read"), "{e}");
+        let e = Agent::new(
+            "https://db1",
+            &Access {
+                user: user("a:b"),
+                ..Access::default()
+            },
+            Some("pw"),
+        )
+        .unwrap_err();
+        assert!(e.contains("':'"), "{e}");
     }
 }

@@ -12,7 +12,6 @@ pub mod row;
 pub mod state;
 pub mod ui;
 
-use std::collections::VecDeque;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -28,11 +27,8 @@ use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
 use crate::serve::config::TargetSpec;
 use crate::term;
 use crate::theme::Theme;
-use poll::Incoming;
+use poll::{Incoming, Recent};
 use state::{Command, Fleet, Msg, Server};
-
-/// Raw events kept per direct server, so its dashboard opens with a little history.
-const RECENT_EVENTS: usize = 180;
 
 /// How to read each server.
 enum Source {
@@ -122,25 +118,20 @@ pub async fn main(config: &Config, fleet: &config::Fleet) -> ExitCode {
     let (tx, rx) = mpsc::channel(1024);
     let mut tasks = Vec::new();
     let mut rows = Vec::new();
-    let mut agents = Vec::new();
     for (i, (server, source)) in list.into_iter().enumerate() {
         rows.push(server);
-        agents.push(match &source {
-            Source::Agent(a) => a.events().ok(),
-            Source::Direct(_) => None,
-        });
+        // One look answers as --once does: a verdict holds once a sample shows it.
+        let deriver = config.judging.deriver();
+        let deriver = if args.once {
+            deriver.one_shot()
+        } else {
+            deriver
+        };
         tasks.push(match source {
-            Source::Direct(opts) => {
-                // One look answers as --once does: a verdict holds once a sample shows it.
-                let deriver = config.judging.deriver();
-                let deriver = if args.once {
-                    deriver.one_shot()
-                } else {
-                    deriver
-                };
-                poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone())
+            Source::Direct(opts) => poll::spawn_direct(i, opts, cfg.clone(), deriver, tx.clone()),
+            Source::Agent(a) => {
+                poll::spawn_agent(i, a, deriver, cfg.interval, args.timeout, tx.clone())
             }
-            Source::Agent(a) => poll::spawn_agent(i, a, cfg.interval, args.timeout, tx.clone()),
         });
     }
     let mut fleet = Fleet::new(rows, Utc::now());
@@ -155,8 +146,6 @@ pub async fn main(config: &Config, fleet: &config::Fleet) -> ExitCode {
     let wiring = Wiring {
         incoming: rx,
         tx,
-        agents,
-        timeout: args.timeout,
         prometheus: None,
     };
     let result = run(fleet, theme, wiring, config).await;
@@ -278,8 +267,6 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
     let wiring = Wiring {
         incoming: rx,
         tx,
-        agents: vec![None; keys.len()],
-        timeout: args.timeout,
         prometheus: Some(PrometheusRows { origin, keys }),
     };
     let result = run(fleet, theme, wiring, config).await;
@@ -298,7 +285,7 @@ struct PrometheusRows {
     keys: Vec<innodebt_capture::prometheus::fleet::InstanceKey>,
 }
 
-/// The open dashboard of one server (and, for an agent row, the task fetching its events).
+/// The open dashboard of one server (and, for a Prometheus row, the task reading its series).
 struct Open {
     index: usize,
     app: App,
@@ -313,14 +300,11 @@ impl Drop for Open {
     }
 }
 
-/// The loop's ends of the tasks.
+/// The loop's end of the tasks.
 struct Wiring {
     incoming: mpsc::Receiver<Incoming>,
-    /// For the events task of an agent row's dashboard.
+    /// For the task reading a Prometheus row's dashboard.
     tx: mpsc::Sender<Incoming>,
-    /// Per server: the agent's `/events` (agent rows only).
-    agents: Vec<Option<agent::Agent>>,
-    timeout: Duration,
     /// `fleet --prometheus`: where each row's dashboard is read from.
     prometheus: Option<PrometheusRows>,
 }
@@ -331,7 +315,9 @@ async fn run(
     wiring: Wiring,
     config: &Config,
 ) -> Result<(), ScreenError> {
-    let recent = vec![VecDeque::new(); fleet.servers.len()];
+    let recent = (0..fleet.servers.len())
+        .map(|_| Recent::default())
+        .collect();
     let mut screen = FleetScreen {
         fleet,
         theme,
@@ -350,8 +336,8 @@ struct FleetScreen<'a> {
     theme: Theme,
     wiring: Wiring,
     config: &'a Config,
-    /// Per direct server: its latest raw events, for its dashboard.
-    recent: Vec<VecDeque<innodebt_server::sample::SourceEvent>>,
+    /// Per server: its latest raw events, for its dashboard.
+    recent: Vec<Recent>,
     open: Option<Open>,
 }
 
@@ -361,7 +347,7 @@ impl Screen for FleetScreen<'_> {
     async fn next_data(&mut self) -> Incoming {
         match self.wiring.incoming.recv().await {
             Some(incoming) => incoming,
-            // The loop holds a sender (for agent dashboards): never closed while it runs.
+            // The tasks run until aborted: closed only if every one of them failed.
             None => std::future::pending().await,
         }
     }
@@ -407,8 +393,7 @@ impl Screen for FleetScreen<'_> {
             }
             ScreenEvent::Data(Incoming::Added(server, key)) => {
                 self.fleet.update(Msg::Add(server));
-                self.recent.push(VecDeque::new());
-                self.wiring.agents.push(None);
+                self.recent.push(Recent::default());
                 if let Some(p) = self.wiring.prometheus.as_mut() {
                     p.keys.push(key);
                 }
@@ -421,10 +406,7 @@ impl Screen for FleetScreen<'_> {
                     o.app.update(app::Msg::Source(ev.clone()));
                 }
                 if let Some(r) = self.recent.get_mut(index) {
-                    if r.len() >= RECENT_EVENTS {
-                        r.pop_front();
-                    }
-                    r.push_back(ev);
+                    r.push(ev);
                 }
             }
             ScreenEvent::Tick(now) => {
@@ -463,7 +445,7 @@ impl FleetScreen<'_> {
                     };
                     let mut o = open_dashboard(
                         i,
-                        &VecDeque::new(),
+                        &Recent::default(),
                         self.config,
                         app::Feed::Prometheus,
                         p.origin.step,
@@ -477,29 +459,15 @@ impl FleetScreen<'_> {
                     self.open = Some(o);
                 }
                 Command::Open(i) => {
-                    let agent = self.wiring.agents.get(i).cloned().flatten();
-                    // An agent row's history comes from the agent itself.
-                    let seen = match agent {
-                        Some(_) => VecDeque::new(),
-                        None => self.recent[i].clone(),
-                    };
-                    let mut o = open_dashboard(
-                        i,
-                        &seen,
-                        self.config,
-                        app::Feed::Fleet,
-                        self.config.poll.interval,
-                    );
-                    if let Some(url) = agent {
-                        o.events = Some(poll::spawn_agent_events(
+                    if let Some(seen) = self.recent.get(i) {
+                        self.open = Some(open_dashboard(
                             i,
-                            url,
+                            seen,
+                            self.config,
+                            app::Feed::Fleet,
                             self.config.poll.interval,
-                            self.wiring.timeout,
-                            self.wiring.tx.clone(),
                         ));
                     }
-                    self.open = Some(o);
                 }
             }
         }
@@ -510,7 +478,7 @@ impl FleetScreen<'_> {
 /// A read-only dashboard for server `index`, fed what was seen of it so far.
 fn open_dashboard(
     index: usize,
-    recent: &VecDeque<innodebt_server::sample::SourceEvent>,
+    recent: &Recent,
     config: &Config,
     feed: app::Feed,
     interval: Duration,
@@ -518,8 +486,8 @@ fn open_dashboard(
     // Runtime changes stay with the one-server dashboard (`innodebt -h HOST`).
     let mut app = App::fed_by(feed, interval, Utc::now());
     app.live = DataView::new(config.judging.deriver());
-    for ev in recent {
-        app.update(app::Msg::Source(ev.clone()));
+    for ev in recent.replay() {
+        app.update(app::Msg::Source(ev));
     }
     app.needs_draw = true;
     Open {

@@ -1,11 +1,13 @@
 //! Where the fleet's rows come from: one task per server, each with its own timeout and
 //! backoff, so a dead host never stalls the others. A direct server runs the ordinary live
-//! poller and derivation; an agent row reads a remote `innodebt serve`'s `/metrics` (or
-//! `/probe?target=`) over HTTP — no MySQL connection from this machine.
+//! poller; an agent row reads a remote `innodebt serve`'s raw events (`/events`) over HTTP —
+//! no MySQL connection from this machine. Both are derived here by the same [`Deriver`], so
+//! an agent's row and dashboard are what a direct server's would be.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -13,17 +15,17 @@ use super::agent::Agent;
 use super::row::RowFigures;
 use super::state::RowUpdate;
 use crate::cli::ConnectOptions;
-use crate::openmetrics::parse;
 use crate::target::{Derived, Target, TargetSpec, connector, spawn_target};
 use innodebt_engine::derive::Deriver;
+use innodebt_engine::verdicts::fresh;
 use innodebt_poller::live::{PollerConfig, backoff};
-use innodebt_server::sample::SourceEvent;
+use innodebt_server::sample::{ServerInfo, SourceEvent};
 
 /// What the tasks send the fleet loop.
 #[derive(Debug)]
 pub enum Incoming {
     Row(usize, RowUpdate),
-    /// A direct server's raw event, for its dashboard.
+    /// A server's raw event, for its dashboard.
     Event(usize, SourceEvent),
     /// A server found after the start (a Prometheus instance), the next index.
     Added(
@@ -82,49 +84,57 @@ pub fn spawn_direct(
     })
 }
 
-/// Reads one server from an agent's scrape URL every `interval`.
+/// Reads one server from an agent: its raw events (`/events`) every `interval`, each read
+/// within `limit`, judged by `deriver` here. The row is down with the agent's own error when
+/// the agent cannot reach its server, and with the HTTP error when the agent does not answer.
 pub fn spawn_agent(
     index: usize,
     agent: Agent,
+    deriver: Deriver,
     interval: Duration,
     limit: Duration,
     tx: mpsc::Sender<Incoming>,
 ) -> JoinHandle<()> {
+    let agent = agent.with_timeout(limit);
     tokio::spawn(async move {
-        let url = agent.url.clone();
+        let mut rows = AgentRows::new(deriver, interval);
+        let mut after: u64 = 0;
         let mut failures: u32 = 0;
+        let mut down_since: Option<DateTime<Utc>> = None;
         loop {
-            let update = match agent.fetch(&url, limit).await.and_then(|body| {
-                parse::parse(&body).map_err(|e| format!("{url}: not innodebt metrics: {e}"))
-            }) {
-                Ok(scrape) => match scrape.value("innodebt_up") {
-                    Some(1.0) => {
-                        failures = 0;
-                        RowUpdate::Figures {
-                            figures: Box::new(RowFigures::from_scrape(&scrape)),
-                            at: Utc::now(),
-                            // The agent judged its own sample's age; this row's is the scrape's.
-                            every: interval,
-                        }
-                    }
-                    Some(_) => RowUpdate::Down {
-                        error: scrape
-                            .all("innodebt_last_error_info")
-                            .find_map(|s| s.label("error").map(str::to_string))
-                            .unwrap_or_else(|| "the agent cannot poll its server".into()),
-                    },
-                    None => RowUpdate::Down {
-                        error: format!(
-                            "{url}: no innodebt_up in the answer: is this innodebt serve?"
-                        ),
-                    },
-                },
-                Err(e) => {
+            let (events, row) = match agent.events(after).await {
+                Ok(batch) if batch.next < after => {
+                    // The agent restarted and numbers from 1 again: read it from its start.
+                    after = 0;
+                    continue;
+                }
+                Ok(batch) => {
+                    failures = 0;
+                    down_since = None;
+                    after = batch.next;
+                    let row = rows.read(&batch.events, Utc::now());
+                    (batch.events, row)
+                }
+                Err(error) => {
                     failures = failures.saturating_add(1);
-                    RowUpdate::Down { error: e }
+                    let retry = backoff(failures - 1).max(interval);
+                    // For an open dashboard: the link to this server is down.
+                    let down = SourceEvent::Disconnected {
+                        since: *down_since.get_or_insert_with(Utc::now),
+                        retry_in_ms: u64::try_from(retry.as_millis()).unwrap_or(u64::MAX),
+                        error: error.clone(),
+                    };
+                    (vec![down], Some(RowUpdate::Down { error }))
                 }
             };
-            if tx.send(Incoming::Row(index, update)).await.is_err() {
+            for ev in events {
+                if tx.send(Incoming::Event(index, ev)).await.is_err() {
+                    return;
+                }
+            }
+            if let Some(r) = row
+                && tx.send(Incoming::Row(index, r)).await.is_err()
+            {
                 return;
             }
             let wait = if failures > 0 {
@@ -137,125 +147,181 @@ pub fn spawn_agent(
     })
 }
 
-/// While a dashboard of an agent row is open: the agent's raw events (`/events`), so the
-/// six panels draw exactly as for a direct server.
-pub fn spawn_agent_events(
-    index: usize,
-    agent: Agent,
+/// An agent row from the agent's events: derived as a direct server's, and as fresh as the
+/// fleet's receipt of the newest sample (the agent's clock is not this machine's).
+struct AgentRows {
+    deriver: Deriver,
     interval: Duration,
-    limit: Duration,
-    tx: mpsc::Sender<Incoming>,
-) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut after: u64 = 0;
-        let mut failures: u32 = 0;
-        let since = Utc::now();
-        let url = agent.url.clone();
-        loop {
-            let got = agent
-                .fetch(&format!("{url}after={after}"), limit)
-                .await
-                .and_then(|body| {
-                    serde_json::from_str::<AgentEvents>(&body)
-                        .map_err(|e| format!("{url}: not innodebt events: {e}"))
-                });
-            let events = match got {
-                Ok(batch) => {
-                    failures = 0;
-                    // An agent that restarted numbers from 1 again.
-                    after = if batch.next < after { 0 } else { batch.next };
-                    batch.events
-                }
-                Err(error) => {
-                    failures = failures.saturating_add(1);
-                    let retry = backoff(failures - 1).max(interval);
-                    vec![SourceEvent::Disconnected {
-                        since,
-                        retry_in_ms: u64::try_from(retry.as_millis()).unwrap_or(u64::MAX),
-                        error,
-                    }]
-                }
-            };
-            for ev in events {
-                if tx.send(Incoming::Event(index, ev)).await.is_err() {
-                    return;
-                }
-            }
-            let wait = if failures > 0 {
-                backoff(failures - 1).max(interval)
-            } else {
-                interval
-            };
-            tokio::time::sleep(wait).await;
-        }
-    })
 }
 
-#[derive(serde::Deserialize)]
-struct AgentEvents {
-    next: u64,
-    events: Vec<SourceEvent>,
+impl AgentRows {
+    fn new(deriver: Deriver, interval: Duration) -> AgentRows {
+        AgentRows { deriver, interval }
+    }
+
+    /// The row after `events`, received at `now`; `None` when they change nothing a row shows.
+    fn read(&mut self, events: &[SourceEvent], now: DateTime<Utc>) -> Option<RowUpdate> {
+        let mut row = None;
+        for ev in events {
+            let figures = self.deriver.push(ev);
+            match (ev, figures) {
+                (SourceEvent::Disconnected { error, .. }, _) => {
+                    row = Some(RowUpdate::Down {
+                        error: error.clone(),
+                    });
+                }
+                (SourceEvent::Sample(s), Some(f)) => {
+                    // Due as often as the agent samples (its own interval, or the latency
+                    // guard's stretch), but never more often than the fleet asks.
+                    let agent_every = f
+                        .interval_s
+                        .filter(|s| s.is_finite() && *s > 0.0)
+                        .map_or(self.interval, Duration::from_secs_f64);
+                    row = Some(RowUpdate::Figures {
+                        figures: Box::new(RowFigures::from_figures(&f, Some(s.poll_ms))),
+                        at: now,
+                        every: fresh::due_every(agent_every, Some(&f)).max(self.interval),
+                    });
+                }
+                (SourceEvent::Sample(_), None) if self.deriver.info().is_none() => {
+                    row = Some(RowUpdate::Down {
+                        error: "the agent's events do not say which server they are from \
+                                (an innodebt serve older than this fleet): upgrade the agent"
+                            .into(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        row
+    }
+}
+
+/// A server's latest raw events, for its dashboard when Enter opens it: the newest
+/// [`Recent::KEPT`], and the server they are from (its latest connection, every variable
+/// change since folded in), which the dashboard's deriver needs before any sample.
+#[derive(Debug, Default)]
+pub struct Recent {
+    events: VecDeque<SourceEvent>,
+    server: Option<ServerInfo>,
+    connected_at: Option<DateTime<Utc>>,
+}
+
+impl Recent {
+    /// Events kept per server: a little history for the charts.
+    pub const KEPT: usize = 180;
+
+    pub fn push(&mut self, ev: SourceEvent) {
+        ev.describe(&mut self.server);
+        if let SourceEvent::Connected { at, .. } = &ev {
+            self.connected_at = Some(*at);
+        }
+        if self.events.len() >= Self::KEPT {
+            self.events.pop_front();
+        }
+        self.events.push_back(ev);
+    }
+
+    /// What a dashboard opened now replays: the server first, then the kept events.
+    pub fn replay(&self) -> impl Iterator<Item = SourceEvent> + '_ {
+        let connected = self
+            .server
+            .clone()
+            .zip(self.connected_at)
+            .map(|(info, at)| SourceEvent::Connected { at, info });
+        connected.into_iter().chain(self.events.iter().cloned())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use innodebt_server::sample::Sample;
 
-    #[test]
-    fn a_row_reads_the_same_from_figures_and_from_their_metrics() {
-        use crate::openmetrics::{Exposition, Format};
-        use innodebt_engine::figures::{Blocker, Figures};
-        let capture = innodebt_capture::reader::from_bytes(
-            include_bytes!("../../demo/mariadb-10.11-blocker.idbt"),
-            std::path::Path::new("demo"),
-        )
-        .expect("demo capture");
-        let mut d = Deriver::new();
-        let mut last: Option<Figures> = None;
-        for ev in &capture.events {
-            if let Some(f) = d.push(ev) {
-                last = Some(f);
-            }
+    fn sample(t: i64, history: u64) -> SourceEvent {
+        let t0 = DateTime::from_timestamp(1_800_000_000, 0).expect("a time");
+        let mut s = Sample::new(t0 + chrono::Duration::seconds(t), t as f64);
+        s.status
+            .insert("Innodb_history_list_length".into(), history);
+        s.status.insert("Uptime".into(), 1000 + t as u64);
+        SourceEvent::Sample(Box::new(s))
+    }
+
+    fn connected() -> SourceEvent {
+        SourceEvent::Connected {
+            at: DateTime::from_timestamp(1_800_000_000, 0).expect("a time"),
+            info: ServerInfo::mariadb_10_11(&[]),
         }
-        let mut f = last.expect("figures");
-        f.blocker.get_or_insert(Blocker {
-            thread_id: Some(42),
-            age_s: 300,
-            ..Blocker::default()
-        });
-        f.self_cost = Some(innodebt_engine::figures::SelfCost {
-            statements_per_tick: 3,
-            server_ms_per_tick: 1.75,
-            server_ms_p95_1m: Some(2.5),
-            statements_max_1m: 5,
-            measured: "round trips".into(),
-            by_statement: Vec::new(),
-            slowed: Vec::new(),
-        });
-        let mut e = Exposition::new();
-        e.add_figures(&f, None);
-        e.add_own(&crate::openmetrics::Own {
-            up: true,
-            last_poll_s: Some(0.003),
-            ..Default::default()
-        });
-        let scraped = parse::parse(&e.render(Format::OpenMetrics)).unwrap();
-        let direct = RowFigures::from_figures(&f, Some(3));
-        let remote = RowFigures::from_scrape(&scraped);
-        let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => (a - b).abs() < 1e-6 * a.abs().max(1.0),
-            (a, b) => a == b,
+    }
+
+    /// An agent's events make the row a direct server's events would (the same deriver),
+    /// fresh as of their receipt, due as often as the agent samples.
+    #[test]
+    fn an_agent_row_is_the_direct_row_of_the_same_events() {
+        let events = vec![connected(), sample(0, 10), sample(5, 20), sample(10, 30)];
+        let mut direct = Deriver::new();
+        let last = events.iter().filter_map(|e| direct.push(e)).last();
+        let last = last.expect("figures");
+        let now = Utc::now();
+        let interval = Duration::from_secs(1);
+        let row = AgentRows::new(Deriver::new(), interval).read(&events, now);
+        assert_eq!(
+            row,
+            Some(RowUpdate::Figures {
+                figures: Box::new(RowFigures::from_figures(&last, Some(0))),
+                at: now,
+                every: Duration::from_secs(5),
+            })
+        );
+        // The agent's server went away: down with the agent's words; back: up again.
+        let mut rows = AgentRows::new(Deriver::new(), interval);
+        rows.read(&events, now);
+        let gone = SourceEvent::Disconnected {
+            since: now,
+            retry_in_ms: 1000,
+            error: "Can't connect to server on 'db1' (111)".into(),
         };
-        assert_eq!(direct.verdict, remote.verdict);
-        assert_eq!(direct.history, remote.history);
-        assert_eq!(direct.blocker_age_s, remote.blocker_age_s);
-        assert_eq!(direct.blocker_thread, remote.blocker_thread);
-        assert_eq!(direct.dml_delay_us, remote.dml_delay_us);
-        assert!(close(direct.age_pct_of_async, remote.age_pct_of_async));
-        assert!(close(direct.seconds_to_stall, remote.seconds_to_stall));
-        assert!(close(direct.history_eta_s, remote.history_eta_s));
-        assert!(close(direct.dirty_pct, remote.dirty_pct));
-        assert!(close(direct.cost_ms, remote.cost_ms));
-        assert_eq!(direct.cost_ms, Some(1.75));
+        assert_eq!(
+            rows.read(&[sample(15, 40), gone], now),
+            Some(RowUpdate::Down {
+                error: "Can't connect to server on 'db1' (111)".into()
+            })
+        );
+        assert!(matches!(
+            rows.read(&[connected(), sample(20, 50)], now),
+            Some(RowUpdate::Figures { .. })
+        ));
+        assert_eq!(rows.read(&[], now), None);
+        // Samples of a server never described: said, not a row waiting for ever.
+        let row = AgentRows::new(Deriver::new(), interval).read(&[sample(0, 1)], now);
+        assert!(
+            matches!(&row, Some(RowUpdate::Down { error }) if error.contains("upgrade")),
+            "{row:?}"
+        );
+    }
+
+    /// A dashboard opened late still knows the server: its connection comes first, with the
+    /// variable changes since, though the ring no longer holds it.
+    #[test]
+    fn a_dashboard_opened_late_knows_the_server() {
+        let mut recent = Recent::default();
+        recent.push(connected());
+        recent.push(SourceEvent::Variables {
+            at: Utc::now(),
+            variables: [("innodb_max_purge_lag".to_string(), "5000".to_string())].into(),
+        });
+        for t in 0..Recent::KEPT + 5 {
+            recent.push(sample(t as i64, 1));
+        }
+        let replay: Vec<SourceEvent> = recent.replay().collect();
+        assert_eq!(replay.len(), Recent::KEPT + 1);
+        match &replay[0] {
+            SourceEvent::Connected { info, .. } => {
+                assert_eq!(info.var("innodb_max_purge_lag"), Some("5000"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut d = Deriver::new();
+        assert!(replay.iter().filter_map(|e| d.push(e)).last().is_some());
     }
 }

@@ -1,13 +1,11 @@
 //! One server's line in the fleet view: the few figures that say how close it is to a breach,
-//! read either from its own [`Figures`] (direct polling) or from the `/metrics` of a remote
-//! `innodebt serve` agent — the same figures both ways (a test renders one into the other) —
-//! and the order "nearest breach first".
+//! read from its [`Figures`] (derived here for a server polled directly and for one read
+//! through an agent's events alike), and the order "nearest breach first".
 
 use std::cmp::Ordering;
 
-use crate::openmetrics::parse::Scrape;
+use innodebt_engine::figures::Severity;
 use innodebt_engine::figures::{FigureId, Figures};
-use innodebt_engine::figures::{Severity, VerdictKind};
 
 /// The figures a row shows. `None` is unknown, shown as `-`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,40 +46,6 @@ impl RowFigures {
                 .as_ref()
                 .map(|c| c.server_ms_per_tick)
                 .or(poll_ms.map(f64::from)),
-        }
-    }
-
-    /// From an agent's scrape (the families of `openmetrics::families`).
-    pub fn from_scrape(s: &Scrape) -> RowFigures {
-        let severity = s
-            .states_on("innodebt_severity")
-            .first()
-            .and_then(|x| Severity::from_name(x));
-        // The verdict shown: a non-healthy state when there is one.
-        let states = s.states_on("innodebt_verdict");
-        let kind = states
-            .iter()
-            .find(|k| *k != VerdictKind::Healthy.as_str())
-            .or(states.first())
-            .cloned();
-        let u = |name: &str| s.value(name).filter(|v| v.is_finite()).map(|v| v as u64);
-        let f = |name: &str| s.value(name);
-        // The registry's figures by their families (`openmetrics::figures`), in its units.
-        let fig = |id: FigureId| crate::openmetrics::figures::from_scrape(s, id);
-        RowFigures {
-            verdict: kind.zip(severity),
-            age_pct_of_async: f("innodebt_checkpoint_age_async_ratio").map(|r| r * 100.0),
-            seconds_to_stall: f("innodebt_seconds_to_stall_point"),
-            seconds_to_async: f("innodebt_seconds_to_async_point"),
-            history: whole(fig(FigureId::HistoryLength)),
-            history_eta_s: f("innodebt_history_seconds_to_max_purge_lag"),
-            blocker_age_s: whole(fig(FigureId::Blocker)),
-            blocker_thread: u("innodebt_purge_blocker_thread_id"),
-            dirty_pct: fig(FigureId::DirtyPct),
-            dml_delay_us: whole(fig(FigureId::DmlDelayApplied)),
-            cost_ms: f("innodebt_self_server_seconds_per_tick")
-                .or(f("innodebt_poll_duration_seconds"))
-                .map(|s| s * 1000.0),
         }
     }
 

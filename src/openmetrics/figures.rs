@@ -5,8 +5,7 @@
 
 use super::families::FIGURES;
 pub use super::family::in_family_unit;
-use super::parse::Scrape;
-use innodebt_engine::figures::{FigureId, Unit};
+use innodebt_engine::figures::FigureId;
 
 /// A figure the exporter carries: its family, and the label that picks its sample where the
 /// family holds several (the flush sources: `source="lru"`).
@@ -168,19 +167,4 @@ pub const NOT_EXPORTED: &[(FigureId, &str)] = &[
 /// Where `id` is carried, when it is.
 pub fn carried(id: FigureId) -> Option<Carried> {
     exported().into_iter().find(|c| c.id == id)
-}
-
-/// A figure read back from a scrape of its family, in the registry's unit (the fleet's rows
-/// from a remote agent); `None` when the family is absent (unknown) or there is none.
-pub fn from_scrape(s: &Scrape, id: FigureId) -> Option<f64> {
-    let c = carried(id)?;
-    let v = match c.label {
-        None => s.value(c.family)?,
-        Some((k, v)) => s.all(c.family).find(|x| x.label(k) == Some(v))?.value,
-    };
-    Some(match id.unit() {
-        Unit::Percent => v * 100.0,
-        Unit::Microseconds => v * 1e6,
-        _ => v,
-    })
 }

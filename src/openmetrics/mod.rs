@@ -1,14 +1,12 @@
 //! The figures in the OpenMetrics text format (and the older Prometheus 0.0.4 text format
 //! for scrapers that don't ask for OpenMetrics): what `innodebt serve` answers on `/metrics`
 //! and `/probe`, and what `innodebt export --format openmetrics` writes with timestamps.
-//! The mapping figure → family lives in [`families`]; this module only writes (and, for the
-//! fleet view, reads) the text.
+//! The mapping figure → family lives in [`families`]; this module only writes the text.
 
 pub mod exporter;
 pub mod families;
 pub mod family;
 pub mod figures;
-pub mod parse;
 
 use std::fmt::Write as _;
 

@@ -61,19 +61,52 @@ thread_local! {
 
 /// The latest raw events, numbered, query texts reduced to digests as in captures. Kept as
 /// their `/events` JSON compressed with zstd (about a fifth of the decoded sample's size):
-/// every target of a thousand keeps them, and only a fleet view's open dashboard reads them.
+/// every target of a thousand keeps them, and a fleet view reads them (its rows and their
+/// dashboards).
 #[derive(Debug, Default)]
 pub struct Recent {
     next: u64,
     events: VecDeque<Kept>,
+    /// The latest `Connected`, every `Variables` change since folded into its server: sent
+    /// first to a reader who missed events (a fleet that starts after two minutes), whose
+    /// deriver knows no server without it.
+    connected: Option<Kept>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Kept {
     number: u64,
     kept_at: Instant,
     json_len: usize,
     zstd: Box<[u8]>,
+}
+
+/// An event's JSON, compressed: its length and bytes.
+fn encode(ev: &SourceEvent) -> Option<(usize, Box<[u8]>)> {
+    SCRATCH.with(|s| {
+        let (json, packed) = &mut *s.borrow_mut();
+        json.clear();
+        serde_json::to_writer(&mut *json, ev).ok()?;
+        packed.clear();
+        packed.reserve(zstd::zstd_safe::compress_bound(json.len()));
+        COMPRESSOR.with(|c| {
+            let mut c = c.borrow_mut();
+            let c: &mut zstd::bulk::Compressor<'static> = c.as_mut()?;
+            c.compress_to_buffer(json.as_slice(), packed).ok()
+        })?;
+        Some((json.len(), Box::<[u8]>::from(packed.as_slice())))
+    })
+}
+
+/// A kept event's JSON.
+fn decode(k: &Kept) -> Option<Vec<u8>> {
+    DECOMPRESSOR.with(|d| {
+        d.borrow_mut()
+            .as_mut()
+            .and_then(|d: &mut zstd::bulk::Decompressor<'static>| {
+                d.decompress(&k.zstd, k.json_len).ok()
+            })
+    })
 }
 
 impl Recent {
@@ -88,46 +121,64 @@ impl Recent {
         {
             self.events.pop_front();
         }
+        if let SourceEvent::Variables { .. } = &*ev {
+            self.fold_into_connected(&ev);
+        }
         // An event that does not serialise or compress is left out of /events (the numbers
         // still count it; the dashboard misses one point), never a failed poll.
-        let Some((json_len, zstd)) = SCRATCH.with(|s| {
-            let (json, packed) = &mut *s.borrow_mut();
-            json.clear();
-            serde_json::to_writer(&mut *json, &*ev).ok()?;
-            packed.clear();
-            packed.reserve(zstd::zstd_safe::compress_bound(json.len()));
-            COMPRESSOR.with(|c| {
-                let mut c = c.borrow_mut();
-                let c: &mut zstd::bulk::Compressor<'static> = c.as_mut()?;
-                c.compress_to_buffer(json.as_slice(), packed).ok()
-            })?;
-            Some((json.len(), Box::<[u8]>::from(packed.as_slice())))
-        }) else {
+        let Some((json_len, zstd)) = encode(&ev) else {
             return;
         };
-        self.events.push_back(Kept {
+        let kept = Kept {
             number: self.next,
             kept_at: now,
             json_len,
             zstd,
-        });
+        };
+        if let SourceEvent::Connected { .. } = &*ev {
+            self.connected = Some(kept.clone());
+        }
+        self.events.push_back(kept);
+    }
+
+    /// A variable change, kept in the pinned `Connected` too (rare: a few a day).
+    fn fold_into_connected(&mut self, variables: &SourceEvent) {
+        let Some(pinned) = self.connected.as_mut() else {
+            return;
+        };
+        let Some(json) = decode(pinned) else {
+            return;
+        };
+        let Ok(SourceEvent::Connected { at, info }) = serde_json::from_slice(&json) else {
+            return;
+        };
+        let mut server = Some(info);
+        variables.describe(&mut server);
+        let Some(info) = server else {
+            return;
+        };
+        if let Some((json_len, zstd)) = encode(&SourceEvent::Connected { at, info }) {
+            pinned.json_len = json_len;
+            pinned.zstd = zstd;
+        }
     }
 
     /// The `/events` answer: `{"next":N,"events":[…]}` with the events numbered above
-    /// `after`; `next` is the number to ask from next time.
+    /// `after`; `next` is the number to ask from next time. A reader who missed events (the
+    /// first it asks for are gone) gets the server's latest `Connected` first.
     pub fn after_json(&self, after: u64) -> String {
         let mut out = format!("{{\"next\":{},\"events\":[", self.next);
+        let first_kept = self.events.front().map_or(self.next + 1, |k| k.number);
+        let missed = after.saturating_add(1) < first_kept;
+        let resume = self
+            .connected
+            .as_ref()
+            .filter(|c| missed && c.number < first_kept);
+        let kept = self.events.iter().filter(|k| k.number > after);
         let mut first = true;
-        for k in self.events.iter().filter(|k| k.number > after) {
-            let json = DECOMPRESSOR.with(|d| {
-                d.borrow_mut()
-                    .as_mut()
-                    .map(|d: &mut zstd::bulk::Decompressor<'static>| {
-                        d.decompress(&k.zstd, k.json_len)
-                    })
-            });
+        for k in resume.into_iter().chain(kept) {
             // serde_json's own output is UTF-8: checked, not copied through a lossy decode.
-            let Some(Ok(json)) = json else {
+            let Some(json) = decode(k) else {
                 continue;
             };
             let Ok(json) = std::str::from_utf8(&json) else {
@@ -145,7 +196,8 @@ impl Recent {
 
     /// Bytes held by the kept events (compressed).
     pub fn held_bytes(&self) -> usize {
-        self.events.iter().map(|k| k.zstd.len()).sum()
+        self.events.iter().map(|k| k.zstd.len()).sum::<usize>()
+            + self.connected.as_ref().map_or(0, |k| k.zstd.len())
     }
 }
 
@@ -228,8 +280,12 @@ impl Target {
         })
     }
 
-    /// The `/events` answer after `after` (see [`Recent::after_json`]).
+    /// The `/events` answer after `after` (see [`Recent::after_json`]). A read like a
+    /// scrape: a fleet that reads only `/events` keeps a probed target polled.
     pub fn events_json(&self, after: u64) -> String {
+        if let Ok(mut t) = self.last_scrape.lock() {
+            *t = std::time::Instant::now();
+        }
         self.recent
             .lock()
             .map(|r| r.after_json(after))
@@ -243,7 +299,7 @@ impl Target {
         }
     }
 
-    /// Time since the last scrape (idle dynamic targets are stopped).
+    /// Time since the last scrape or `/events` (idle dynamic targets are stopped).
     pub fn idle_for(&self) -> Duration {
         self.last_scrape
             .lock()
@@ -413,5 +469,49 @@ mod tests {
             &expected[2..]
         );
         assert!(recent.held_bytes() > 0);
+    }
+
+    /// A reader who starts late, or missed events, still learns the server: the latest
+    /// `Connected` comes first, with the variable changes since; one who kept up does not get
+    /// it again.
+    #[test]
+    fn a_late_reader_gets_the_server_first() {
+        use innodebt_server::sample::ServerInfo;
+        let mut recent = Recent::default();
+        let now = Instant::now();
+        let at = chrono::Utc::now();
+        let info = ServerInfo::mariadb_10_11(&[("innodb_max_purge_lag", "0".into())]);
+        recent.push(&SourceEvent::Connected { at, info }, now);
+        recent.push(
+            &SourceEvent::Variables {
+                at,
+                variables: [("innodb_max_purge_lag".to_string(), "5000".to_string())].into(),
+            },
+            now,
+        );
+        for _ in 0..RECENT_EVENTS + 10 {
+            recent.push(&sample(0, "SELECT 1"), now);
+        }
+        let read = |after: u64| -> Vec<serde_json::Value> {
+            let v: serde_json::Value =
+                serde_json::from_str(&recent.after_json(after)).expect("/events is JSON");
+            v["events"].as_array().expect("events").clone()
+        };
+        let all = read(0);
+        assert_eq!(all.len(), RECENT_EVENTS + 1);
+        let connected = &all[0];
+        assert_eq!(connected["event"], "connected");
+        assert_eq!(
+            connected["info"]["variables"]["innodb_max_purge_lag"], "5000",
+            "{connected}"
+        );
+        assert_eq!(all[1]["event"], "sample");
+        // Missed some (asked from 5, the oldest kept is later): the server first again.
+        assert_eq!(read(5)[0]["event"], "connected");
+        // Kept up: only what is new.
+        let next = recent.next;
+        assert_eq!(read(next - 1).len(), 1);
+        assert_eq!(read(next - 1)[0]["event"], "sample");
+        assert!(read(next).is_empty());
     }
 }

@@ -16,6 +16,7 @@
 //! - [`watch`]: the project's poller, derivation and verdict engine on a private server.
 //! - [`recorded`]: what a capture being written holds so far, to wait on a recording.
 //! - [`accounts`], [`certs`], [`serve`]: least-privilege users, TLS certificates, `innodebt serve`.
+//! - [`openmetrics`]: innodebt's exposition read back, for the tests of what the exporter writes.
 //!
 //! - [`builders`]: the MariaDB server and the blocking transaction tests without a server use.
 //!
@@ -43,6 +44,7 @@ pub mod laps;
 pub mod load;
 pub mod machine;
 pub mod mysqld_exporter;
+pub mod openmetrics;
 pub mod promdata;
 pub mod proxy;
 pub mod recorded;

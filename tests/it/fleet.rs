@@ -2,9 +2,9 @@
 //! blocking purge under write load, one killed (`kill -9`) mid-run. The blocked one sorts
 //! first, the dead one shows DISCONNECTED while the other rows keep updating every second
 //! (each server has its own poller, timeout and backoff), `/` filters, Enter opens the
-//! six-panel dashboard of a server and Esc comes back. A second test reads a server through
-//! a remote `innodebt serve` agent's `/metrics` (its dashboard through the agent's `/events`)
-//! instead of connecting, next to an agent that is not there.
+//! six-panel dashboard of a server and Esc comes back. A second test reads servers through a
+//! remote `innodebt serve` agent's `/events` instead of connecting — its `/metrics` target, a
+//! `/probe?target=` one, and one the agent cannot reach — next to an agent that is not there.
 
 use crate::common;
 
@@ -176,15 +176,23 @@ async fn fleet_sorts_by_breach_survives_a_dead_server_and_opens_a_dashboard() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fleet_reads_a_server_through_a_serve_agent() {
     let server = PrivateServer::start(ServerConfig::default());
-    let agent = Serve::start(&common::serve::serve_args(&server, &[]));
+    let agent = Serve::start(&common::serve::serve_args(
+        &server,
+        &["--probe-allow", "127.0.0.1"],
+    ));
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("fleet.toml");
     let dead = common::serve::free_port();
+    let no_server = common::serve::free_port();
     std::fs::write(
         &config,
         format!(
-            "[targets.remote]\nagent = \"http://{}/metrics\"\n\n[targets.gone]\nagent = \"http://127.0.0.1:{dead}/metrics\"\n",
-            agent.addr
+            "[targets.remote]\nagent = \"http://{a}/metrics\"\n\n\
+             [targets.probed]\nagent = \"http://{a}/probe?target=127.0.0.1:{port}\"\n\n\
+             [targets.unreached]\nagent = \"http://{a}/probe?target=127.0.0.1:{no_server}\"\n\n\
+             [targets.gone]\nagent = \"http://127.0.0.1:{dead}/metrics\"\n",
+            a = agent.addr,
+            port = server.port(),
         ),
     )
     .unwrap();
@@ -196,11 +204,33 @@ async fn fleet_reads_a_server_through_a_serve_agent() {
     ));
     tmux.keys(&["Enter"]);
     let long = Duration::from_secs(30);
-    let s = tmux.wait_for("the agent's row", long, |s| {
-        row(s, "remote").is_some_and(|r| r.contains(&"healthy"))
-            && row(s, "gone").is_some_and(|r| r.contains(&"DISCONNECTED"))
+    let s = tmux.wait_for("the agent's rows", long, |s| {
+        ["remote", "probed"]
+            .iter()
+            .all(|n| row(s, n).is_some_and(|r| r.contains(&"healthy")))
+            && ["unreached", "gone"]
+                .iter()
+                .all(|n| row(s, n).is_some_and(|r| r.contains(&"DISCONNECTED")))
     });
     assert!(updated_s(&s, "remote").is_some_and(|a| a <= 2), "{s}");
+    // Each down row's detail line says why: the agent's own error for the server it cannot
+    // reach, the HTTP error for the agent that is not there.
+    for (name, why) in [
+        ("unreached", format!("nothing listens on port {no_server}")),
+        ("gone", "cannot connect".to_string()),
+    ] {
+        tmux.type_text(&format!("/{name}"));
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(&format!("{name}'s reason"), long, |s| {
+            s.contains(&format!("{name} · agent")) && s.contains(&why)
+        });
+        tmux.keys(&["Escape"]);
+        tmux.wait_for("the filter cleared", long, |s| {
+            ["remote", "probed", "unreached", "gone"]
+                .iter()
+                .all(|n| row(s, n).is_some())
+        });
+    }
     // Enter on the agent's row: the six panels from the agent's /events (no MySQL
     // connection from here); Esc back.
     tmux.keys(&["End", "Enter"]);

@@ -1,13 +1,14 @@
 //! Each judgement made once: every reader of a sample's severity and of the blocker's age
-//! (the exporter, the fleet row both ways, the CSV, `check`, the incident timeline, the
-//! trigger) says the same thing for the same figures. Each of these readers once had a rule of
+//! (the exporter, the fleet row, the CSV, `check`, the incident timeline, the trigger) says
+//! the same thing for the same figures. Each of these readers once had a rule of
 //! its own and disagreed with the others.
 
+use crate::common::openmetrics::{Scrape, parse};
 use chrono::{TimeZone, Utc};
 use innodebt::check;
 use innodebt::export::{csv_columns, export_csv_figures};
 use innodebt::fleet::row::RowFigures;
-use innodebt::openmetrics::{Exposition, Format, parse::parse};
+use innodebt::openmetrics::{Exposition, Format};
 use innodebt::review::timeline::TimelineBuilder;
 use innodebt::trigger;
 use innodebt_engine::figures::{Blocker, Figures, Severity, Unreadable, Verdict, VerdictKind};
@@ -47,7 +48,7 @@ fn csv_cell(f: &Figures, column: &str) -> String {
     row[at].to_string()
 }
 
-fn scrape(f: &Figures) -> innodebt::openmetrics::parse::Scrape {
+fn scrape(f: &Figures) -> Scrape {
     let mut e = Exposition::new();
     e.add_figures(f, None);
     parse(&e.render(Format::OpenMetrics)).expect("parses")
@@ -79,10 +80,8 @@ fn every_reader_takes_the_same_worst_severity() {
         assert_eq!(f.severity(), Some(want));
         let s = scrape(&f);
         assert_eq!(s.states_on("innodebt_severity"), [want.as_str()]);
-        let direct = RowFigures::from_figures(&f, None);
-        let remote = RowFigures::from_scrape(&s);
-        assert_eq!(direct.verdict.as_ref().map(|v| v.1), Some(want));
-        assert_eq!(remote.verdict.as_ref().map(|v| v.1), Some(want));
+        let row = RowFigures::from_figures(&f, None);
+        assert_eq!(row.verdict.as_ref().map(|v| v.1), Some(want));
         assert_eq!(csv_cell(&f, "severity"), want.as_str());
         let report = check::judge(&f, &check::Thresholds::default());
         assert_eq!(report.state, want, "{}", report.summary);
@@ -142,7 +141,6 @@ fn blocker_age_is_zero_when_read_and_unknown_when_refused() {
             "exporter"
         );
         assert_eq!(RowFigures::from_figures(f, None).blocker_age_s, want);
-        assert_eq!(RowFigures::from_scrape(&scrape(f)).blocker_age_s, want);
         assert_eq!(
             csv_cell(f, "blocker_age_s"),
             want.map(|v| v.to_string()).unwrap_or_default(),

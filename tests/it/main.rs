@@ -41,6 +41,7 @@ mod harness;
 mod headless_text;
 mod hostile;
 mod hostile_http;
+mod http_client;
 mod import_dolphie;
 mod import_prometheus;
 mod incident;

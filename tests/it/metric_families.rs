@@ -203,3 +203,42 @@ fn every_family_passes_prometheus_parsers_in_both_formats() {
     promtool(&["check", "metrics"], Some(&text));
     assert!(text.contains("innodebt_last_error_info{error="), "{text}");
 }
+
+/// The tests' reader of the exposition (`common::openmetrics`), checked on its own.
+#[test]
+fn the_test_reader_reads_what_innodebt_writes() {
+    let text = "# TYPE innodebt_verdict stateset\n\
+                innodebt_verdict{innodebt_verdict=\"healthy\"} 0\n\
+                innodebt_verdict{innodebt_verdict=\"blocked_by_read_view\"} 1\n\
+                innodebt_up 1\n\
+                innodebt_seconds_to_stall_point +Inf\n\
+                innodebt_purge_blocker_info{user=\"a\\\"b\",host=\"x\\\\y\"} 1 1700000000.5\n\
+                # EOF\n";
+    let s = crate::common::openmetrics::parse(text).unwrap();
+    assert_eq!(s.value("innodebt_up"), Some(1.0));
+    assert_eq!(
+        s.states_on("innodebt_verdict"),
+        vec!["blocked_by_read_view"]
+    );
+    assert_eq!(
+        s.value("innodebt_seconds_to_stall_point"),
+        Some(f64::INFINITY)
+    );
+    let b = s.all("innodebt_purge_blocker_info").next().unwrap();
+    assert_eq!(b.label("user"), Some("a\"b"));
+    assert_eq!(b.label("host"), Some("x\\y"));
+}
+
+#[test]
+fn the_test_reader_names_malformed_lines() {
+    for bad in [
+        "innodebt_up",
+        "innodebt_up abc",
+        "x{a=\"1} 2",
+        "x{a=1} 2",
+        "{} 1",
+    ] {
+        let e = crate::common::openmetrics::parse(bad).unwrap_err();
+        assert!(e.starts_with("line 1: "), "{bad}: {e}");
+    }
+}

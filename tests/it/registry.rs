@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::common::openmetrics::parse;
 use innodebt::export::{NOT_IN_CSV, csv_columns, csv_figures, export_csv_figures};
 use innodebt::openmetrics::families::FIGURES;
-use innodebt::openmetrics::figures::{NOT_EXPORTED, exported, from_scrape, in_family_unit};
-use innodebt::openmetrics::{Exposition, Format, parse::parse};
+use innodebt::openmetrics::figures::{NOT_EXPORTED, exported, in_family_unit};
+use innodebt::openmetrics::{Exposition, Format};
 use innodebt_engine::figures::{Blocker, FigureId, Figures, Unit};
 
 /// Figures with a distinct number at every numeric path (a flag true), so a reader that
@@ -83,7 +84,7 @@ fn every_figure_is_a_csv_column_or_left_out_with_a_reason() {
 }
 
 /// The families name the figures they carry; each carried number is the registry's, in the
-/// family's unit, and reads back from a scrape as the registry's.
+/// family's unit.
 #[test]
 fn every_figure_is_a_family_or_not_exported_with_a_reason() {
     let carried = exported();
@@ -114,29 +115,5 @@ fn every_figure_is_a_family_or_not_exported_with_a_reason() {
             "{c:?}: {} vs {in_unit}",
             sample.value
         );
-        let back = from_scrape(&scrape, c.id).expect("reads back");
-        assert!(close(back, want), "{c:?}: {back} back vs {want}");
     }
-}
-
-/// The fleet's row reads the registry's figures from either side: straight from the figures,
-/// or from an agent's scrape of their families — the same numbers.
-#[test]
-fn the_fleet_row_reads_the_same_figures_from_a_scrape() {
-    use innodebt::fleet::row::RowFigures;
-    let f = populated();
-    let mut e = Exposition::new();
-    e.add_figures(&f, None);
-    let scrape = parse(&e.render(Format::OpenMetrics)).expect("parses");
-    let direct = RowFigures::from_figures(&f, None);
-    let remote = RowFigures::from_scrape(&scrape);
-    assert_eq!(direct.history, remote.history);
-    assert_eq!(direct.blocker_age_s, Some(77));
-    assert_eq!(direct.blocker_age_s, remote.blocker_age_s);
-    assert_eq!(direct.dml_delay_us, remote.dml_delay_us);
-    let (a, b) = (
-        direct.dirty_pct.expect("dirty"),
-        remote.dirty_pct.expect("dirty"),
-    );
-    assert!((a - b).abs() < 1e-9, "{a} vs {b}");
 }

@@ -1,19 +1,13 @@
-//! The Prometheus HTTP API as the import reads it: one GET at a time over hyper (TLS through
-//! rustls with the web's root certificates, or the CA file given), the reply decoded from
-//! the API's JSON envelope (`status`, `data`, `errorType`, `error`).
+//! The Prometheus HTTP API as the import and the live view read it: one GET at a time through
+//! innodebt's HTTP client (`innodebt_http`: TLS with the web's roots or the CA file given,
+//! credentials from files), the reply decoded from the API's JSON envelope (`status`, `data`,
+//! `errorType`, `error`).
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
-use base64::Engine as _;
-use http_body_util::{BodyExt as _, Empty};
-use hyper::body::Bytes;
-use hyper::{Request, StatusCode, Uri};
-use hyper_util::rt::TokioIo;
+use innodebt_http::{Client, Credentials, Settings, StatusCode, Url, UrlProblem};
 use serde::Deserialize;
-use tokio::net::TcpStream;
 
 use super::PromError;
 
@@ -21,19 +15,17 @@ use super::PromError;
 /// a day at 15 s answers in well under a second on a healthy Prometheus.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The largest reply read. A query_range chunk holds at most 50,000 points (a few MiB of
+/// JSON); a `/api/v1/series` of a large instance is the biggest answer asked for.
+pub const MAX_REPLY: usize = 256 << 20;
+
 /// Where Prometheus is and how to prove who we are.
 pub struct Endpoint {
     shown: String,
-    host: String,
-    port: u16,
-    /// The URL's path without its trailing `/` (a Prometheus behind `--web.route-prefix`).
-    base_path: String,
-    tls: Option<(
-        tokio_rustls::TlsConnector,
-        rustls::pki_types::ServerName<'static>,
-    )>,
-    authorization: Option<String>,
-    timeout: Duration,
+    /// The base URL, its path without the trailing `/` (a Prometheus behind
+    /// `--web.route-prefix`).
+    base: Url,
+    client: Client,
 }
 
 /// Credentials, each read from a file so that no secret sits on a command line.
@@ -47,126 +39,84 @@ pub struct Auth {
     pub ca_file: Option<std::path::PathBuf>,
 }
 
-fn read_secret(path: &Path, what: &'static str) -> Result<String, PromError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PromError::Credentials {
-        path: path.display().to_string(),
-        what,
-        why: e.to_string(),
-    })?;
-    let line = text.lines().next().unwrap_or_default().trim().to_string();
-    if line.is_empty() {
-        return Err(PromError::Credentials {
-            path: path.display().to_string(),
-            what,
-            why: "the file is empty".into(),
-        });
+/// The client's words, with the flag that fixes each.
+fn prom_error(shown: &str, e: innodebt_http::Error) -> PromError {
+    use innodebt_http::Error as E;
+    match e {
+        E::Url { url, problem } => PromError::BadUrl {
+            url,
+            why: match problem {
+                UrlProblem::Credentials => format!("{problem}: put them in --basic-auth-file"),
+                other => other.to_string(),
+            },
+        },
+        E::File { path, what, why } => PromError::Credentials { path, what, why },
+        E::Tls { why, .. } => PromError::Tls(format!("{shown}: {why}")),
+        E::TooLarge { limit, .. } => PromError::TooLarge {
+            url: shown.to_string(),
+            limit_mib: limit >> 20,
+        },
+        E::Connect { why, .. } | E::Cut { why, .. } => PromError::Unreachable {
+            url: shown.to_string(),
+            why,
+        },
+        E::Timeout { after, .. } => PromError::Unreachable {
+            url: shown.to_string(),
+            why: format!("no answer within {:.1} s", after.as_secs_f64()),
+        },
+        E::Credentials(why) => PromError::BadUrl {
+            url: shown.to_string(),
+            why: format!("{why}: check --basic-auth-file or --bearer-token-file"),
+        },
+        E::Setup(why) => PromError::BadUrl {
+            url: shown.to_string(),
+            why,
+        },
     }
-    Ok(line)
-}
-
-fn tls_config(ca_file: Option<&Path>) -> Result<rustls::ClientConfig, PromError> {
-    let mut roots = rustls::RootCertStore::empty();
-    match ca_file {
-        Some(path) => {
-            use rustls::pki_types::pem::PemObject as _;
-            let bad = |why: String| PromError::Credentials {
-                path: path.display().to_string(),
-                what: "CA certificates (PEM)",
-                why,
-            };
-            let certs = rustls::pki_types::CertificateDer::pem_file_iter(path)
-                .map_err(|e| bad(e.to_string()))?;
-            for cert in certs {
-                roots
-                    .add(cert.map_err(|e| bad(e.to_string()))?)
-                    .map_err(|e| bad(e.to_string()))?;
-            }
-            if roots.is_empty() {
-                return Err(bad("no certificate in the file".into()));
-            }
-        }
-        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    Ok(rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| PromError::Tls(e.to_string()))?
-        .with_root_certificates(roots)
-        .with_no_client_auth())
 }
 
 impl Endpoint {
     pub fn new(url: &str, auth: &Auth) -> Result<Endpoint, PromError> {
-        let bad = |why: &str| PromError::BadUrl {
-            url: url.to_string(),
-            why: why.to_string(),
-        };
-        let uri: Uri = url.parse().map_err(|_| bad("not a URL"))?;
-        let https = match uri.scheme_str() {
-            Some("http") => false,
-            Some("https") => true,
-            _ => return Err(bad("it must start with http:// or https://")),
-        };
-        if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
-            return Err(bad(
-                "credentials in the URL would show in the process list: put them in --basic-auth-file",
-            ));
-        }
-        let host = uri.host().ok_or_else(|| bad("it names no host"))?;
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
-        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let tls = if https {
-            let config = tls_config(auth.ca_file.as_deref())?;
-            let name = rustls::pki_types::ServerName::try_from(host.clone())
-                .map_err(|_| bad("its host is not a valid TLS server name"))?;
-            Some((tokio_rustls::TlsConnector::from(Arc::new(config)), name))
-        } else {
-            None
-        };
-        let authorization = match (&auth.basic_file, &auth.bearer_file) {
+        let mut base = innodebt_http::url(url).map_err(|e| prom_error(url, e))?;
+        let path = base.path().trim_end_matches('/').to_string();
+        base.set_path(&path);
+        base.set_query(None);
+        let shown = format!(
+            "{}://{}{}{path}",
+            base.scheme(),
+            base.host_str().unwrap_or_default(),
+            base.port().map(|p| format!(":{p}")).unwrap_or_default(),
+        );
+        let credentials = match (&auth.basic_file, &auth.bearer_file) {
             (Some(_), Some(_)) => {
                 return Err(PromError::BadUrl {
                     url: url.to_string(),
                     why: "give --basic-auth-file or --bearer-token-file, not both".into(),
                 });
             }
-            (Some(path), None) => {
-                let pair = read_secret(path, "user:password")?;
-                if !pair.contains(':') {
-                    return Err(PromError::Credentials {
-                        path: path.display().to_string(),
-                        what: "user:password",
-                        why: "the line has no ':' between user and password".into(),
-                    });
-                }
-                let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
-                Some(format!("Basic {encoded}"))
-            }
-            (None, Some(path)) => Some(format!("Bearer {}", read_secret(path, "a bearer token")?)),
-            (None, None) => None,
-        };
-        Ok(Endpoint {
-            shown: format!(
-                "{}://{}{}",
-                if https { "https" } else { "http" },
-                uri.authority().map(|a| a.as_str()).unwrap_or_default(),
-                uri.path().trim_end_matches('/')
-            ),
-            host,
-            port,
-            base_path: uri.path().trim_end_matches('/').to_string(),
-            tls,
-            authorization,
+            (Some(path), None) => Credentials::basic_file(path),
+            (None, Some(path)) => Credentials::bearer_file(path),
+            (None, None) => Ok(Credentials::None),
+        }
+        .map_err(|e| prom_error(&shown, e))?;
+        let client = Client::new(Settings {
+            // A plain-HTTP Prometheus has no use for the CA file.
+            ca_file: auth.ca_file.as_deref().filter(|_| base.scheme() == "https"),
+            credentials,
             timeout: REQUEST_TIMEOUT,
+            max_body: MAX_REPLY,
+        })
+        .map_err(|e| prom_error(&shown, e))?;
+        Ok(Endpoint {
+            shown,
+            base,
+            client,
         })
     }
 
     /// The longest one request may take (a live view asks every step and cannot wait long).
     pub fn with_timeout(mut self, timeout: Duration) -> Endpoint {
-        self.timeout = timeout;
+        self.client = self.client.with_timeout(timeout);
         self
     }
 
@@ -240,91 +190,30 @@ impl Endpoint {
         }
     }
 
+    /// The URL of `api_path` under the base, with `params` as its query.
+    fn url(&self, api_path: &str, params: &[(&str, String)]) -> Url {
+        let mut url = self.base.clone();
+        url.set_path(&format!(
+            "{}{api_path}",
+            self.base.path().trim_end_matches('/')
+        ));
+        url.query_pairs_mut()
+            .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
+        url
+    }
+
     async fn fetch(
         &self,
         api_path: &str,
         params: &[(&str, String)],
-    ) -> Result<(StatusCode, Bytes), PromError> {
-        let query = form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())))
-            .finish();
-        let target = format!("{}{api_path}?{query}", self.base_path);
-        tokio::time::timeout(self.timeout, self.send(&target))
+    ) -> Result<(StatusCode, Vec<u8>), PromError> {
+        let reply = self
+            .client
+            .get(&self.url(api_path, params), "application/json")
             .await
-            .map_err(|_| PromError::Unreachable {
-                url: self.shown.clone(),
-                why: format!("no answer within {:.1} s", self.timeout.as_secs_f64()),
-            })?
+            .map_err(|e| prom_error(&self.shown, e))?;
+        Ok((reply.status, reply.body))
     }
-
-    async fn send(&self, target: &str) -> Result<(StatusCode, Bytes), PromError> {
-        let unreachable = |why: String| PromError::Unreachable {
-            url: self.shown.clone(),
-            why,
-        };
-        let tcp = TcpStream::connect((self.host.as_str(), self.port))
-            .await
-            .map_err(|e| unreachable(e.to_string()))?;
-        let host_header = if matches!(self.port, 80 | 443) {
-            self.host.clone()
-        } else {
-            format!("{}:{}", self.host, self.port)
-        };
-        let mut req = Request::get(target)
-            .header(hyper::header::HOST, host_header)
-            .header(hyper::header::ACCEPT, "application/json")
-            .header(
-                hyper::header::USER_AGENT,
-                concat!("innodebt/", env!("CARGO_PKG_VERSION")),
-            );
-        if let Some(a) = &self.authorization {
-            req = req.header(hyper::header::AUTHORIZATION, a);
-        }
-        let req = req
-            .body(Empty::<Bytes>::new())
-            .map_err(|e| unreachable(format!("cannot build the request: {e}")))?;
-        match &self.tls {
-            Some((connector, name)) => {
-                let stream = connector
-                    .connect(name.clone(), tcp)
-                    .await
-                    .map_err(|e| PromError::Tls(format!("{}: {e}", self.shown)))?;
-                exchange(TokioIo::new(stream), req, &self.shown).await
-            }
-            None => exchange(TokioIo::new(tcp), req, &self.shown).await,
-        }
-    }
-}
-
-async fn exchange<T>(
-    io: T,
-    req: Request<Empty<Bytes>>,
-    shown: &str,
-) -> Result<(StatusCode, Bytes), PromError>
-where
-    T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
-    let failed = |why: String| PromError::Unreachable {
-        url: shown.to_string(),
-        why,
-    };
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    let driver = tokio::spawn(conn);
-    let resp = sender
-        .send_request(req)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    let status = resp.status();
-    let body = resp
-        .into_body()
-        .collect()
-        .await
-        .map_err(|e| failed(format!("the reply was cut: {e}")))?
-        .to_bytes();
-    driver.abort();
-    Ok((status, body))
 }
 
 /// The API's envelope: `{"status":"success","data":…}` or `{"status":"error",…}`.
@@ -479,6 +368,27 @@ mod tests {
         assert!(e.to_string().contains("--basic-auth-file"), "{e}");
         let ep = Endpoint::new("http://prom:9090/prefix/", &Auth::default()).unwrap();
         assert_eq!(ep.shown(), "http://prom:9090/prefix");
-        assert_eq!((ep.port, ep.base_path.as_str()), (9090, "/prefix"));
+        let q = ep.url("/api/v1/series", &[("match[]", "up{a=\"b c\"}".into())]);
+        assert_eq!(
+            q.as_str(),
+            "http://prom:9090/prefix/api/v1/series?match%5B%5D=up%7Ba%3D%22b+c%22%7D"
+        );
+        let ep = Endpoint::new("https://[::1]/", &Auth::default()).unwrap();
+        assert_eq!(ep.shown(), "https://[::1]");
+        assert_eq!(
+            ep.url("/api/v1/query", &[]).as_str(),
+            "https://[::1]/api/v1/query?"
+        );
+        // A CA file that is not one is told at once, for https.
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.pem");
+        std::fs::write(&ca, "nothing\n").unwrap();
+        let auth = Auth {
+            ca_file: Some(ca),
+            ..Auth::default()
+        };
+        let e = Endpoint::new("https://prom:9090", &auth).err().unwrap();
+        assert!(e.to_string().contains("no certificate in it"), "{e}");
+        assert!(Endpoint::new("http://prom:9090", &auth).is_ok());
     }
 }

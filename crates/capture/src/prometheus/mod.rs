@@ -76,6 +76,10 @@ pub enum PromError {
     Ambiguous { instance: String, jobs: String },
     #[error("{0}")]
     BadWindow(String),
+    #[error(
+        "Prometheus at {url} answered more than {limit_mib} MiB to one request; narrow the series with --instance, --job and --match"
+    )]
+    TooLarge { url: String, limit_mib: usize },
 }
 
 /// What to import.

@@ -1,6 +1,6 @@
-//! Reading the text format back: the fleet view reads the `/metrics` of remote
-//! `innodebt serve` agents. Only what innodebt writes needs to be understood (both formats);
-//! a malformed line is an error naming it, never a guess.
+//! Reading innodebt's text format back, for the tests of what the exporter writes (the
+//! registry's families, the judgements each reader shares). Only what innodebt writes needs
+//! to be understood (both formats); a malformed line is an error naming it, never a guess.
 
 /// One sample line.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,48 +123,5 @@ fn label_set(mut s: &str) -> Result<(LabelPairs, &str), String> {
         };
         out.push((key, value));
         s = &s[end + 1..];
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_what_innodebt_writes() {
-        let text = "# TYPE innodebt_verdict stateset\n\
-                    innodebt_verdict{innodebt_verdict=\"healthy\"} 0\n\
-                    innodebt_verdict{innodebt_verdict=\"blocked_by_read_view\"} 1\n\
-                    innodebt_up 1\n\
-                    innodebt_seconds_to_stall_point +Inf\n\
-                    innodebt_purge_blocker_info{user=\"a\\\"b\",host=\"x\\\\y\"} 1 1700000000.5\n\
-                    # EOF\n";
-        let s = parse(text).unwrap();
-        assert_eq!(s.value("innodebt_up"), Some(1.0));
-        assert_eq!(
-            s.states_on("innodebt_verdict"),
-            vec!["blocked_by_read_view"]
-        );
-        assert_eq!(
-            s.value("innodebt_seconds_to_stall_point"),
-            Some(f64::INFINITY)
-        );
-        let b = s.all("innodebt_purge_blocker_info").next().unwrap();
-        assert_eq!(b.label("user"), Some("a\"b"));
-        assert_eq!(b.label("host"), Some("x\\y"));
-    }
-
-    #[test]
-    fn malformed_lines_are_named() {
-        for bad in [
-            "innodebt_up",
-            "innodebt_up abc",
-            "x{a=\"1} 2",
-            "x{a=1} 2",
-            "{} 1",
-        ] {
-            let e = parse(bad).unwrap_err();
-            assert!(e.starts_with("line 1: "), "{bad}: {e}");
-        }
     }
 }
