@@ -311,6 +311,9 @@ pub struct App {
     pub quit: bool,
     /// Something on screen changed since the last draw.
     pub needs_draw: bool,
+    /// A past moment looked at (`--prometheus … --at`): the clock stays there, so the figures
+    /// of that moment read as that moment's, not as stale.
+    pub pinned_clock: Option<DateTime<Utc>>,
     /// A side task in flight (reading facts, running a change), for the status line.
     pub busy: Option<String>,
     /// Bookmarks added live this session (a replay's are on its recording).
@@ -341,6 +344,7 @@ impl App {
             recording: None,
             quit: false,
             needs_draw: true,
+            pinned_clock: None,
             busy: None,
             notes: Vec::new(),
         }
@@ -481,7 +485,7 @@ impl App {
             }
             Msg::Tick(now) => {
                 let before = self.freshness();
-                self.now = now;
+                self.now = self.pinned_clock.unwrap_or(now);
                 // Redraw only when the badge or countdown text would change.
                 if shown_freshness(&before) != shown_freshness(&self.freshness()) {
                     self.needs_draw = true;

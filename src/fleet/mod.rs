@@ -450,6 +450,10 @@ impl FleetScreen<'_> {
                         app::Feed::Prometheus,
                         p.origin.step,
                     );
+                    if let Some(at) = p.origin.at {
+                        o.app.pinned_clock = Some(at);
+                        o.app.now = at;
+                    }
                     o.events = Some(prometheus::spawn_dashboard(
                         i,
                         p.origin.clone(),

@@ -121,6 +121,10 @@ pub(super) async fn main(config: &Config, p: &PrometheusArgs, output: Output) ->
     let feed = tokio::spawn(feed(import, p.source.step, follow, tx));
     // No connection: nothing can be changed from here, nor how often Prometheus is read.
     let mut app = App::fed_by(Feed::Prometheus, p.source.step, Utc::now());
+    if p.source.at.is_some() {
+        app.pinned_clock = Some(at);
+        app.now = at;
+    }
     app.live = DataView::new(config.judging.deriver());
     let wiring = tui::Wiring {
         recording: None,
