@@ -196,6 +196,36 @@ async fn serves_series_name_the_blocker_and_at_looks_back() {
     assert_eq!(check.status.code(), Some(1), "{said}{}", stderr(&check));
     assert!(said.starts_with("INNODEBT WARNING"), "{said}");
 
+    // The fleet from the same Prometheus: the instance's row names the blocker's thread, and
+    // the verdict needs attention.
+    let fleet = innodebt(&[
+        "fleet",
+        "--prometheus",
+        &url,
+        "--step",
+        "1s",
+        "--once",
+        "--format",
+        "json",
+    ]);
+    let rows: Value = serde_json::from_slice(&fleet.stdout)
+        .unwrap_or_else(|e| panic!("fleet --once ({e}): {}", stderr(&fleet)));
+    let row = rows["servers"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == instance.as_str()))
+        .unwrap_or_else(|| panic!("no row {instance}: {rows}"));
+    assert_eq!(row["state"], "up", "{row}");
+    assert_eq!(
+        row["blocker_thread_id"].as_f64(),
+        Some(thread as f64),
+        "{row}"
+    );
+    assert!(
+        row["blocker_age_s"].as_f64().is_some_and(|a| a > 0.0),
+        "{row}"
+    );
+    assert_eq!(row["needs_attention"], true, "{row}");
+
     let at = before.to_rfc3339_opts(SecondsFormat::Millis, true);
     let earlier = prom_once(&url, &instance, &["--at", &at]);
     assert!(earlier["blocker"].is_null(), "{}", earlier["blocker"]);
