@@ -2,7 +2,7 @@
 //! declare they need (so `cargo install --locked` on an older toolchain says "needs 1.89"
 //! instead of failing deep in a dependency), and `cargo package --list` holds the code, what it
 //! embeds, the docs and the licences — nothing of the test harness, and not the sample corpus.
-//! The package build itself (`cargo package --locked`) runs in `.ci/run`.
+//! The packages themselves (`cargo package --workspace --no-verify`) are made in `.ci/run`.
 
 use std::path::Path;
 use std::process::Command;
