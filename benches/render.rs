@@ -1,7 +1,7 @@
 //! Render time per frame at 200×60 with full 3,600-point series (the 1 h window, so every
 //! point is inside it and downsampling is exercised). Not a test: run with
 //! `cargo bench --bench render`; prints mean and p99 for the whole draw (render + diff on
-//! `TestBackend`) and for `ui::render` alone.
+//! `TestBackend`) and for `render::render` alone.
 
 #[path = "../tests/common/builders.rs"]
 mod builders;
@@ -126,30 +126,30 @@ fn main() {
     let mut term = Terminal::new(TestBackend::new(200, 60)).expect("test backend");
     // Warm up (layout cache, allocations).
     for _ in 0..20 {
-        term.draw(|f| innodebt::ui::render(f, &app, &theme))
+        term.draw(|f| innodebt::render::render(f, &app, &theme))
             .expect("draw");
     }
     let mut draw = Vec::with_capacity(FRAMES);
     let mut render = Vec::with_capacity(FRAMES);
     for _ in 0..FRAMES {
         let t = Instant::now();
-        term.draw(|f| innodebt::ui::render(f, black_box(&app), &theme))
+        term.draw(|f| innodebt::render::render(f, black_box(&app), &theme))
             .expect("draw");
         draw.push(t.elapsed());
         let mut frame = term.get_frame();
         let t = Instant::now();
-        innodebt::ui::render(&mut frame, black_box(&app), &theme);
+        innodebt::render::render(&mut frame, black_box(&app), &theme);
         render.push(t.elapsed());
     }
     // Per panel, to see where the time goes.
     let area = ratatui::layout::Rect::new(0, 2, 200, 57);
     let mut per_panel = Vec::new();
-    for (panel, rect) in innodebt::ui::grid(area) {
+    for (panel, rect) in innodebt::render::grid(area) {
         let mut times = Vec::with_capacity(FRAMES);
         for _ in 0..FRAMES {
             let mut frame = term.get_frame();
             let t = Instant::now();
-            innodebt::ui::render_panel(&mut frame, rect, panel, black_box(&app), &theme);
+            innodebt::render::render_panel(&mut frame, rect, panel, black_box(&app), &theme);
             times.push(t.elapsed());
         }
         per_panel.push((panel.title(), times));
@@ -158,7 +158,7 @@ fn main() {
         "200×60, {POINTS}-point series, 1 h window, theme {}",
         theme.name()
     );
-    report("ui::render", render);
+    report("render::render", render);
     report("terminal.draw (render+diff)", draw);
     for (title, times) in per_panel {
         report(&format!("  {title}"), times);

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap_complete::Shell;
 
-use crate::check::Thresholds;
+use crate::check::PluginThresholds;
 use crate::cli::{
     CaptureRange, Cli, Command, ConfigError, ConnectOptions, ConnectionArgs, ExportFormat,
     FleetArgs, ImportSource, OutputFormat, PrometheusArgs, ReportFormat, Resolved, TimeSpec,
@@ -197,7 +197,7 @@ pub const NEEDS_INSTANCE: &str = "--prometheus needs --instance NAME (the server
 
 /// `check`: the thresholds, and where the figures come from.
 pub struct Check {
-    pub thresholds: Thresholds,
+    pub thresholds: PluginThresholds,
     pub source: CheckSource,
 }
 
@@ -433,7 +433,7 @@ impl Config {
             Some(Command::Check(args)) => {
                 // A bad expression is found before the server is asked anything.
                 let thresholds =
-                    Thresholds::parse(args.warning.as_deref(), args.critical.as_deref())?;
+                    PluginThresholds::parse(args.warning.as_deref(), args.critical.as_deref())?;
                 // From Prometheus: no account on the server, the same judgement.
                 let source = match [&args.prometheus, &cli.prometheus]
                     .into_iter()

@@ -16,7 +16,7 @@ pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_CONFIG: u8 = 2;
 
 pub fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
-    crate::term::restore();
+    crate::terminal::restore();
     eprintln!("innodebt: {message}");
     ExitCode::from(code)
 }
@@ -145,7 +145,7 @@ pub fn screen_refusal(instead: &str) -> Result<(), String> {
     }
 }
 
-/// The words for a screen without a terminal, shared with `screen`'s set-up error.
+/// The words for a screen without a terminal, shared with `screen_loop`'s set-up error.
 pub fn no_terminal(why: &str, instead: &str) -> String {
     format!(
         "no terminal to draw the screen on ({why}): {instead}; over ssh, `ssh -t` gives the \
@@ -182,7 +182,7 @@ pub fn theme(look: &Look) -> Result<Theme, ExitCode> {
 pub async fn run_without_source(app: crate::app::App, theme: Theme) -> ExitCode {
     // The sender lives until the screen closes: the source channel stays open and empty.
     let (_tx, rx) = tokio::sync::mpsc::channel(1);
-    let wiring = crate::tui::Wiring {
+    let wiring = crate::dashboard::Wiring {
         control: None,
         events: rx,
         messages: None,
@@ -190,7 +190,7 @@ pub async fn run_without_source(app: crate::app::App, theme: Theme) -> ExitCode 
         recorder: None,
         recording: None,
     };
-    match crate::tui::run(app, theme, wiring).await {
+    match crate::dashboard::run(app, theme, wiring).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
     }

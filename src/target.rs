@@ -15,7 +15,7 @@ use innodebt_poller::live::{self, ConnectFn, PollerCommand, PollerConfig, Sessio
 use innodebt_server::sample::SourceEvent;
 
 /// How to run one target.
-pub struct TargetSpec {
+pub struct PollerSpec {
     /// An open session when the caller connected first (the dashboard, so a wrong password is
     /// a message before the screen opens); else the poller connects.
     pub first: Option<Session>,
@@ -63,14 +63,14 @@ impl DerivedEvents {
         Some(Derived { event, figures })
     }
 
-    /// The raw events, for a reader that derives them itself (see [`TargetSpec::deriver`]).
+    /// The raw events, for a reader that derives them itself (see [`PollerSpec::deriver`]).
     pub fn into_events(self) -> mpsc::Receiver<SourceEvent> {
         self.events
     }
 }
 
 /// Starts the poller of one target.
-pub fn spawn_target(spec: TargetSpec) -> Target {
+pub fn spawn_target(spec: PollerSpec) -> Target {
     let (tx, events) = mpsc::channel(spec.events);
     let (commands, cmd_rx) = mpsc::channel(spec.commands);
     let start_after = spec.start_after;

@@ -3,7 +3,7 @@
 //! documented limits hold (query texts at most 1,000 chars, at most 64 section names).
 #![no_main]
 
-use innodebt_server::{innodb_status, textdump};
+use innodebt_server::{innodb_status, status_dump};
 use libfuzzer_sys::fuzz_target;
 
 fn check(text: &str) {
@@ -27,9 +27,9 @@ fn check(text: &str) {
     let back: innodb_status::InnodbStatus =
         serde_json::from_str(&json).expect("a serialised status reads back");
     assert_eq!(back, st);
-    let _ = textdump::parse_name_values(text);
-    let _ = textdump::parse_mysqladmin_samples(text);
-    let _ = textdump::parse_innodb_metrics(text);
+    let _ = status_dump::parse_name_values(text);
+    let _ = status_dump::parse_mysqladmin_samples(text);
+    let _ = status_dump::parse_innodb_metrics(text);
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -6,10 +6,10 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::{App, Showing};
-use crate::review::CompareView;
-use crate::review::compare::Comparison;
-use crate::review::detail::{self, Detail};
-use crate::review::timeline::SideTimeline;
+use crate::postmortem::CompareView;
+use crate::postmortem::compare::Comparison;
+use crate::postmortem::detail::{self, Detail};
+use crate::postmortem::timeline::SideTimeline;
 
 /// Differences one PgUp / PgDn moves.
 pub const PAGE: usize = 10;

@@ -11,7 +11,7 @@ use super::{
     Action, App, Command, Confirm, FactsThen, Feed, Input, InputPurpose, MAX_INTERVAL,
     MIN_INTERVAL, Overlay, Panel, Showing,
 };
-use crate::control::{self, Knob};
+use crate::control::{self, PurgeVariable};
 use crate::keymap::{
     self, CompareKey, ConfirmKey, DismissKey, FrozenKey, Listing, LiveKey, PanelKey, ReplayKey,
     ScreenAction, ScreenKey, TextKey,
@@ -234,12 +234,18 @@ fn live_action(app: &mut App, action: LiveKey) -> Vec<Command> {
             }));
             Vec::new()
         }
-        LiveKey::PurgeThreadsUp => change_key(app, Knob::PurgeThreads, FactsThen::Step(1)),
-        LiveKey::PurgeThreadsDown => change_key(app, Knob::PurgeThreads, FactsThen::Step(-1)),
-        LiveKey::PurgeThreadsSet => change_key(app, Knob::PurgeThreads, FactsThen::Prompt),
-        LiveKey::MaxPurgeLag => change_key(app, Knob::MaxPurgeLag, FactsThen::Prompt),
-        LiveKey::MaxPurgeLagDelay => change_key(app, Knob::MaxPurgeLagDelay, FactsThen::Prompt),
-        LiveKey::PurgeBatchSize => change_key(app, Knob::PurgeBatchSize, FactsThen::Prompt),
+        LiveKey::PurgeThreadsUp => change_key(app, PurgeVariable::PurgeThreads, FactsThen::Step(1)),
+        LiveKey::PurgeThreadsDown => {
+            change_key(app, PurgeVariable::PurgeThreads, FactsThen::Step(-1))
+        }
+        LiveKey::PurgeThreadsSet => change_key(app, PurgeVariable::PurgeThreads, FactsThen::Prompt),
+        LiveKey::MaxPurgeLag => change_key(app, PurgeVariable::MaxPurgeLag, FactsThen::Prompt),
+        LiveKey::MaxPurgeLagDelay => {
+            change_key(app, PurgeVariable::MaxPurgeLagDelay, FactsThen::Prompt)
+        }
+        LiveKey::PurgeBatchSize => {
+            change_key(app, PurgeVariable::PurgeBatchSize, FactsThen::Prompt)
+        }
         LiveKey::EnableMonitors => monitors_key(app),
         LiveKey::KillBlocker => kill_key(app),
         LiveKey::RollbackSegments => rollback_segments_key(app),
@@ -337,11 +343,11 @@ fn compare_action(app: &mut App, action: CompareKey) -> Vec<Command> {
 /// Typed text is done: act on it, or keep the prompt open with the error.
 fn submit_input(app: &mut App, mut input: Input) -> Vec<Command> {
     match &input.purpose {
-        InputPurpose::Knob(knob, facts) => {
-            let (knob, facts) = (*knob, facts.clone());
+        InputPurpose::Variable(variable, facts) => {
+            let (variable, facts) = (*variable, facts.clone());
             let planned = control::parse_input(&input.text).and_then(|v| {
                 let ctx = app.plan_context().ok_or("not connected")?;
-                control::plan_set(knob, v, &facts, &ctx).map_err(|r| r.to_string())
+                control::plan_set(variable, v, &facts, &ctx).map_err(|r| r.to_string())
             });
             match planned {
                 Ok(plan) => app.confirm_plan(plan),

@@ -10,21 +10,21 @@ mod server_keys;
 pub mod transport;
 
 /// The view and the moments live below the app (a capture's writer uses them too).
-pub use crate::view::{self, moments};
+pub use crate::data_view::{self, moments};
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 
-use crate::control::{ChangeOutcome, ChangePlan, Knob, KnobFacts, PlanContext};
+use crate::control::{ChangeOutcome, ChangePlan, PlanContext, PurgeVariable, VariableFacts};
 use crate::keymap;
-use crate::replay::{Window, WindowRequest};
-use innodebt_engine::verdicts::fresh;
+use crate::replay::{LoadRequest, LoadedSample};
+pub use data_view::{DataView, Link};
+use innodebt_engine::verdicts::staleness;
 use innodebt_engine::verdicts::whatif::WhatIfReport;
 use innodebt_server::sample::SourceEvent;
 pub use transport::{Recording, Replay};
-pub use view::{DataView, Link};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Panel {
@@ -114,7 +114,7 @@ pub enum Action {
     Change(Box<ChangePlan>),
 }
 
-/// What to do with a knob's facts once they are read from the server.
+/// What to do with a variable's facts once they are read from the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FactsThen {
     /// `t` / `T`: one step up or down.
@@ -140,8 +140,8 @@ pub struct Confirm {
 pub enum InputPurpose {
     /// Replay: go to a time.
     Goto,
-    /// A new value for a knob, checked against these facts.
-    Knob(Knob, Box<KnobFacts>),
+    /// A new value for a variable, checked against these facts.
+    Variable(PurgeVariable, Box<VariableFacts>),
     /// A bookmark at this moment.
     Note { at: DateTime<Utc> },
 }
@@ -177,16 +177,16 @@ pub enum Command {
     UndoScanNow,
     /// Ctrl-Z: leave the terminal, stop, and come back on `fg`.
     Suspend,
-    /// Read a knob's current value, range and dynamism on a side connection.
+    /// Read a variable's current value, range and dynamism on a side connection.
     FetchFacts {
-        knob: Knob,
+        variable: PurgeVariable,
         then: FactsThen,
     },
     /// Run a confirmed plan on its own connection, audit it, report back.
     Execute(Box<ChangePlan>),
     /// Load a replay window off the update path (`replay::Loader::load` on a blocking
-    /// thread); the answer is [`Msg::WindowLoaded`].
-    LoadWindow(WindowRequest),
+    /// thread); the answer is [`Msg::Loaded`].
+    Load(LoadRequest),
     /// Store a bookmark (the recording's writer, or a finished file), report back.
     SaveNote {
         note: innodebt_capture::Note,
@@ -201,11 +201,11 @@ pub enum Msg {
     /// The clock moved (drives staleness and countdowns).
     Tick(DateTime<Utc>),
     Resize,
-    /// A knob's facts arrived (or could not be read).
+    /// A variable's facts arrived (or could not be read).
     Facts {
-        knob: Knob,
+        variable: PurgeVariable,
         then: FactsThen,
-        result: Result<Box<KnobFacts>, String>,
+        result: Result<Box<VariableFacts>, String>,
     },
     /// A runtime change finished.
     Executed {
@@ -216,9 +216,9 @@ pub enum Msg {
     },
     /// A replay window was loaded, or could not be (why): shown if `ticket` is still the
     /// load awaited, else dropped.
-    WindowLoaded {
+    Loaded {
         ticket: u64,
-        result: Result<Box<Window>, String>,
+        result: Result<Box<LoadedSample>, String>,
     },
     /// A bookmark was stored (where), or could not be (why).
     NoteSaved {
@@ -460,11 +460,11 @@ impl App {
         let age_s = age.as_secs_f64();
         // Due at the interval, or later where the latency guard stretched the tick: the one
         // rule serve's `innodebt_up` and the fleet row read too.
-        match fresh::age(age, fresh::due_every(self.interval, Some(latest))) {
-            fresh::Age::Stale => Freshness::Stale { age_s },
+        match staleness::age(age, staleness::due_every(self.interval, Some(latest))) {
+            staleness::Age::Stale => Freshness::Stale { age_s },
             a => Freshness::Fresh {
                 age_s,
-                late: a == fresh::Age::Late,
+                late: a == staleness::Age::Late,
             },
         }
     }
@@ -479,8 +479,8 @@ impl App {
                 Vec::new()
             }
             Msg::Tick(now) if matches!(self.showing, Showing::Replay(_)) => self.tick_replay(now),
-            Msg::WindowLoaded { ticket, result } => {
-                self.window_loaded(ticket, result);
+            Msg::Loaded { ticket, result } => {
+                self.loaded(ticket, result);
                 Vec::new()
             }
             Msg::Tick(now) => {
@@ -496,9 +496,13 @@ impl App {
                 self.needs_draw = true;
                 Vec::new()
             }
-            Msg::Facts { knob, then, result } => {
+            Msg::Facts {
+                variable,
+                then,
+                result,
+            } => {
                 self.needs_draw = true;
-                self.facts_arrived(knob, then, result);
+                self.facts_arrived(variable, then, result);
                 Vec::new()
             }
             Msg::Executed {
@@ -560,30 +564,32 @@ impl App {
 
     fn facts_arrived(
         &mut self,
-        knob: Knob,
+        variable: PurgeVariable,
         then: FactsThen,
-        result: Result<Box<KnobFacts>, String>,
+        result: Result<Box<VariableFacts>, String>,
     ) {
         self.busy = None;
         let facts = match result {
             Ok(f) => f,
-            Err(e) => return self.notice(knob.variable(), e),
+            Err(e) => return self.notice(variable.name(), e),
         };
         let Some(ctx) = self.plan_context() else {
-            return self.notice(knob.variable(), "not connected to a server yet".into());
+            return self.notice(variable.name(), "not connected to a server yet".into());
         };
         match then {
-            FactsThen::Step(delta) => match crate::control::plan_step(knob, delta, &facts, &ctx) {
-                Ok(plan) => self.confirm_plan(plan),
-                Err(r) => self.notice(knob.variable(), r.to_string()),
-            },
+            FactsThen::Step(delta) => {
+                match crate::control::plan_step(variable, delta, &facts, &ctx) {
+                    Ok(plan) => self.confirm_plan(plan),
+                    Err(r) => self.notice(variable.name(), r.to_string()),
+                }
+            }
             FactsThen::Prompt => {
                 let range = match (facts.min, facts.max) {
-                    (Some(lo), Some(hi)) => format!("allowed {lo} … {hi} {}", knob.unit()),
+                    (Some(lo), Some(hi)) => format!("allowed {lo} … {hi} {}", variable.unit()),
                     _ => "range unknown".to_string(),
                 };
                 self.overlay = Some(Overlay::Input(Input {
-                    title: format!("Set {}", knob.variable()),
+                    title: format!("Set {}", variable.name()),
                     lines: vec![
                         format!(
                             "now {} {}  ·  {range}",
@@ -591,13 +597,13 @@ impl App {
                                 .current
                                 .map(|c| c.to_string())
                                 .unwrap_or_else(|| "?".into()),
-                            knob.unit()
+                            variable.unit()
                         ),
                         "type the new value, Enter to review, Esc to cancel".into(),
                     ],
                     text: facts.current.map(|c| c.to_string()).unwrap_or_default(),
                     error: None,
-                    purpose: InputPurpose::Knob(knob, facts),
+                    purpose: InputPurpose::Variable(variable, facts),
                 }));
             }
         }

@@ -1,18 +1,18 @@
-//! Seeking and playing a replay as loads: the app asks ([`Command::LoadWindow`]), the runner
-//! reads off the update path, the window comes back ([`super::Msg::WindowLoaded`]) and is
+//! Seeking and playing a replay as loads: the app asks ([`Command::Load`]), the runner
+//! reads off the update path, the window comes back ([`super::Msg::Loaded`]) and is
 //! shown only if it answers the load awaited. Nothing here reads a file.
 
 use chrono::{DateTime, Utc};
 
 use super::{App, Command, Showing, secs_between};
-use crate::replay::{Goto, Window};
+use crate::replay::{Goto, LoadedSample};
 
 /// Samples one playback load may step at most.
 const PLAY_STEPS_PER_LOAD: u32 = 5000;
 
 impl App {
     /// Moves the replay to sample `pos`: the timeline goes there at once, the screen when the
-    /// window is loaded ([`Msg::WindowLoaded`]).
+    /// window is loaded ([`Msg::Loaded`]).
     pub fn seek(&mut self, pos: u64) -> Vec<Command> {
         self.load(Goto::Sample(pos))
     }
@@ -44,11 +44,11 @@ impl App {
             return Vec::new();
         };
         self.needs_draw = true;
-        vec![Command::LoadWindow(r.request(to))]
+        vec![Command::Load(r.request(to))]
     }
 
     /// A loaded window (or why it could not be): shown when it answers the load awaited.
-    pub(super) fn window_loaded(&mut self, ticket: u64, result: Result<Box<Window>, String>) {
+    pub(super) fn loaded(&mut self, ticket: u64, result: Result<Box<LoadedSample>, String>) {
         let Showing::Replay(r) = &mut self.showing else {
             return;
         };

@@ -4,7 +4,7 @@
 //! a replay, `--read-only` and a watched server never reach here.
 
 use super::{App, Command, FactsThen};
-use crate::control::{self, ChangePlan, Knob, PlanContext, Refusal};
+use crate::control::{self, ChangePlan, PlanContext, PurgeVariable, Refusal};
 use innodebt_server::sample::SourceKind;
 
 /// Why a change key does nothing here, if it doesn't.
@@ -18,14 +18,14 @@ fn change_blocked(app: &App) -> Option<String> {
     None
 }
 
-/// `t`/`T`/`P`/`l`/`d`/`b`: read the knob's facts first (a side connection), then step or ask.
-pub(super) fn change_key(app: &mut App, knob: Knob, then: FactsThen) -> Vec<Command> {
+/// `t`/`T`/`P`/`l`/`d`/`b`: read the variable's facts first (a side connection), then step or ask.
+pub(super) fn change_key(app: &mut App, variable: PurgeVariable, then: FactsThen) -> Vec<Command> {
     if let Some(why) = change_blocked(app) {
-        app.notice(knob.variable(), why);
+        app.notice(variable.name(), why);
         return Vec::new();
     }
-    app.busy = Some(format!("reading {} …", knob.variable()));
-    vec![Command::FetchFacts { knob, then }]
+    app.busy = Some(format!("reading {} …", variable.name()));
+    vec![Command::FetchFacts { variable, then }]
 }
 
 /// `m`: enable the counters the panels need that are off.

@@ -6,9 +6,9 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::data_view::moments::{Group, Moment};
 pub use crate::replay::Recording;
-use crate::replay::{Goto, WindowRequest};
-use crate::view::moments::{Group, Moment};
+use crate::replay::{Goto, LoadRequest};
 use innodebt_engine::verdicts::whatif::WhatIfReport;
 
 pub const MIN_SPEED: f64 = 0.25;
@@ -101,7 +101,7 @@ impl Replay {
     }
 
     /// The load for `to`, which the app now waits for (an older one's answer is dropped).
-    pub(super) fn request(&mut self, to: Goto) -> WindowRequest {
+    pub(super) fn request(&mut self, to: Goto) -> LoadRequest {
         if let Goto::Sample(p) = to {
             self.pos = p.clamp(self.first, self.last);
         }
@@ -115,7 +115,7 @@ impl Replay {
             } if budget_s.is_infinite() => Some((from, max)),
             _ => None,
         };
-        WindowRequest {
+        LoadRequest {
             ticket: self.tickets,
             to,
             first: self.first,
@@ -144,7 +144,7 @@ impl Replay {
     }
 
     /// A window arrived: the transport follows it (the view is the app's).
-    pub(super) fn shown(&mut self, w: &crate::replay::Window) {
+    pub(super) fn shown(&mut self, w: &crate::replay::LoadedSample) {
         self.loaded = true;
         self.pos = w.pos;
         self.shown = w.pos;

@@ -17,19 +17,22 @@ const SERVICE: &str = "INNODEBT";
 
 /// `--warning` / `--critical`, parsed. Empty: the verdicts' own severities decide.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Thresholds {
+pub struct PluginThresholds {
     pub warning: Vec<Trigger>,
     pub critical: Vec<Trigger>,
 }
 
-impl Thresholds {
+impl PluginThresholds {
     /// Parses both flags with the `--trigger` grammar; the error names the flag.
-    pub fn parse(warning: Option<&str>, critical: Option<&str>) -> Result<Thresholds, String> {
+    pub fn parse(
+        warning: Option<&str>,
+        critical: Option<&str>,
+    ) -> Result<PluginThresholds, String> {
         let one = |flag: &str, spec: Option<&str>| match spec {
             Some(s) => trigger::parse_flag(flag, s),
             None => Ok(Vec::new()),
         };
-        Ok(Thresholds {
+        Ok(PluginThresholds {
             warning: one("--warning", warning)?,
             critical: one("--critical", critical)?,
         })
@@ -111,7 +114,7 @@ impl Report {
 /// WARNING), and a threshold whose figure is unknown keeps the state from being OK. Either
 /// way the `unknown` verdict and a source the account may not read make the state at least
 /// UNKNOWN: what cannot be seen is not reported as fine.
-pub fn judge(f: &Figures, t: &Thresholds) -> Report {
+pub fn judge(f: &Figures, t: &PluginThresholds) -> Report {
     let worst = f.worst_verdict();
     let mut parts: Vec<String> = Vec::new();
     let mut state = if t.is_empty() {
@@ -202,7 +205,7 @@ pub fn judge(f: &Figures, t: &Thresholds) -> Report {
 
 /// `checkpoint_age_pct unknown (needs PROCESS privilege)` for each threshold's figure the
 /// figures do not have.
-fn unknown_figures(f: &Figures, t: &Thresholds) -> Vec<String> {
+fn unknown_figures(f: &Figures, t: &PluginThresholds) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for x in t.warning.iter().chain(&t.critical) {
         let Trigger::Threshold { figure, .. } = x else {

@@ -3,7 +3,7 @@
 //! cannot be read. Every figure a threshold can watch comes first (from the trigger's
 //! registry, with the `--warning`/`--critical` ranges on it), then the other main figures.
 
-use super::Thresholds;
+use super::PluginThresholds;
 use crate::trigger::{Figure, Op, Trigger};
 use innodebt_engine::figures::{Figures, Unit};
 
@@ -113,7 +113,7 @@ fn unit(figure: Figure) -> &'static str {
 }
 
 /// The performance data of these figures, with the thresholds' ranges.
-pub fn perfdata(f: &Figures, t: &Thresholds) -> String {
+pub fn perfdata(f: &Figures, t: &PluginThresholds) -> String {
     let u = |v: Option<u64>| v.map(|v| v as f64);
     let mut items: Vec<Item> = Figure::ALL
         .iter()
@@ -169,7 +169,8 @@ mod tests {
 
     #[test]
     fn thresholds_become_ranges() {
-        let t = Thresholds::parse(Some("history>1000"), Some("history<=5,dirty_pct>=90")).unwrap();
+        let t = PluginThresholds::parse(Some("history>1000"), Some("history<=5,dirty_pct>=90"))
+            .unwrap();
         assert_eq!(range(&t.warning, Figure::History), "1000");
         assert_eq!(range(&t.critical, Figure::History), "5:");
         assert_eq!(range(&t.critical, Figure::DirtyPct), "90");

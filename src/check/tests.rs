@@ -50,7 +50,7 @@ fn blocked() -> Figures {
 
 #[test]
 fn without_thresholds_the_worst_verdict_decides() {
-    let none = Thresholds::default();
+    let none = PluginThresholds::default();
     let ok = judge(&healthy(), &none);
     assert_eq!((ok.state, ok.exit_code()), (Severity::Ok, 0));
     assert!(
@@ -91,19 +91,19 @@ fn unknown_is_never_ok() {
         }],
         ..verdict(VerdictKind::Unknown, Severity::Unknown, "still watching")
     }];
-    assert_eq!(judge(&f, &Thresholds::default()).exit_code(), 3);
+    assert_eq!(judge(&f, &PluginThresholds::default()).exit_code(), 3);
     // Thresholds that do not hold do not make it OK either.
-    let t = Thresholds::parse(Some("history>1000"), None).unwrap();
+    let t = PluginThresholds::parse(Some("history>1000"), None).unwrap();
     assert_eq!(judge(&f, &t).exit_code(), 3);
     // No verdict at all (nothing judged) is unknown too.
     let mut none = healthy();
     none.verdicts.clear();
-    assert_eq!(judge(&none, &Thresholds::default()).exit_code(), 3);
+    assert_eq!(judge(&none, &PluginThresholds::default()).exit_code(), 3);
 }
 
 #[test]
 fn thresholds_decide_when_given() {
-    let t = Thresholds::parse(
+    let t = PluginThresholds::parse(
         Some("history>100,checkpoint_age_pct>50"),
         Some("blocker_age>300s"),
     )
@@ -133,10 +133,10 @@ fn thresholds_decide_when_given() {
         crit.summary
     );
     // A verdict the thresholds do not name does not raise the state: they decide.
-    let quiet = Thresholds::parse(Some("history>100000"), None).unwrap();
+    let quiet = PluginThresholds::parse(Some("history>100000"), None).unwrap();
     assert_eq!(judge(&blocked(), &quiet).state, Severity::Ok);
     // A verdict kind can be a threshold too.
-    let kind = Thresholds::parse(None, Some("blocked_by_read_view")).unwrap();
+    let kind = PluginThresholds::parse(None, Some("blocked_by_read_view")).unwrap();
     assert_eq!(judge(&blocked(), &kind).state, Severity::Critical);
 }
 
@@ -144,7 +144,7 @@ fn thresholds_decide_when_given() {
 fn an_unreadable_figure_or_source_is_unknown_with_the_reason() {
     let mut f = healthy();
     f.redo.checkpoint_age_pct_of_capacity = None;
-    let t = Thresholds::parse(Some("checkpoint_age_pct>75"), None).unwrap();
+    let t = PluginThresholds::parse(Some("checkpoint_age_pct>75"), None).unwrap();
     let r = judge(&f, &t);
     assert_eq!(r.state, Severity::Unknown);
     assert!(
@@ -166,7 +166,7 @@ fn an_unreadable_figure_or_source_is_unknown_with_the_reason() {
         error: "Access denied".into(),
         figures: vec![FigureId::CheckpointAge],
     });
-    let r = judge(&f, &Thresholds::default());
+    let r = judge(&f, &PluginThresholds::default());
     assert_eq!(r.exit_code(), 3);
     assert!(
         r.summary
@@ -180,9 +180,9 @@ fn an_unreadable_figure_or_source_is_unknown_with_the_reason() {
 
 #[test]
 fn bad_expressions_name_their_flag() {
-    let e = Thresholds::parse(Some("lsn>5"), None).unwrap_err();
+    let e = PluginThresholds::parse(Some("lsn>5"), None).unwrap_err();
     assert!(e.starts_with("--warning \"lsn>5\""), "{e}");
-    let e = Thresholds::parse(None, Some("history>lots")).unwrap_err();
+    let e = PluginThresholds::parse(None, Some("history>lots")).unwrap_err();
     assert!(e.starts_with("--critical"), "{e}");
     let r = Report::unknown("--critical \"history>lots\": not a number\nsecond line");
     assert_eq!(

@@ -10,7 +10,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row};
 
 use super::ControlError;
-use super::plan::{ChangePlan, FactsSource, Knob, KnobFacts, PlanAction};
+use super::plan::{ChangePlan, FactsSource, PlanAction, PurgeVariable, VariableFacts};
 use innodebt_poller::connect::ConnectOptions;
 use innodebt_poller::connect::connect;
 use innodebt_server::flavor::Flavor;
@@ -110,23 +110,23 @@ impl ChangeOutcome {
     }
 }
 
-/// Reads what a plan for `knob` needs: exists, current value, dynamic, range.
+/// Reads what a plan for `variable` needs: exists, current value, dynamic, range.
 pub async fn read_facts(
     conn: &mut Conn,
     flavor: Flavor,
-    knob: Knob,
-) -> Result<KnobFacts, ControlError> {
-    read_variable_facts(conn, flavor, knob.variable()).await
+    variable: PurgeVariable,
+) -> Result<VariableFacts, ControlError> {
+    read_variable_facts(conn, flavor, variable.name()).await
 }
 
-/// Connects, reads the facts of `knob`, disconnects: what the App runs before prompting.
+/// Connects, reads the facts of `variable`, disconnects: what the App runs before prompting.
 pub async fn fetch_facts(
     opts: &ConnectOptions,
     flavor: Flavor,
-    knob: Knob,
-) -> Result<KnobFacts, ControlError> {
+    variable: PurgeVariable,
+) -> Result<VariableFacts, ControlError> {
     let mut conn = connect(opts).await?;
-    let facts = read_facts(&mut conn, flavor, knob).await;
+    let facts = read_facts(&mut conn, flavor, variable).await;
     disconnect(conn).await;
     facts
 }
@@ -135,7 +135,7 @@ async fn read_variable_facts(
     conn: &mut Conn,
     flavor: Flavor,
     variable: &'static str,
-) -> Result<KnobFacts, ControlError> {
+) -> Result<VariableFacts, ControlError> {
     if flavor.has_system_variables_table() {
         let sql = format!(
             "SELECT GLOBAL_VALUE, READ_ONLY, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE \
@@ -144,7 +144,7 @@ async fn read_variable_facts(
         );
         let row: Option<Row> = run_first(conn, &sql, "").await?;
         let Some(row) = row else {
-            return Ok(KnobFacts {
+            return Ok(VariableFacts {
                 variable: variable.to_string(),
                 exists: false,
                 current: None,
@@ -156,7 +156,7 @@ async fn read_variable_facts(
         };
         let text = |i: usize| row.as_ref(i).and_then(value_text);
         let number = |i: usize| text(i).and_then(|t| t.trim().parse::<u64>().ok());
-        return Ok(KnobFacts {
+        return Ok(VariableFacts {
             variable: variable.to_string(),
             exists: true,
             current: number(0),
@@ -174,7 +174,7 @@ async fn read_variable_facts(
         .and_then(value_text)
         .and_then(|t| t.trim().parse::<u64>().ok());
     let spec = flavor.knob_spec(variable);
-    Ok(KnobFacts {
+    Ok(VariableFacts {
         variable: variable.to_string(),
         exists: row.is_some(),
         current,
@@ -488,7 +488,7 @@ mod tests {
         fn assert_send<T: Send + 'static>(_: T) {}
         let opts = ConnectOptions::new(Endpoint::Socket("/nonexistent/x.sock".into()));
         let ctx = PlanContext::new(Flavor::detect("10.11.1-MariaDB", "", false), false);
-        let facts = KnobFacts {
+        let facts = VariableFacts {
             variable: "innodb_purge_threads".into(),
             exists: true,
             current: Some(4),
@@ -497,7 +497,7 @@ mod tests {
             max: Some(32),
             source: FactsSource::SystemVariables,
         };
-        let Ok(plan) = plan_set(Knob::PurgeThreads, 5, &facts, &ctx) else {
+        let Ok(plan) = plan_set(PurgeVariable::PurgeThreads, 5, &facts, &ctx) else {
             panic!("plan refused")
         };
         assert_send(async move { execute(&opts, &plan).await });
@@ -509,7 +509,7 @@ mod tests {
         opts.user = "dba".into();
         opts.password = Some(innodebt_poller::connect::Secret::new("hunter2"));
         let ctx = PlanContext::new(Flavor::detect("10.11.1-MariaDB", "", false), false);
-        let facts = KnobFacts {
+        let facts = VariableFacts {
             variable: "innodb_max_purge_lag".into(),
             exists: true,
             current: Some(0),
@@ -518,7 +518,7 @@ mod tests {
             max: Some(u64::MAX),
             source: FactsSource::SystemVariables,
         };
-        let plan = plan_set(Knob::MaxPurgeLag, 5, &facts, &ctx).unwrap();
+        let plan = plan_set(PurgeVariable::MaxPurgeLag, 5, &facts, &ctx).unwrap();
         let out = execute(&opts, &plan).await;
         assert!(!out.ok);
         let e = out.error.clone().unwrap();

@@ -1,4 +1,4 @@
-//! The runtime changes a DBA makes from the dashboard — `SET GLOBAL` of the purge knobs,
+//! The runtime changes a DBA makes from the dashboard — `SET GLOBAL` of the purge variables,
 //! enabling InnoDB monitor counters, killing the session that blocks purge — and the audit
 //! trail of all of them.
 //!
@@ -22,8 +22,8 @@ use innodebt_poller::connect::ConnectError;
 pub use audit::AuditLog;
 pub use exec::{ChangeOutcome, SqlWarning, execute, fetch_facts, read_facts};
 pub use plan::{
-    ChangePlan, FactsSource, Knob, KnobFacts, PlanAction, PlanContext, Refusal, parse_input,
-    plan_enable_monitors, plan_kill, plan_rollback_segments, plan_set, plan_step,
+    ChangePlan, FactsSource, PlanAction, PlanContext, PurgeVariable, Refusal, VariableFacts,
+    parse_input, plan_enable_monitors, plan_kill, plan_rollback_segments, plan_set, plan_step,
 };
 
 /// Why a change could not be made. `Display` is the message for the user: the server's own

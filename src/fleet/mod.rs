@@ -8,9 +8,9 @@ pub mod agent;
 pub mod once;
 pub mod poll;
 pub mod prometheus;
+pub mod render;
 pub mod row;
 pub mod state;
-pub mod ui;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -23,9 +23,9 @@ use crate::app::{self, App, DataView};
 use crate::config::{self, Config};
 use crate::keymap::ScreenKey;
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
-use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
-use crate::serve::config::TargetSpec;
-use crate::term;
+use crate::screen_loop::{Flow, Screen, ScreenError, ScreenEvent};
+use crate::serve::config::TargetConfig;
+use crate::terminal;
 use crate::theme::Theme;
 use poll::{Incoming, Recent};
 use state::{Command, Fleet, Msg, Server};
@@ -48,7 +48,7 @@ fn servers(fleet: &config::Fleet) -> Result<Vec<(Server, Source)>, String> {
     };
     let env_password = std::env::var(agent::PASSWORD_ENV).ok();
     let mut out = Vec::new();
-    let mut add = |name: &str, spec: &TargetSpec| -> Result<(), String> {
+    let mut add = |name: &str, spec: &TargetConfig| -> Result<(), String> {
         let (mut server, source) = match &spec.agent {
             Some(url) => {
                 let access = agent::Access {
@@ -80,7 +80,7 @@ fn servers(fleet: &config::Fleet) -> Result<Vec<(Server, Source)>, String> {
         add(name, spec)?;
     }
     for h in &args.hosts {
-        add(h, &TargetSpec::default())?;
+        add(h, &TargetConfig::default())?;
     }
     if out.is_empty() {
         return Err(
@@ -326,10 +326,10 @@ async fn run(
         recent,
         open: None,
     };
-    crate::screen::run(&mut screen).await
+    crate::screen_loop::run(&mut screen).await
 }
 
-/// The fleet on the one screen loop ([`crate::screen`]): the rows, or one server's dashboard
+/// The fleet on the one screen loop ([`crate::screen_loop`]): the rows, or one server's dashboard
 /// while it is open.
 struct FleetScreen<'a> {
     fleet: Fleet,
@@ -359,16 +359,16 @@ impl Screen for FleetScreen<'_> {
         }
     }
 
-    fn draw(&mut self, terminal: &mut term::Tui) -> std::io::Result<()> {
+    fn draw(&mut self, terminal: &mut terminal::Tui) -> std::io::Result<()> {
         let theme = &self.theme;
         match self.open.as_mut() {
             Some(o) => {
-                terminal.draw(|f| crate::ui::render(f, &o.app, theme))?;
+                terminal.draw(|f| crate::render::render(f, &o.app, theme))?;
                 o.app.needs_draw = false;
             }
             None => {
                 let fleet = &self.fleet;
-                terminal.draw(|f| ui::render(f, fleet, theme))?;
+                terminal.draw(|f| render::render(f, fleet, theme))?;
                 self.fleet.needs_draw = false;
             }
         }
@@ -378,7 +378,7 @@ impl Screen for FleetScreen<'_> {
     fn handle(
         &mut self,
         event: ScreenEvent<Incoming>,
-        terminal: &mut term::Tui,
+        terminal: &mut terminal::Tui,
     ) -> Result<Flow, ScreenError> {
         match event {
             ScreenEvent::Key(k) => return self.key(k, terminal),
@@ -421,7 +421,7 @@ impl Screen for FleetScreen<'_> {
 }
 
 impl FleetScreen<'_> {
-    fn key(&mut self, k: KeyEvent, terminal: &mut term::Tui) -> Result<Flow, ScreenError> {
+    fn key(&mut self, k: KeyEvent, terminal: &mut terminal::Tui) -> Result<Flow, ScreenError> {
         if let Some(o) = self.open.as_mut() {
             if dashboard_key(&mut o.app, k, terminal)? {
                 self.open = None;
@@ -433,7 +433,7 @@ impl FleetScreen<'_> {
             match cmd {
                 Command::Quit => return Ok(Flow::Quit),
                 Command::Suspend => {
-                    term::suspend(terminal)?;
+                    terminal::suspend(terminal)?;
                     self.fleet.needs_draw = true;
                 }
                 Command::Open(i) if self.wiring.prometheus.is_some() => {
@@ -505,7 +505,7 @@ fn open_dashboard(
 fn dashboard_key(
     app: &mut App,
     k: KeyEvent,
-    terminal: &mut term::Tui,
+    terminal: &mut terminal::Tui,
 ) -> Result<bool, ScreenError> {
     let nothing_open = app.overlay.is_none() && app.zoom.is_none();
     let back = matches!(
@@ -519,7 +519,7 @@ fn dashboard_key(
         match cmd {
             app::Command::Quit => return Ok(true),
             app::Command::Suspend => {
-                term::suspend(terminal)?;
+                terminal::suspend(terminal)?;
                 app.needs_draw = true;
             }
             // Read-only: the fleet's pollers are not steered from here.

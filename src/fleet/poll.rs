@@ -15,9 +15,9 @@ use super::agent::Agent;
 use super::row::RowFigures;
 use super::state::RowUpdate;
 use crate::cli::ConnectOptions;
-use crate::target::{Derived, Target, TargetSpec, connector, spawn_target};
+use crate::target::{Derived, PollerSpec, Target, connector, spawn_target};
 use innodebt_engine::derive::Deriver;
-use innodebt_engine::verdicts::fresh;
+use innodebt_engine::verdicts::staleness;
 use innodebt_poller::live::{PollerConfig, backoff};
 use innodebt_server::sample::{ServerInfo, SourceEvent};
 
@@ -52,7 +52,7 @@ pub fn spawn_direct(
             mut feed,
             commands: _commands,
             poller,
-        } = spawn_target(TargetSpec {
+        } = spawn_target(PollerSpec {
             first: None,
             connect: connector(opts),
             cfg,
@@ -180,7 +180,7 @@ impl AgentRows {
                     row = Some(RowUpdate::Figures {
                         figures: Box::new(RowFigures::from_figures(&f, Some(s.poll_ms))),
                         at: now,
-                        every: fresh::due_every(agent_every, Some(&f)).max(self.interval),
+                        every: staleness::due_every(agent_every, Some(&f)).max(self.interval),
                     });
                 }
                 (SourceEvent::Sample(_), None) if self.deriver.info().is_none() => {

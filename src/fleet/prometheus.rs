@@ -18,7 +18,7 @@ use crate::cli::PrometheusSource;
 use innodebt_capture::prometheus::fleet::{FleetFeed, FleetLook, FleetRequest, InstanceKey};
 use innodebt_capture::prometheus::{Auth, Request};
 use innodebt_engine::derive::Deriver;
-use innodebt_engine::verdicts::fresh;
+use innodebt_engine::verdicts::staleness;
 use innodebt_server::sample::SourceEvent;
 
 /// Steps the first look reads: two for the rates, more for the history's trend.
@@ -157,7 +157,7 @@ impl Instances {
                 })
             } else {
                 latest.map(|f| RowUpdate::Figures {
-                    every: fresh::due_every(self.step, Some(&f)),
+                    every: staleness::due_every(self.step, Some(&f)),
                     at: f.sampled_at,
                     figures: Box::new(super::row::RowFigures::from_figures(&f, None)),
                 })

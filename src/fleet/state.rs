@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::row::{RowFigures, RowLink, breach_order};
 use crate::keymap::{self, FleetKey, TextKey};
 use innodebt_engine::figures::Figures;
-use innodebt_engine::verdicts::fresh;
+use innodebt_engine::verdicts::staleness;
 
 /// One server of the fleet.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,12 +53,12 @@ impl Server {
             return false;
         };
         let age = (now - at).to_std().unwrap_or_default();
-        if fresh::age(age, every) != fresh::Age::Stale {
+        if staleness::age(age, every) != staleness::Age::Stale {
             return false;
         }
         let was_up = self.link == RowLink::Up;
         self.link = RowLink::Down {
-            error: fresh::stale_reason(age),
+            error: staleness::stale_reason(age),
         };
         self.figures = None;
         was_up
@@ -97,7 +97,7 @@ pub enum RowUpdate {
     Figures {
         figures: Box<RowFigures>,
         at: DateTime<Utc>,
-        /// When the next figures are due ([`fresh::due_every`]).
+        /// When the next figures are due ([`staleness::due_every`]).
         every: Duration,
     },
     Down {
@@ -106,12 +106,12 @@ pub enum RowUpdate {
 }
 
 impl RowUpdate {
-    /// A direct server's new figures, due again when [`fresh::due_every`] says.
+    /// A direct server's new figures, due again when [`staleness::due_every`] says.
     pub fn figures(f: &Figures, interval: Duration, poll_ms: Option<u32>) -> RowUpdate {
         RowUpdate::Figures {
             figures: Box::new(RowFigures::from_figures(f, poll_ms)),
             at: f.sampled_at,
-            every: fresh::due_every(interval, Some(f)),
+            every: staleness::due_every(interval, Some(f)),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! monotonic counters (`*_total`), which Prometheus can `rate()` over any window itself.
 
 use super::family::{Family, Kind, Labels, Read, gauge};
-use innodebt_engine::metrics::counters::Counters;
+use innodebt_engine::measure::counters::Counters;
 
 /// The binary: its version, the commit it was built from and the compiler (build.rs).
 #[derive(Debug, Clone, PartialEq)]

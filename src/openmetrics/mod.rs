@@ -55,7 +55,7 @@ impl Format {
 
 /// What innodebt knows about its own polling of one server at scrape time.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Own {
+pub struct PollingState {
     /// Connected, with a sample younger than the staleness limit.
     pub up: bool,
     pub scrape_duration_s: f64,
@@ -70,15 +70,15 @@ pub struct Own {
     pub last_error: Option<String>,
 }
 
-fn last_error(o: &Own) -> Vec<(Labels, f64)> {
+fn last_error(o: &PollingState) -> Vec<(Labels, f64)> {
     match &o.last_error {
         Some(e) if !o.up => vec![(vec![("error", shorten(e, 200))], 1.0)],
         _ => Vec::new(),
     }
 }
 
-/// innodebt's own families, read from [`Own`].
-pub const OWN: &[Family<Own>] = &[
+/// innodebt's own families, read from [`PollingState`].
+pub const OWN: &[Family<PollingState>] = &[
     family::gauge(
         "innodebt_up",
         "",
@@ -159,12 +159,12 @@ impl Exposition {
         self.add(FIGURES, f, at, |id| id.number(f));
     }
 
-    pub fn add_own(&mut self, o: &Own) {
+    pub fn add_own(&mut self, o: &PollingState) {
         self.add(OWN, o, None, |_| None);
     }
 
     /// The target's raw counters (`*_total`).
-    pub fn add_counters(&mut self, c: &innodebt_engine::metrics::counters::Counters) {
+    pub fn add_counters(&mut self, c: &innodebt_engine::measure::counters::Counters) {
         self.add(exporter::COUNTERS, c, None, |_| None);
     }
 
@@ -289,9 +289,9 @@ impl Exposition {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Scrape<'a> {
     pub figures: Option<&'a Figures>,
-    pub counters: Option<&'a innodebt_engine::metrics::counters::Counters>,
+    pub counters: Option<&'a innodebt_engine::measure::counters::Counters>,
     /// `None`: no target (`/metrics` under `--probe-only`).
-    pub own: Option<&'a Own>,
+    pub own: Option<&'a PollingState>,
     pub exporter: Option<&'a exporter::Exporter>,
 }
 
@@ -511,11 +511,11 @@ mod tests {
 
     #[test]
     fn a_down_target_says_up_0_and_why_in_both_formats() {
-        let own = Own {
+        let own = PollingState {
             up: false,
             scrape_duration_s: 0.002,
             last_error: Some("connection refused by 127.0.0.1:1".into()),
-            ..Own::default()
+            ..PollingState::default()
         };
         let down = Scrape {
             own: Some(&own),

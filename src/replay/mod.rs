@@ -18,7 +18,7 @@ pub mod summary;
 pub mod window;
 
 pub use open::{capture_files, create_writer, open_replay, temp_capture};
-pub use playhead::{Goto, Loader, Window, WindowRequest};
+pub use playhead::{Goto, LoadRequest, LoadedSample, Loader};
 pub use recording::Recording;
 pub use resolve::{Ends, resolve_range};
 pub use set::CaptureSet;

@@ -1,14 +1,14 @@
 //! The replay's loader: it owns the capture set and where the replay stands in it, and does
 //! every read the screen asks for — a window at a sample or a time, or playback's next
-//! samples. The app never reads: it asks with a [`WindowRequest`] (a command), the dashboard
-//! runs [`Loader::load`] on a blocking thread, and the [`Window`] comes back as a message.
+//! samples. The app never reads: it asks with a [`LoadRequest`] (a command), the dashboard
+//! runs [`Loader::load`] on a blocking thread, and the [`LoadedSample`] comes back as a message.
 
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 
 use super::{CaptureSet, Cursor};
-use crate::view::DataView;
+use crate::data_view::DataView;
 
 /// Where a load goes; every position is clamped to the request's range.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +25,7 @@ pub enum Goto {
 /// One load the app asked for. `ticket` names it: the app applies only the answer to the
 /// load it is waiting for, so a slow answer to an older request is dropped.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WindowRequest {
+pub struct LoadRequest {
     pub ticket: u64,
     pub to: Goto,
     /// The replay's range (`--from` / `--to`).
@@ -35,7 +35,7 @@ pub struct WindowRequest {
 
 /// The screen at the sample a load reached.
 #[derive(Debug)]
-pub struct Window {
+pub struct LoadedSample {
     /// The sample shown.
     pub pos: u64,
     pub view: DataView,
@@ -71,7 +71,7 @@ impl Loader {
     }
 
     /// Does the reading `req` asks for. Blocks on file reads: never call it on the UI task.
-    pub fn load(&self, req: &WindowRequest) -> Result<Window, String> {
+    pub fn load(&self, req: &LoadRequest) -> Result<LoadedSample, String> {
         self.with_playhead(|p| p.load(req))?
     }
 
@@ -89,7 +89,7 @@ impl Loader {
 }
 
 impl Playhead {
-    fn load(&mut self, req: &WindowRequest) -> Result<Window, String> {
+    fn load(&mut self, req: &LoadRequest) -> Result<LoadedSample, String> {
         let (first, last) = (req.first.min(req.last), req.last);
         let mut spent_s = 0.0;
         match req.to {
@@ -109,7 +109,7 @@ impl Playhead {
         let first_at = self.set.sample_time(first);
         let last_at = self.set.sample_time(last);
         let (view, cursor) = self.at.as_ref().ok_or("nothing to show there")?;
-        Ok(Window {
+        Ok(LoadedSample {
             pos: cursor.pos(),
             view: view.clone(),
             at,

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::playhead::Loader;
 use super::set::CaptureSet;
-use crate::view::moments::{self, Group, Moment, MomentKind};
+use crate::data_view::moments::{self, Group, Moment, MomentKind};
 use innodebt_capture::Note;
 use innodebt_engine::verdicts::{RecoveryModel, Severity};
 use innodebt_server::sample::SourceEvent;

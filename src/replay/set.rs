@@ -20,7 +20,7 @@ use super::summary::{
     self, BUCKET_SAMPLES, Checkpoint, Initial, SectionState, SectionSummary, StoredState,
     Summarizer,
 };
-use crate::view::moments::{Moment, MomentKind, peak_moment};
+use crate::data_view::moments::{Moment, MomentKind, peak_moment};
 use innodebt_capture::spill::Spill;
 use innodebt_capture::{CaptureIndex, End, FrameInfo, Note};
 use innodebt_engine::derive::DERIVATION_VERSION;

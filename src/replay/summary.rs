@@ -8,9 +8,9 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::view::moments::{Moment, ScanState, Scanner};
-use crate::view::rows::{self, Row};
-use crate::view::{Charts, DataView, ViewState};
+use crate::data_view::moments::{Moment, ScanState, Scanner};
+use crate::data_view::rows::{self, Row};
+use crate::data_view::{Charts, DataView, ViewState};
 use innodebt_capture::SectionHook;
 use innodebt_capture::format;
 use innodebt_engine::derive::DERIVATION_VERSION;

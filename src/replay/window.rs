@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use super::damage::{Lost, Until};
 use super::set::CaptureSet;
-use crate::view::{CHART_COLUMNS, Charts, DataView, SERIES_POINTS};
+use crate::data_view::{CHART_COLUMNS, Charts, DataView, SERIES_POINTS};
 use innodebt_capture::End;
 use innodebt_engine::figures::Figures;
-use innodebt_engine::metrics::series::Series;
+use innodebt_engine::measure::series::Series;
 use innodebt_server::sample::SourceEvent;
 
 /// Chart history rebuilt before a position: the longest chart window.

@@ -4,8 +4,8 @@
 
 use super::Report;
 use super::doc::{Block, Inline, dim, t};
-use crate::review::Comparison;
-use crate::review::text::side_line;
+use crate::postmortem::Comparison;
+use crate::postmortem::text::side_line;
 use innodebt_engine::units::duration;
 
 /// Ranked differences shown (`compare --top`'s default).
@@ -44,7 +44,7 @@ pub fn section(r: &Report) -> Vec<Block> {
             .verdicts
             .iter()
             .map(|v| {
-                let side = |x: &crate::review::compare::VerdictTime| {
+                let side = |x: &crate::postmortem::compare::VerdictTime| {
                     format!(
                         "{} ({}, critical {})",
                         duration(x.seconds.round() as u64),

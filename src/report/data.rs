@@ -9,10 +9,10 @@ use chrono::{DateTime, Utc};
 
 use super::episodes::{Episode, EpisodeTracker, Lane};
 use super::series::{Axis, Tracks};
-use crate::review::Comparison;
-use crate::review::compare::{SettingChange, Side};
-use crate::review::timeline::{SideTimeline, TimelineBuilder};
-use crate::view::moments::{Moment, MomentKind};
+use crate::data_view::moments::{Moment, MomentKind};
+use crate::postmortem::Comparison;
+use crate::postmortem::compare::{SettingChange, Side};
+use crate::postmortem::timeline::{SideTimeline, TimelineBuilder};
 use innodebt_capture::Note;
 use innodebt_engine::figures::{Figures, Missing, Severity, VerdictKind};
 use innodebt_engine::verdicts::whatif::WhatIfReport;

@@ -10,7 +10,7 @@ use super::chart::{WIDTH, time_ticks};
 use super::episodes::Lane;
 use super::html::esc;
 use super::series::Axis;
-use crate::review::timeline::SideTimeline;
+use crate::postmortem::timeline::SideTimeline;
 use innodebt_engine::figures::Severity;
 
 const LEFT: f64 = 210.0;

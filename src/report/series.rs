@@ -74,7 +74,7 @@ impl Track {
 }
 
 /// Every series the report's charts draw; the values are the figures' own (the dashboard's
-/// chart values, `view::rows::chart_values`, and the points it draws across them).
+/// chart values, `data_view::rows::chart_values`, and the points it draws across them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeriesId {
     CheckpointAge,

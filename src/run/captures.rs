@@ -11,8 +11,8 @@ use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, Recording, Replay};
 use crate::cli::{ExportFormat, TimeSpec};
 use crate::config::{self, Config, Output};
+use crate::postmortem::CaptureWindow;
 use crate::replay::{CaptureSet, Ends};
-use crate::review::Window;
 use innodebt_capture as capture;
 
 /// The demo: a real capture recorded by innodebt from MariaDB under write load, with a long
@@ -62,7 +62,7 @@ async fn replay_set(
             format!("{}: no samples to replay. {why}", set.name()),
         );
     }
-    let w = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+    let w = match CaptureWindow::resolve(&mut set, from, to, Ends::OPTIONS) {
         Ok(w) => w,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -175,7 +175,7 @@ pub(super) fn export(config: &Config, e: &config::Export) -> ExitCode {
     if set.is_empty() {
         return fail(EXIT_CONFIG, format!("{}: no samples to export", set.name()));
     }
-    let (first, last) = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+    let (first, last) = match CaptureWindow::resolve(&mut set, from, to, Ends::OPTIONS) {
         Ok(w) => (w.first, w.last),
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -270,7 +270,7 @@ pub(super) fn print_once(
                 ));
             }
             if let Some(w) = what_if {
-                out.push_str(&crate::review::text::what_if(w));
+                out.push_str(&crate::postmortem::text::what_if(w));
             }
             crate::mode::emit(&out)
         }

@@ -12,8 +12,8 @@ use super::{EXIT_FAILURE, fail, record};
 use crate::app::{App, DataView, Feed};
 use crate::cli::{ConnectOptions, OutputFormat};
 use crate::config::{Config, Output};
+use crate::dashboard;
 use crate::output;
-use crate::tui;
 use innodebt_engine::derive::Deriver;
 use innodebt_poller::live::{PollerConfig, Session};
 use innodebt_server::sample::SourceEvent;
@@ -59,9 +59,9 @@ pub(super) async fn main(
             None
         }
     };
-    let wiring = tui::Wiring {
+    let wiring = dashboard::Wiring {
         recording: app.recording.clone(),
-        control: Some(tui::Control {
+        control: Some(dashboard::Control {
             opts: opts.clone(),
             audit,
         }),
@@ -72,7 +72,7 @@ pub(super) async fn main(
     };
     // A panic in the dashboard (a bug) must not cost the recording: the panic hook has
     // already restored the terminal and printed the message; finish the capture, then fail.
-    let result = AssertUnwindSafe(tui::run(app, theme, wiring))
+    let result = AssertUnwindSafe(dashboard::run(app, theme, wiring))
         .catch_unwind()
         .await;
     polling.task.abort();

@@ -12,9 +12,9 @@ mod prometheus;
 pub(crate) use prometheus::{
     feed as prometheus_feed, lookback as prometheus_lookback, moment as prometheus_moment,
 };
+mod postmortem;
 mod record;
 mod report;
-mod review;
 mod session;
 
 use std::path::Path;
@@ -60,10 +60,10 @@ pub async fn main(cli: Cli) -> ExitCode {
             if r.what_if.is_empty() {
                 captures::main(c, r).await
             } else {
-                review::what_if(c, r).await
+                postmortem::what_if(c, r).await
             }
         }
-        Mode::Compare(cmp) => review::compare(c, cmp).await,
+        Mode::Compare(cmp) => postmortem::compare(c, cmp).await,
         Mode::Import(ImportSource::PtStalk {
             dir,
             prefix,

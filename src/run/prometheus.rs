@@ -14,7 +14,7 @@ use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::app::{App, DataView, Feed};
 use crate::cli::{PrometheusArgs, TimeSpec};
 use crate::config::{Config, Output};
-use crate::tui;
+use crate::dashboard;
 use innodebt_capture::prometheus::{Auth, Import, Request};
 use innodebt_engine::figures::Figures;
 use innodebt_server::sample::SourceEvent;
@@ -126,7 +126,7 @@ pub(super) async fn main(config: &Config, p: &PrometheusArgs, output: Output) ->
         app.now = at;
     }
     app.live = DataView::new(config.judging.deriver());
-    let wiring = tui::Wiring {
+    let wiring = dashboard::Wiring {
         recording: None,
         control: None,
         messages: None,
@@ -134,7 +134,7 @@ pub(super) async fn main(config: &Config, p: &PrometheusArgs, output: Output) ->
         poller: None,
         recorder: None,
     };
-    let result = tui::run(app, theme, wiring).await;
+    let result = dashboard::run(app, theme, wiring).await;
     feed.abort();
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -178,7 +178,7 @@ pub(super) async fn triggered(config: &Config, r: &Record, t: &Triggered) -> Exi
     let incident_opts = IncidentOptions {
         dir: dir.clone(),
         watch: t.watch,
-        budget: innodebt_capture::budget::Budget::new(dir.clone(), None, t.max_disk),
+        budget: innodebt_capture::disk_budget::Budget::new(dir.clone(), None, t.max_disk),
         exec: t.exec.clone(),
         exec_timeout: t.exec_timeout,
         keep_queries: config.record_queries,

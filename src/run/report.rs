@@ -10,9 +10,9 @@ use std::process::ExitCode;
 use super::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::cli::{ReportFormat, TimeSpec};
 use crate::config::{self, Config};
+use crate::postmortem::{self, CaptureWindow};
 use crate::replay::{CaptureSet, Ends};
 use crate::report::{self, Capture, Collector, Report};
-use crate::review::{self, Window};
 use innodebt_engine::figures::VerdictKind;
 use innodebt_engine::verdicts::RedoLayout;
 
@@ -35,7 +35,7 @@ pub(super) fn main(config: &Config, args: &config::Report) -> ExitCode {
         Ok(w) => w,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let w = Window { first, last };
+    let w = CaptureWindow { first, last };
     // The what-ifs re-judge the whole window with the advice's settings, which the page's own
     // pass ends with: two passes in a row. The advice is guessed from the window's first
     // samples, and the guess's what-ifs run beside the page's pass on the other core (a capture
@@ -49,7 +49,7 @@ pub(super) fn main(config: &Config, args: &config::Report) -> ExitCode {
             let (guess, model) = (&guess, model.clone());
             scope.spawn(move || {
                 let mut again = open(&args.path).ok()?;
-                review::what_ifs(&mut again, w, guess, model).ok()
+                postmortem::what_ifs(&mut again, w, guess, model).ok()
             })
         });
         let gathered = gather(&mut set, &args.path, first, last);
@@ -63,7 +63,7 @@ pub(super) fn main(config: &Config, args: &config::Report) -> ExitCode {
     let runs = match guessed_runs.filter(|_| advice == guess) {
         Some(runs) => Ok(runs),
         None if advice.is_empty() => Ok(Vec::new()),
-        None => review::what_ifs(&mut set, w, &advice, model.clone()),
+        None => postmortem::what_ifs(&mut set, w, &advice, model.clone()),
     };
     match runs {
         Ok(runs) => {
@@ -83,11 +83,11 @@ pub(super) fn main(config: &Config, args: &config::Report) -> ExitCode {
             Ok(s) => s,
             Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
         };
-        let bw = match Window::resolve(&mut base, b.from, b.to, Ends::RANGE) {
+        let bw = match CaptureWindow::resolve(&mut base, b.from, b.to, Ends::RANGE) {
             Ok(w) => w,
             Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
         };
-        match review::compare(&mut set, w, &mut base, bw) {
+        match postmortem::compare(&mut set, w, &mut base, bw) {
             Ok(c) => report.comparison = Some(c),
             Err(e) => return fail(EXIT_CONFIG, format!("--baseline: {e}")),
         }
@@ -143,7 +143,7 @@ fn window(
         let why = set.note().map(|n| format!(" ({n})")).unwrap_or_default();
         return Err(format!("{}: no samples to report on{why}", set.name()));
     }
-    let w = Window::resolve(set, from, to, Ends::OPTIONS)?;
+    let w = CaptureWindow::resolve(set, from, to, Ends::OPTIONS)?;
     let (Some(to_spec), Some(first_at)) = (to, set.sample_time(w.first)) else {
         return Ok((w.first, w.last));
     };
@@ -195,7 +195,7 @@ fn gather(set: &mut CaptureSet, path: &Path, first: u64, last: u64) -> Result<Re
             end.format("%H:%M:%S UTC")
         ));
     }
-    let info = review::server_at(set, last).or_else(|| review::server_at(set, first));
+    let info = postmortem::server_at(set, last).or_else(|| postmortem::server_at(set, first));
     let whole = match (
         set.sample_time(0),
         set.len().checked_sub(1).and_then(|l| set.sample_time(l)),
@@ -208,7 +208,7 @@ fn gather(set: &mut CaptureSet, path: &Path, first: u64, last: u64) -> Result<Re
     let capture = Capture {
         name: display_name(path),
         files: set.files().count(),
-        server: info.as_ref().map(review::describe),
+        server: info.as_ref().map(postmortem::describe),
         flavor: info.as_ref().map(|i| i.flavor.display_name()),
         span: whole,
         moments: set.moments().to_vec(),
@@ -231,7 +231,7 @@ fn display_name(path: &Path) -> String {
 /// `innodb_max_purge_lag = 0` when the purge-lag trap held (the verdict's own way out).
 fn advised(set: &mut CaptureSet, r: &Report, last: u64) -> Vec<Vec<(String, u64)>> {
     let mut out = Vec::new();
-    let info = review::server_at(set, last);
+    let info = postmortem::server_at(set, last);
     if let (Some(s), Some(info)) = (&r.last.sizing, &info)
         && s.current_capacity_bytes
             .is_some_and(|c| s.advised_capacity_bytes > c)

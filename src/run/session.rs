@@ -44,7 +44,7 @@ pub(super) struct Polling {
 }
 
 pub(super) fn spawn_poller(session: Session, opts: ConnectOptions, cfg: PollerConfig) -> Polling {
-    let target = crate::target::spawn_target(crate::target::TargetSpec {
+    let target = crate::target::spawn_target(crate::target::PollerSpec {
         first: Some(session),
         connect: crate::target::connector(opts),
         cfg,

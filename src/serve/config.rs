@@ -19,7 +19,7 @@ pub struct ConfigFile {
     #[serde(default)]
     pub serve: ServeSection,
     #[serde(default)]
-    pub targets: BTreeMap<String, TargetSpec>,
+    pub targets: BTreeMap<String, TargetConfig>,
 }
 
 /// `[serve]`: defaults for `innodebt serve` (its flags win).
@@ -39,7 +39,7 @@ pub struct ServeSection {
 /// `[targets.NAME]`.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct TargetSpec {
+pub struct TargetConfig {
     pub host: Option<String>,
     pub port: Option<u16>,
     pub socket: Option<PathBuf>,
@@ -131,7 +131,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-impl TargetSpec {
+impl TargetConfig {
     fn check(&self) -> Result<(), String> {
         let secrets = [
             self.password.is_some(),
@@ -339,17 +339,17 @@ mod tests {
             port: 3306,
         });
         base.user = "monitor".into();
-        let spec = TargetSpec {
+        let spec = TargetConfig {
             host: Some("db2".into()),
             port: Some(3307),
             password_file: Some(pw),
-            ..TargetSpec::default()
+            ..TargetConfig::default()
         };
         let o = spec.connect_options("db2", &base).unwrap();
         assert_eq!(o.label(), "db2:3307");
         assert_eq!(o.user, "monitor");
         assert_eq!(o.password.as_ref().map(Secret::expose), Some("s3cret"));
-        let named = TargetSpec::default()
+        let named = TargetConfig::default()
             .connect_options("db3:3310", &base)
             .unwrap();
         assert_eq!(named.label(), "db3:3310");

@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use innodebt_capture::budget::create_private;
+use innodebt_capture::disk_budget::create_private;
 use innodebt_capture::{
     CaptureSender, FileSpec, Recorder, RecorderOptions, Recording, WriterOptions,
 };
 
 // The directory budget is the incident files' too: one implementation, in `capture`.
-pub use innodebt_capture::budget::{Budget, EXTENSION, Segment, segments, started_of};
+pub use innodebt_capture::disk_budget::{Budget, EXTENSION, Segment, segments, started_of};
 
 /// Events queued for the writer thread, all targets together, before the pollers' copies are
 /// dropped (counted, into the file's trailer). A thousand targets at 5 s make 200 a second:

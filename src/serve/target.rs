@@ -16,12 +16,12 @@ use innodebt_capture::CaptureSender;
 /// A target's triggered capture, shared with the server so shutdown can finish its file.
 pub type SharedIncidents = Arc<Mutex<Option<crate::trigger::files::Incidents>>>;
 use crate::cli::ConnectOptions;
-use crate::openmetrics::Own;
-use crate::target::{Derived, DerivedEvents, TargetSpec, connector, spawn_target};
+use crate::openmetrics::PollingState;
+use crate::target::{Derived, DerivedEvents, PollerSpec, connector, spawn_target};
 use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::Figures;
-use innodebt_engine::metrics::counters::Counters;
-use innodebt_engine::verdicts::fresh;
+use innodebt_engine::measure::counters::Counters;
+use innodebt_engine::verdicts::staleness;
 use innodebt_poller::live::{PollerCommand, PollerConfig};
 use innodebt_server::sample::SourceEvent;
 
@@ -202,15 +202,15 @@ impl Recent {
 }
 
 /// `innodebt_up`: connected, with a sample that is not stale by the rule the dashboard's
-/// STALE badge and the fleet row read ([`fresh`]).
+/// STALE badge and the fleet row read ([`staleness`]).
 pub fn up(
     connected: bool,
     sample_age: Option<Duration>,
     interval: Duration,
     latest: Option<&Figures>,
 ) -> bool {
-    let every = fresh::due_every(interval, latest);
-    connected && sample_age.is_some_and(|a| fresh::age(a, every) != fresh::Age::Stale)
+    let every = staleness::due_every(interval, latest);
+    connected && sample_age.is_some_and(|a| staleness::age(a, every) != staleness::Age::Stale)
 }
 
 pub struct Target {
@@ -245,7 +245,7 @@ impl Target {
         let label = opts.label();
         cfg.label = label.clone();
         let interval = cfg.interval;
-        let target = spawn_target(TargetSpec {
+        let target = spawn_target(PollerSpec {
             first: None,
             connect: connector(opts),
             cfg,
@@ -309,7 +309,10 @@ impl Target {
 
     /// The latest figures, raw counters and innodebt's own state. Waits (at most `wait`)
     /// only while the target has neither a sample nor an error yet.
-    pub async fn read(&self, wait: Duration) -> (Own, Option<Arc<Figures>>, Option<Arc<Counters>>) {
+    pub async fn read(
+        &self,
+        wait: Duration,
+    ) -> (PollingState, Option<Arc<Figures>>, Option<Arc<Counters>>) {
         if let Ok(mut t) = self.last_scrape.lock() {
             *t = std::time::Instant::now();
         }
@@ -331,10 +334,10 @@ impl Target {
                 self.label,
                 wait.as_secs_f64()
             )),
-            (None, false) => sample_age.map(fresh::stale_reason),
+            (None, false) => sample_age.map(staleness::stale_reason),
             (None, true) => None,
         };
-        let own = Own {
+        let own = PollingState {
             up,
             scrape_duration_s: 0.0,
             sample_age_s: sample_age.map(|a| a.as_secs_f64()),

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::{Incident, Step, Trigger, Watch, WatchConfig};
-use innodebt_capture::budget::{Budget, create_private, unused_path};
+use innodebt_capture::disk_budget::{Budget, create_private, unused_path};
 use innodebt_capture::{CaptureSender, Header, Note, Recorder, RecorderOptions, WriterHandle};
 use innodebt_engine::figures::Figures;
 use innodebt_server::sample::SourceEvent;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::{App, Command, FactsThen, Feed, Msg, Overlay};
-use innodebt::control::{FactsSource, Knob, KnobFacts};
+use innodebt::control::{FactsSource, PurgeVariable, VariableFacts};
 use innodebt_server::sample::{Sample, SourceEvent};
 
 fn now() -> chrono::DateTime<Utc> {
@@ -46,7 +46,7 @@ pub fn connected_to(feed: Feed, info: innodebt_server::sample::ServerInfo) -> Ap
 /// A key through `update`; replay loads run as the dashboard runs them (here, at once).
 fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
     let cmds = app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    innodebt::tui::settle(app, cmds)
+    innodebt::dashboard::settle(app, cmds)
 }
 
 fn type_text(app: &mut App, text: &str) {
@@ -55,8 +55,8 @@ fn type_text(app: &mut App, text: &str) {
     }
 }
 
-pub fn lag_facts() -> Box<KnobFacts> {
-    Box::new(KnobFacts {
+pub fn lag_facts() -> Box<VariableFacts> {
+    Box::new(VariableFacts {
         variable: "innodb_max_purge_lag".into(),
         exists: true,
         current: Some(0),
@@ -72,12 +72,12 @@ fn prompt_for_lag(app: &mut App, value: &str) -> String {
     assert_eq!(
         key(app, KeyCode::Char('l')),
         vec![Command::FetchFacts {
-            knob: Knob::MaxPurgeLag,
+            variable: PurgeVariable::MaxPurgeLag,
             then: FactsThen::Prompt
         }]
     );
     app.update(Msg::Facts {
-        knob: Knob::MaxPurgeLag,
+        variable: PurgeVariable::MaxPurgeLag,
         then: FactsThen::Prompt,
         result: Ok(lag_facts()),
     });
@@ -145,7 +145,7 @@ fn out_of_range_typed_value_is_refused_inline() {
     let mut facts = lag_facts();
     facts.max = Some(100);
     app.update(Msg::Facts {
-        knob: Knob::MaxPurgeLag,
+        variable: PurgeVariable::MaxPurgeLag,
         then: FactsThen::Prompt,
         result: Ok(facts),
     });
@@ -206,7 +206,7 @@ pub fn replay_app() -> App {
     .expect("demo");
     let rec = Recording::new(set);
     let last = rec.len() - 1;
-    innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1))
+    innodebt::dashboard::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1))
 }
 
 fn pos(app: &App) -> u64 {
@@ -253,7 +253,7 @@ fn replay_plays_at_speed_and_stops_at_the_end() {
     let wall = now();
     for i in 0..=8 {
         let cmds = app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
-        innodebt::tui::settle(&mut app, cmds);
+        innodebt::dashboard::settle(&mut app, cmds);
     }
     let p = pos(&app);
     assert!((17..=23).contains(&p), "at {p}");
@@ -263,7 +263,7 @@ fn replay_plays_at_speed_and_stops_at_the_end() {
     }
     for i in 9..40 {
         let cmds = app.update(Msg::Tick(wall + chrono::Duration::milliseconds(250 * i)));
-        innodebt::tui::settle(&mut app, cmds);
+        innodebt::dashboard::settle(&mut app, cmds);
     }
     let r = app.replay().expect("replay");
     assert!(r.at_end() && !r.playing);
@@ -298,27 +298,27 @@ fn replay_jumps_between_notable_moments_and_goes_to_a_time() {
 }
 
 /// The one load a key or tick asked for, straight from `update` (nothing run yet).
-fn load_asked(cmds: Vec<Command>) -> innodebt::replay::WindowRequest {
+fn load_asked(cmds: Vec<Command>) -> innodebt::replay::LoadRequest {
     match cmds.as_slice() {
-        [Command::LoadWindow(req)] => req.clone(),
-        other => panic!("expected one LoadWindow, got {other:?}"),
+        [Command::Load(req)] => req.clone(),
+        other => panic!("expected one Load, got {other:?}"),
     }
 }
 
 /// The replay's loader, as the dashboard runs it for a request.
-fn answer(app: &App, req: innodebt::replay::WindowRequest) -> Msg {
+fn answer(app: &App, req: innodebt::replay::LoadRequest) -> Msg {
     let loader = app
         .replay()
         .map(|r| r.recording.loader.clone())
         .expect("replaying");
-    innodebt::tui::load_window(&loader, req)
+    innodebt::dashboard::load_window(&loader, req)
 }
 
 fn shown_at(app: &App) -> Option<chrono::DateTime<Utc>> {
     app.live.latest.as_ref().map(|f| f.sampled_at)
 }
 
-/// `update` never reads the capture: a seek is a `LoadWindow` command, the timeline moves to
+/// `update` never reads the capture: a seek is a `Load` command, the timeline moves to
 /// the target at once, and the panels change only when the window comes back as a message.
 #[test]
 fn a_seek_is_a_load_command_and_the_window_arrives_as_a_message() {
@@ -429,7 +429,7 @@ fn a_failed_load_shows_why_and_stays_where_it_was() {
     let before = shown_at(&app);
     let req = load_asked(app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE))));
     let why = "cap.idbt: frame 7: checksum mismatch";
-    app.update(Msg::WindowLoaded {
+    app.update(Msg::Loaded {
         ticket: req.ticket,
         result: Err(why.into()),
     });
@@ -452,7 +452,7 @@ fn a_failed_load_shows_why_and_stays_where_it_was() {
     let wall = now();
     app.update(Msg::Tick(wall));
     let req = load_asked(app.update(Msg::Tick(wall + chrono::Duration::seconds(1))));
-    app.update(Msg::WindowLoaded {
+    app.update(Msg::Loaded {
         ticket: req.ticket,
         result: Err(why.into()),
     });
@@ -535,7 +535,7 @@ fn mysql_8_offers_set_persist_as_the_alternative() {
     let mut facts = lag_facts();
     facts.source = FactsSource::VersionTable;
     app.update(Msg::Facts {
-        knob: Knob::MaxPurgeLag,
+        variable: PurgeVariable::MaxPurgeLag,
         then: FactsThen::Prompt,
         result: Ok(facts),
     });

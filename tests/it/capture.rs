@@ -773,7 +773,7 @@ fn csv_export_has_a_header_and_one_row_per_sample() {
     assert!(!row["flush_total_pages_per_s"].is_empty());
     // Unknown → empty, never 0: no undo scan in this sample; the blocker is the 30 s trx.
     assert_eq!(row["undo_resident_pct"], "");
-    let blocker = innodebt_engine::metrics::find_blocker(&s.trx, None);
+    let blocker = innodebt_engine::measure::find_blocker(&s.trx, None);
     assert_eq!(
         row["blocker_thread_id"],
         blocker

@@ -15,8 +15,8 @@ use common::{BlockingSnapshot, PrivateServer, ServerConfig};
 use innodebt::cli::{ConnectOptions, Endpoint, Secret};
 use innodebt::control::plan::FactsSource;
 use innodebt::control::{
-    AuditLog, Knob, KnobFacts, PlanContext, Refusal, execute, fetch_facts, plan_enable_monitors,
-    plan_kill, plan_set,
+    AuditLog, PlanContext, PurgeVariable, Refusal, VariableFacts, execute, fetch_facts,
+    plan_enable_monitors, plan_kill, plan_set,
 };
 use innodebt_engine::figures::Blocker;
 use innodebt_server::flavor::{Flavor, METRICS};
@@ -61,13 +61,13 @@ async fn confirmed_change_is_visible_in_global() {
     let ctx = ctx(&server).await;
     let before = global(&server, "innodb_max_purge_lag").await;
 
-    let facts = fetch_facts(&opts, ctx.flavor, Knob::MaxPurgeLag)
+    let facts = fetch_facts(&opts, ctx.flavor, PurgeVariable::MaxPurgeLag)
         .await
         .unwrap();
     assert!(facts.exists && facts.dynamic, "{facts:?}");
     assert_eq!(facts.source, FactsSource::SystemVariables);
     assert_eq!(facts.current.map(|c| c.to_string()), Some(before.clone()));
-    let plan = plan_set(Knob::MaxPurgeLag, 123_456, &facts, &ctx).unwrap();
+    let plan = plan_set(PurgeVariable::MaxPurgeLag, 123_456, &facts, &ctx).unwrap();
     assert_eq!(plan.sql, vec!["SET GLOBAL innodb_max_purge_lag = 123456"]);
 
     // As the App runs it: a spawned task, the UI never awaits it.
@@ -86,10 +86,16 @@ async fn confirmed_change_is_visible_in_global() {
     assert!(out.audit.server.contains("socket"));
 
     // Restore.
-    let facts = fetch_facts(&opts, ctx.flavor, Knob::MaxPurgeLag)
+    let facts = fetch_facts(&opts, ctx.flavor, PurgeVariable::MaxPurgeLag)
         .await
         .unwrap();
-    let back = plan_set(Knob::MaxPurgeLag, before.parse().unwrap(), &facts, &ctx).unwrap();
+    let back = plan_set(
+        PurgeVariable::MaxPurgeLag,
+        before.parse().unwrap(),
+        &facts,
+        &ctx,
+    )
+    .unwrap();
     assert!(execute(&opts, &back).await.ok);
     assert_eq!(global(&server, "innodb_max_purge_lag").await, before);
 }
@@ -101,11 +107,11 @@ async fn out_of_range_is_refused_and_truncation_reported_when_forced() {
     let ctx = ctx(&server).await;
     let before = global(&server, "innodb_purge_threads").await;
 
-    let facts = fetch_facts(&opts, ctx.flavor, Knob::PurgeThreads)
+    let facts = fetch_facts(&opts, ctx.flavor, PurgeVariable::PurgeThreads)
         .await
         .unwrap();
     assert_eq!((facts.min, facts.max), (Some(1), Some(32)), "{facts:?}");
-    let refusal = plan_set(Knob::PurgeThreads, 33, &facts, &ctx).unwrap_err();
+    let refusal = plan_set(PurgeVariable::PurgeThreads, 33, &facts, &ctx).unwrap_err();
     assert!(matches!(
         refusal,
         Refusal::OutOfRange {
@@ -119,12 +125,12 @@ async fn out_of_range_is_refused_and_truncation_reported_when_forced() {
     assert_eq!(global(&server, "innodb_purge_threads").await, before);
 
     // Forced past the plan (as if the range were unknown): the server truncates with 1292.
-    let unknown = KnobFacts {
+    let unknown = VariableFacts {
         max: None,
         source: FactsSource::Unknown,
         ..facts.clone()
     };
-    let plan = plan_set(Knob::PurgeThreads, 33, &unknown, &ctx).unwrap();
+    let plan = plan_set(PurgeVariable::PurgeThreads, 33, &unknown, &ctx).unwrap();
     let out = execute(&opts, &plan).await;
     assert!(out.ok, "{out:?}");
     assert!(
@@ -161,10 +167,10 @@ async fn without_super_the_error_names_the_privilege_and_nothing_changes() {
     let before = global(&server, "innodb_max_purge_lag_delay").await;
 
     // Reading the facts needs no privilege.
-    let facts = fetch_facts(&opts, ctx.flavor, Knob::MaxPurgeLagDelay)
+    let facts = fetch_facts(&opts, ctx.flavor, PurgeVariable::MaxPurgeLagDelay)
         .await
         .unwrap();
-    let plan = plan_set(Knob::MaxPurgeLagDelay, 5000, &facts, &ctx).unwrap();
+    let plan = plan_set(PurgeVariable::MaxPurgeLagDelay, 5000, &facts, &ctx).unwrap();
     assert_eq!(plan.privilege, "SUPER");
     let out = execute(&opts, &plan).await;
     assert!(!out.ok);
@@ -192,10 +198,10 @@ async fn read_only_mode_refuses_everything() {
     let opts = options(&server);
     let ro = PlanContext::new(flavor(&server).await, true);
     let before = global(&server, "innodb_purge_batch_size").await;
-    let facts = fetch_facts(&opts, ro.flavor, Knob::PurgeBatchSize)
+    let facts = fetch_facts(&opts, ro.flavor, PurgeVariable::PurgeBatchSize)
         .await
         .unwrap();
-    let e = plan_set(Knob::PurgeBatchSize, 300, &facts, &ro).unwrap_err();
+    let e = plan_set(PurgeVariable::PurgeBatchSize, 300, &facts, &ro).unwrap_err();
     assert_eq!(e, Refusal::ReadOnly);
     assert!(
         e.to_string()
@@ -414,11 +420,16 @@ async fn audit_log_has_one_private_line_per_action_and_no_password() {
     let log = AuditLog::at(&path);
     let before = global(&server, "innodb_purge_batch_size").await;
 
-    let facts = fetch_facts(&dba, ctx.flavor, Knob::PurgeBatchSize)
+    let facts = fetch_facts(&dba, ctx.flavor, PurgeVariable::PurgeBatchSize)
         .await
         .unwrap();
-    let change = plan_set(Knob::PurgeBatchSize, 42, &facts, &ctx).unwrap();
-    let restore = plan_set(Knob::PurgeBatchSize, before.parse().unwrap(), &facts, &ctx);
+    let change = plan_set(PurgeVariable::PurgeBatchSize, 42, &facts, &ctx).unwrap();
+    let restore = plan_set(
+        PurgeVariable::PurgeBatchSize,
+        before.parse().unwrap(),
+        &facts,
+        &ctx,
+    );
     let mut results = Vec::new();
     for (opts, plan) in [(&dba, &change), (&nobody, &change)] {
         let out = execute(opts, plan).await;
@@ -428,10 +439,16 @@ async fn audit_log_has_one_private_line_per_action_and_no_password() {
     // The restore is planned against the facts read before the change; current was `before`,
     // so re-read to get a plan (not "unchanged").
     drop(restore);
-    let facts = fetch_facts(&dba, ctx.flavor, Knob::PurgeBatchSize)
+    let facts = fetch_facts(&dba, ctx.flavor, PurgeVariable::PurgeBatchSize)
         .await
         .unwrap();
-    let restore = plan_set(Knob::PurgeBatchSize, before.parse().unwrap(), &facts, &ctx).unwrap();
+    let restore = plan_set(
+        PurgeVariable::PurgeBatchSize,
+        before.parse().unwrap(),
+        &facts,
+        &ctx,
+    )
+    .unwrap();
     let out = execute(&dba, &restore).await;
     log.append(&out.audit).unwrap();
     results.push(out.ok);

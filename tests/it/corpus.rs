@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use innodebt_server::innodb_status::{self, InnodbStatus};
-use innodebt_server::textdump::{self, MetricRow, MysqladminSample};
+use innodebt_server::status_dump::{self, MetricRow, MysqladminSample};
 
 /// One row of `index.tsv`.
 struct Entry {
@@ -293,12 +293,12 @@ fn every_corpus_file_parses_and_matches_the_index() {
                 check_innodb_status(&mut r, e, &text, &st);
             }
             "global_status" => {
-                let pairs = textdump::parse_name_values(&text);
+                let pairs = status_dump::parse_name_values(&text);
                 r.check(&e.file, !pairs.is_empty(), || "no name/value pairs".into());
                 check_status_names(&mut r, e, &lower_names(&pairs));
             }
             "mysqladmin_ext" => {
-                let samples = textdump::parse_mysqladmin_samples(&text);
+                let samples = status_dump::parse_mysqladmin_samples(&text);
                 r.check(&e.file, !samples.is_empty(), || "no samples".into());
                 let all: Vec<(String, String)> =
                     samples.iter().flat_map(|s| s.values.clone()).collect();
@@ -312,11 +312,11 @@ fn every_corpus_file_parses_and_matches_the_index() {
                 );
             }
             "innodb_metrics" => {
-                let rows = textdump::parse_innodb_metrics(&text);
+                let rows = status_dump::parse_innodb_metrics(&text);
                 check_metrics(&mut r, e, &rows);
             }
             "variables" => {
-                let pairs = textdump::parse_name_values(&text);
+                let pairs = status_dump::parse_name_values(&text);
                 let names = lower_names(&pairs);
                 r.check(
                     &e.file,
@@ -647,7 +647,7 @@ fn exact_values_per_flavour_family() {
     };
     let file = "mysql-8.0/netdata-mysql-8.0.30-global_status.txt";
     if let Some(t) = r.read(&dir, file) {
-        let p = textdump::parse_name_values(&t);
+        let p = status_dump::parse_name_values(&t);
         let v = value(&p, "Innodb_redo_log_current_lsn");
         r.eq(
             file,
@@ -658,7 +658,7 @@ fn exact_values_per_flavour_family() {
     }
     let file = "percona-5.5/pt-summary-temp002-mysql-status.txt";
     if let Some(t) = r.read(&dir, file) {
-        let p = textdump::parse_name_values(&t);
+        let p = status_dump::parse_name_values(&t);
         let v = value(&p, "Innodb_checkpoint_max_age");
         r.eq(
             file,
@@ -671,7 +671,7 @@ fn exact_values_per_flavour_family() {
     }
     let file = "mysql-8.0/netdata-mysql-8.0.30-version.txt";
     if let Some(t) = r.read(&dir, file) {
-        let p = textdump::parse_name_values(&t);
+        let p = status_dump::parse_name_values(&t);
         r.eq(
             file,
             "version",
@@ -681,7 +681,7 @@ fn exact_values_per_flavour_family() {
     }
     let file = "mysql-5.1/pt-mext-001-mysqladmin-ext.txt";
     if let Some(t) = r.read(&dir, file) {
-        let s = textdump::parse_mysqladmin_samples(&t);
+        let s = status_dump::parse_mysqladmin_samples(&t);
         r.eq(file, "samples", s.len(), 4);
         let v = |i: usize| {
             s.get(i)
@@ -702,7 +702,7 @@ fn exact_values_per_flavour_family() {
     }
     let file = "mysql-5.7/pt-mext-pt-130-in-mysqladmin-ext-i1.txt";
     if let Some(t) = r.read(&dir, file) {
-        let s = textdump::parse_mysqladmin_samples(&t);
+        let s = status_dump::parse_mysqladmin_samples(&t);
         r.eq(file, "samples", s.len(), 30);
         r.eq(
             file,
@@ -713,7 +713,7 @@ fn exact_values_per_flavour_family() {
     }
     let file = "mysql-5.7/mtr-mysql-server-innodb-monitor.result.txt";
     if let Some(t) = r.read(&dir, file) {
-        let rows = textdump::parse_innodb_metrics(&t);
+        let rows = status_dump::parse_innodb_metrics(&t);
         let first = |n: &str| rows.iter().find(|m| m.name == n).cloned();
         r.eq(
             file,

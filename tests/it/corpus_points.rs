@@ -31,7 +31,7 @@ use innodebt_server::flavor::{
     Flavor, Mysql80Redo, mariadb_points, mysql_57_max_checkpoint_age, mysql_8030_points_with,
 };
 use innodebt_server::innodb_status;
-use innodebt_server::textdump;
+use innodebt_server::status_dump;
 
 const MIB: u64 = 1024 * 1024;
 const PAGE: u64 = 16384;
@@ -389,7 +389,7 @@ type Pairs = Vec<(String, String)>;
 fn siblings(dir: &Path, file: &str) -> (Pairs, Pairs) {
     let read = |name: String| {
         std::fs::read(dir.join(&name))
-            .map(|b| textdump::parse_name_values(&String::from_utf8_lossy(&b)))
+            .map(|b| status_dump::parse_name_values(&String::from_utf8_lossy(&b)))
             .unwrap_or_default()
     };
     for part in ["-innodb-status", "-mysql-status"] {
@@ -441,7 +441,7 @@ fn collect(dir: &Path) -> (Vec<Found>, Vec<String>) {
                 }
             }
             "global_status" | "mysqladmin_ext" => {
-                let pairs = textdump::parse_name_values(&text);
+                let pairs = status_dump::parse_name_values(&text);
                 match get(&pairs, "Innodb_checkpoint_max_age") {
                     Some(v) => push("Innodb_checkpoint_max_age", v),
                     None if pairs
@@ -454,7 +454,7 @@ fn collect(dir: &Path) -> (Vec<Found>, Vec<String>) {
                 }
             }
             "innodb_metrics" => {
-                for row in textdump::parse_innodb_metrics(&text) {
+                for row in status_dump::parse_innodb_metrics(&text) {
                     let what = match row.name.as_str() {
                         "log_max_modified_age_async" => "log_max_modified_age_async",
                         "log_max_modified_age_sync" => "log_max_modified_age_sync",

@@ -174,7 +174,7 @@ fn blocker_is_the_oldest_read_view_old_enough_to_matter() {
     assert!(d.push_sample(&s).expect("figures").blocker.is_none());
 }
 
-/// MariaDB 10.11 (measured, `docs/metrics-sources.md` "Purge knobs") does not apply the purge-lag delay while a read view
+/// MariaDB 10.11 (measured, `docs/metrics-sources.md` "Purge variables") does not apply the purge-lag delay while a read view
 /// blocks purge: the delay is armed, writes pay 0 now. MySQL applies it anyway.
 #[test]
 fn dml_delay_is_only_armed_on_mariadb_while_a_read_view_blocks_purge() {
@@ -210,7 +210,7 @@ fn a_tie_in_age_names_the_oldest_row() {
         thread_id: Some(thread),
         ..TrxRow::default()
     };
-    let b = innodebt_engine::metrics::find_blocker(&[row(12), row(43), row(44)], None)
+    let b = innodebt_engine::measure::find_blocker(&[row(12), row(43), row(44)], None)
         .expect("a blocker");
     assert_eq!(b.thread_id, Some(12));
 }

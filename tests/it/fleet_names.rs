@@ -53,7 +53,7 @@ fn screen(width: u16, height: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(width, height)).expect("terminal");
     let theme = innodebt::theme::Theme::monochrome();
     let f = fleet();
-    term.draw(|frame| innodebt::fleet::ui::render(frame, &f, &theme))
+    term.draw(|frame| innodebt::fleet::render::render(frame, &f, &theme))
         .expect("draw");
     snapshot::plain(term.backend().buffer())
 }

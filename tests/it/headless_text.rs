@@ -73,7 +73,8 @@ fn moments_n_visits() -> Vec<String> {
     .expect("demo");
     let rec = Recording::new(set);
     let last = rec.len() - 1;
-    let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let mut app =
+        innodebt::dashboard::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     let mut times = Vec::new();
     loop {
         let before = app.replay().map(|r| r.pos);
@@ -81,7 +82,7 @@ fn moments_n_visits() -> Vec<String> {
             KeyCode::Char('n'),
             KeyModifiers::NONE,
         )));
-        innodebt::tui::settle(&mut app, cmds);
+        innodebt::dashboard::settle(&mut app, cmds);
         let r = app.replay_mut().expect("replay");
         if Some(r.pos) == before {
             break;

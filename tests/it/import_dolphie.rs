@@ -1,6 +1,6 @@
 //! `innodebt import dolphie` against real parts: a private MariaDB under write load with a
 //! read view holding purge back, the real Dolphie (PyPI, the version `.ci/run` pins) recording
-//! it in daemon mode, a purge knob changed at run time while it records. The import replays
+//! it in daemon mode, a purge variable changed at run time while it records. The import replays
 //! with history rising while the read view is open, and the change is a note on the timeline.
 //! Bad input (another schema version, a cut file, a SQLite that is not Dolphie's, no file):
 //! one clear message each and no file left behind.
@@ -69,7 +69,7 @@ async fn a_dolphie_daemon_recording_replays_with_the_blocker_and_the_change() {
     let before = daemon.wait_for_rows(5);
     let blocker = BlockingSnapshot::open(server.opts()).await;
     let held_from = Utc::now();
-    // A purge knob changed at run time while the view holds purge, as a DBA does in an
+    // A purge variable changed at run time while the view holds purge, as a DBA does in an
     // incident: Dolphie's variable_changes, a note on the imported timeline.
     daemon.wait_for_rows(before + 3);
     server.sql("SET GLOBAL innodb_purge_batch_size = 77").await;

@@ -11,8 +11,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::{PrivateServer, ServerConfig, WriteLoad};
+use innodebt::data_view::moments::MomentKind;
 use innodebt::replay::CaptureSet;
-use innodebt::view::moments::MomentKind;
 use innodebt_engine::verdicts::RecoveryModel;
 use serde_json::Value;
 
@@ -154,12 +154,12 @@ async fn compare_ranks_the_blocker_and_history_first_against_the_server_at_rest(
     let model = RecoveryModel::published_default();
     let mut inc = CaptureSet::open_file(&demo, model.clone()).expect("open the demo");
     let mut base = CaptureSet::open_file(&rest, model).expect("open the capture at rest");
-    let all = |s: &CaptureSet| innodebt::review::Window {
+    let all = |s: &CaptureSet| innodebt::postmortem::CaptureWindow {
         first: 0,
         last: s.len() - 1,
     };
     let (iw, bw) = (all(&inc), all(&base));
-    let view = innodebt::review::compare_view(&mut inc, iw, &mut base, bw).expect("compare");
+    let view = innodebt::postmortem::compare_view(&mut inc, iw, &mut base, bw).expect("compare");
     let shown: Vec<&str> = view
         .comparison
         .ranked
@@ -170,7 +170,7 @@ async fn compare_ranks_the_blocker_and_history_first_against_the_server_at_rest(
     let app = innodebt::app::App::comparing(view, chrono::Utc::now());
     let mut term =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("test backend");
-    term.draw(|f| innodebt::ui::render(f, &app, &innodebt::theme::Theme::default()))
+    term.draw(|f| innodebt::render::render(f, &app, &innodebt::theme::Theme::default()))
         .expect("draw");
     let buf = term.backend().buffer().clone();
     let rows: Vec<String> = buf

@@ -9,7 +9,7 @@ use innodebt::check;
 use innodebt::export::{csv_columns, export_csv_figures};
 use innodebt::fleet::row::RowFigures;
 use innodebt::openmetrics::{Exposition, Format};
-use innodebt::review::timeline::TimelineBuilder;
+use innodebt::postmortem::timeline::TimelineBuilder;
 use innodebt::trigger;
 use innodebt_engine::figures::{Blocker, Figures, Severity, Unreadable, Verdict, VerdictKind};
 use innodebt_server::sample::SourceKind;
@@ -83,7 +83,7 @@ fn every_reader_takes_the_same_worst_severity() {
         let row = RowFigures::from_figures(&f, None);
         assert_eq!(row.verdict.as_ref().map(|v| v.1), Some(want));
         assert_eq!(csv_cell(&f, "severity"), want.as_str());
-        let report = check::judge(&f, &check::Thresholds::default());
+        let report = check::judge(&f, &check::PluginThresholds::default());
         assert_eq!(report.state, want, "{}", report.summary);
         let mut tl = TimelineBuilder::default();
         tl.observe(&f);
@@ -149,7 +149,7 @@ fn blocker_age_is_zero_when_read_and_unknown_when_refused() {
     }
 }
 
-/// Staleness judged once ([`fresh`]): at the limit the dashboard's header, serve's
+/// Staleness judged once ([`staleness`]): at the limit the dashboard's header, serve's
 /// `innodebt_up` and the fleet row all still take the sample as now, and a millisecond past it
 /// all call it stale — at the refresh interval and at a tick the latency guard stretched. The
 /// dashboard once called a sample stale at 3 s that serve kept up until 7 s, and the fleet
@@ -161,7 +161,7 @@ fn the_dashboard_serve_and_the_fleet_row_agree_on_staleness() {
     use innodebt::app::{App, Freshness, Msg};
     use innodebt::fleet::row::RowLink;
     use innodebt::fleet::state::{self, Fleet, RowUpdate, Server};
-    use innodebt_engine::verdicts::fresh;
+    use innodebt_engine::verdicts::staleness;
     use innodebt_server::sample::{Cadenced, PollCost, Sample, Slowed, SourceEvent};
 
     let interval = Duration::from_secs(1);
@@ -187,7 +187,7 @@ fn the_dashboard_serve_and_the_fleet_row_agree_on_staleness() {
         });
         app.update(Msg::Source(SourceEvent::Sample(Box::new(s))));
         let f = app.live.latest.clone().expect("figures of the sample");
-        let limit = fresh::stale_after(fresh::due_every(interval, Some(&f)));
+        let limit = staleness::stale_after(staleness::due_every(interval, Some(&f)));
         assert_eq!(limit, Duration::from_millis(want_limit));
         let ms = Duration::from_millis(1);
         for (age, stale) in [(limit - ms, false), (limit, false), (limit + ms, true)] {

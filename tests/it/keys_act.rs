@@ -7,7 +7,7 @@ use std::fmt::Debug;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use innodebt::app::{App, FactsThen, Feed, Msg, Overlay, Panel};
-use innodebt::control::Knob;
+use innodebt::control::PurgeVariable;
 use innodebt::fleet::state::{self, Fleet, Server};
 use innodebt::keymap::{self, Key, Table};
 
@@ -158,7 +158,7 @@ fn every_key_of_a_replay_acts() {
     let at_end = || {
         let mut a = replay_app();
         let cmds = a.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE)));
-        innodebt::tui::settle(&mut a, cmds);
+        innodebt::dashboard::settle(&mut a, cmds);
         a
     };
     every_dashboard_key_acts(
@@ -196,7 +196,7 @@ fn lag_prompt() -> App {
         KeyModifiers::NONE,
     )));
     a.update(Msg::Facts {
-        knob: Knob::MaxPurgeLag,
+        variable: PurgeVariable::MaxPurgeLag,
         then: FactsThen::Prompt,
         result: Ok(lag_facts()),
     });

@@ -1,4 +1,4 @@
-//! The DML-delay formula and the knob facts against a private MariaDB: with
+//! The DML-delay formula and the variable facts against a private MariaDB: with
 //! `innodb_max_purge_lag > 0` and `innodb_max_purge_lag_delay = 0` the server delays nothing
 //! (the delay is clamped to the cap: MariaDB `trx0purge.cc trx_purge` skips throttling when
 //! `srv_max_purge_lag_delay` is 0; MySQL Bug #72269 for MySQL), so `dml_delay_us` is 0 and the

@@ -9,8 +9,8 @@ use crate::common;
 
 use common::serve::promtool;
 use innodebt::openmetrics::exporter::{Build, COUNTERS, EXPORTER, Exporter};
-use innodebt::openmetrics::{FIGURES, Format, Kind, OWN, Own, Scrape, scrape};
-use innodebt_engine::metrics::counters::Counters;
+use innodebt::openmetrics::{FIGURES, Format, Kind, OWN, PollingState, Scrape, scrape};
+use innodebt_engine::measure::counters::Counters;
 
 fn full_scrape(format: Format) -> String {
     let capture = innodebt_capture::reader::from_bytes(
@@ -58,7 +58,7 @@ fn full_scrape(format: Format) -> String {
         purged_records: Some(777),
         purged_undo_pages: Some(55),
     };
-    let own = Own {
+    let own = PollingState {
         up: true,
         scrape_duration_s: 0.0004,
         sample_age_s: Some(0.6),
@@ -190,10 +190,10 @@ fn every_family_passes_prometheus_parsers_in_both_formats() {
     assert!(om.contains("# TYPE innodebt_build info\n"), "{om}");
 
     // Down: the last error as an info, in both formats, through the same parsers.
-    let down = Own {
+    let down = PollingState {
         up: false,
         last_error: Some("connection refused by \"db1\"\\n".into()),
-        ..Own::default()
+        ..PollingState::default()
     };
     let only_down = Scrape {
         own: Some(&down),

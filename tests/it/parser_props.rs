@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use innodebt_server::error_log;
 use innodebt_server::innodb_status;
-use innodebt_server::textdump;
+use innodebt_server::status_dump;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -49,9 +49,9 @@ fn load_corpus() -> Vec<Sample> {
 
 fn run_all_parsers(s: &str) {
     let _ = innodb_status::parse(s);
-    let _ = textdump::parse_name_values(s);
-    let _ = textdump::parse_mysqladmin_samples(s);
-    let _ = textdump::parse_innodb_metrics(s);
+    let _ = status_dump::parse_name_values(s);
+    let _ = status_dump::parse_mysqladmin_samples(s);
+    let _ = status_dump::parse_innodb_metrics(s);
     let _ = error_log::calibrate_from_error_log(s);
 }
 

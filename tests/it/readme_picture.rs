@@ -1,7 +1,7 @@
 //! The README's picture of the dashboard, `docs/screenshot.svg`, is the demo exactly as
 //! innodebt draws it: the built-in demo (`innodebt --demo`) at +135 s — checkpoint age past
 //! the async point, a read view blocking purge for 1m 45s, the purge-lag trap armed — drawn
-//! by `innodebt::ui::render` at 100×30 in the default theme on ratatui's `TestBackend`, each
+//! by `innodebt::render::render` at 100×30 in the default theme on ratatui's `TestBackend`, each
 //! cell written to SVG text with its colours.
 //!
 //! The test draws that moment again and compares it with the committed file byte for byte, so
@@ -73,17 +73,17 @@ fn demo_at(moment: &str) -> App {
     )
     .expect("the demo opens");
     let replay = Replay::new(Recording::new(set), 0, u64::MAX);
-    let mut app = innodebt::tui::replay_now(replay, Duration::from_secs(1));
+    let mut app = innodebt::dashboard::replay_now(replay, Duration::from_secs(1));
     let at =
         parse_goto(moment, app.replay().expect("replaying")).expect("the moment reads as a time");
     let cmds = app.seek_time(at);
-    innodebt::tui::settle(&mut app, cmds);
+    innodebt::dashboard::settle(&mut app, cmds);
     app
 }
 
 fn draw(app: &App, theme: &Theme, w: u16, h: u16) -> Buffer {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
-    term.draw(|f| innodebt::ui::render(f, app, theme))
+    term.draw(|f| innodebt::render::render(f, app, theme))
         .expect("draw");
     term.backend().buffer().clone()
 }
@@ -202,7 +202,7 @@ fn svg(buf: &Buffer) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{px_w}" height="{px_h}" viewBox="0 0 {px_w} {px_h}" font-family="'DejaVu Sans Mono', Menlo, Consolas, 'Liberation Mono', monospace" font-size="{FONT_PX}">"#
     );
     // No double hyphen may appear in an XML comment.
-    out.push_str("<!-- the built-in demo at +135s, 100x30, drawn by innodebt::ui::render: written by docs/screenshot.sh, do not edit -->\n");
+    out.push_str("<!-- the built-in demo at +135s, 100x30, drawn by innodebt::render::render: written by docs/screenshot.sh, do not edit -->\n");
     let _ = writeln!(
         out,
         r#"<rect width="{px_w}" height="{px_h}" rx="6" fill="{}"/>"#,

@@ -80,7 +80,7 @@ pub fn key(app: &mut App, c: char) {
         KeyCode::Char(c),
         KeyModifiers::NONE,
     )));
-    innodebt::tui::settle(app, cmds);
+    innodebt::dashboard::settle(app, cmds);
 }
 
 /// What the server is doing in one second of a scenario.
@@ -495,7 +495,7 @@ pub fn scenarios() -> Vec<(&'static str, App)> {
 
 pub fn screen(app: &App, theme: &Theme, w: u16, h: u16) -> Buffer {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
-    term.draw(|f| innodebt::ui::render(f, app, theme))
+    term.draw(|f| innodebt::render::render(f, app, theme))
         .expect("draw");
     term.backend().buffer().clone()
 }
@@ -894,7 +894,8 @@ fn replay_screen_with_timeline() {
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
-    let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let mut app =
+        innodebt::dashboard::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     // Jump to the first notable moment after the blocker appeared.
     for _ in 0..20 {
         key(&mut app, 'n');
@@ -930,7 +931,7 @@ fn a_damaged_capture_is_marked_in_the_header() {
     .expect("the damaged copy opens");
     let rec = Recording::new(set);
     let last = rec.len() - 1;
-    let app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let app = innodebt::dashboard::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     let header = |w: u16| {
         plain(&screen(&app, &Theme::default(), w, 24))
             .lines()
@@ -956,7 +957,7 @@ fn a_damaged_capture_is_marked_in_the_header() {
     )
     .expect("the demo opens for replay");
     let last = intact.len() - 1;
-    let app = innodebt::tui::replay_now(Replay::new(intact, 0, last), Duration::from_secs(1));
+    let app = innodebt::dashboard::replay_now(Replay::new(intact, 0, last), Duration::from_secs(1));
     let top = plain(&screen(&app, &Theme::default(), 80, 24));
     assert!(!top.contains("DAMAGED"), "{top}");
 }
@@ -980,9 +981,9 @@ fn demo_what_if(
     let last = rec.len() - 1;
     let report = rec
         .with_set(|set| {
-            innodebt::review::what_if(
+            innodebt::postmortem::what_if(
                 set,
-                innodebt::review::Window { first: 0, last },
+                innodebt::postmortem::CaptureWindow { first: 0, last },
                 &[(variable.to_string(), value)],
                 innodebt_engine::verdicts::RecoveryModel::published_default(),
             )
@@ -999,9 +1000,9 @@ fn demo_what_if(
 #[test]
 fn replay_with_a_what_if_draws_its_lines() {
     let (replay, _) = demo_what_if("innodb_log_file_size", 20 * 1024 * 1024);
-    let mut app = innodebt::tui::replay_now(replay, Duration::from_secs(1));
+    let mut app = innodebt::dashboard::replay_now(replay, Duration::from_secs(1));
     let cmds = app.seek(60);
-    innodebt::tui::settle(&mut app, cmds);
+    innodebt::dashboard::settle(&mut app, cmds);
     let (w, h) = (200, 60);
     let text = plain(&screen(&app, &Theme::default(), w, h));
     assert!(text.contains("what if: async"), "{text}");
@@ -1024,9 +1025,9 @@ fn replay_with_a_purge_what_if_draws_its_lag() {
         short,
         "max_purge_lag = 5000: never delayed (armed 1m 13s while purge was blocked)"
     );
-    let mut app = innodebt::tui::replay_now(replay, Duration::from_secs(1));
+    let mut app = innodebt::dashboard::replay_now(replay, Duration::from_secs(1));
     let cmds = app.seek(90);
-    innodebt::tui::settle(&mut app, cmds);
+    innodebt::dashboard::settle(&mut app, cmds);
     for (w, h) in SIZES {
         let text = plain(&screen(&app, &Theme::default(), w, h));
         // The purge panel's rows (the right column), joined as one text.
@@ -1062,7 +1063,8 @@ fn help_in_a_replay_lists_the_replay_keys() {
     )
     .expect("the demo opens for replay");
     let last = rec.len() - 1;
-    let mut app = innodebt::tui::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
+    let mut app =
+        innodebt::dashboard::replay_now(Replay::new(rec, 0, last), Duration::from_secs(1));
     key(&mut app, '?');
     let text = plain(&screen(&app, &Theme::default(), 200, 60));
     let replay = REPLAY.listing().rows;
@@ -1401,7 +1403,7 @@ fn the_v_overlay_fits_80x24_with_many_verdicts() {
 /// `innodebt compare demo.idbt at-rest.idbt` on a terminal: both whole, the demo's real
 /// capture against the synthetic healthy server's (another server: the screen warns).
 pub fn comparing() -> App {
-    use innodebt::review::Window;
+    use innodebt::postmortem::CaptureWindow;
     let model = innodebt_engine::verdicts::RecoveryModel::published_default();
     let capture = |events: &[SourceEvent], name: &str| {
         let start = events.first().map(SourceEvent::at).unwrap_or_default();
@@ -1411,16 +1413,16 @@ pub fn comparing() -> App {
     let mut demo = capture(&demo_events(), "mariadb-10.11-blocker.idbt").expect("the demo opens");
     let mut rest = capture(&healthy_events(), "at-rest.idbt").expect("the capture at rest opens");
     let (dw, rw) = (
-        Window {
+        CaptureWindow {
             first: 0,
             last: demo.len() - 1,
         },
-        Window {
+        CaptureWindow {
             first: 0,
             last: rest.len() - 1,
         },
     );
-    let view = innodebt::review::compare_view(&mut demo, dw, &mut rest, rw).expect("compare");
+    let view = innodebt::postmortem::compare_view(&mut demo, dw, &mut rest, rw).expect("compare");
     App::comparing(view, t0())
 }
 

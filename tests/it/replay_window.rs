@@ -12,9 +12,9 @@ use crate::common::feed;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use innodebt::data_view::moments::{Moment, MomentKind, Scanner, peak_moment};
+use innodebt::data_view::{DataView, Link};
 use innodebt::replay::{CHART_SPAN_S, CaptureSet, create_writer, open_replay};
-use innodebt::view::moments::{Moment, MomentKind, Scanner, peak_moment};
-use innodebt::view::{DataView, Link};
 use innodebt_capture::{self as capture, Header, WriterOptions};
 use innodebt_engine::derive::DERIVATION_VERSION;
 use innodebt_engine::verdicts::RecoveryModel;
@@ -467,12 +467,12 @@ fn damaged_and_cut_captures_replay_what_they_hold() {
     // The section's summary is intact, so the damage is found when the section is first read:
     // a replay's loader brings it to the dashboard's header then.
     {
-        use innodebt::replay::{Goto, Recording, WindowRequest};
+        use innodebt::replay::{Goto, LoadRequest, Recording};
         let rec = Recording::new(open(&p));
         assert_eq!(rec.damage, None, "not read yet");
         let last = rec.len() - 1;
         let found = (0..=last).step_by(97).find_map(|pos| {
-            let req = WindowRequest {
+            let req = LoadRequest {
                 ticket: pos,
                 to: Goto::Sample(pos),
                 first: 0,
@@ -646,14 +646,16 @@ fn periodic_moments_fold_into_groups_that_n_steps_through() {
     assert!(big.count >= 100, "{big:?}");
 
     let last = rec.len() - 1;
-    let mut app =
-        innodebt::tui::replay_now(Replay::new(rec, 0, last), std::time::Duration::from_secs(1));
+    let mut app = innodebt::dashboard::replay_now(
+        Replay::new(rec, 0, last),
+        std::time::Duration::from_secs(1),
+    );
     let press = |app: &mut App, c: char| {
         let cmds = app.update(Msg::Key(KeyEvent::new(
             KeyCode::Char(c),
             KeyModifiers::NONE,
         )));
-        innodebt::tui::settle(app, cmds);
+        innodebt::dashboard::settle(app, cmds);
         app.replay().map(|r| r.pos).expect("replaying")
     };
     let starts: Vec<u64> = groups
@@ -688,7 +690,7 @@ fn periodic_moments_fold_into_groups_that_n_steps_through() {
     // the timeline's mark does.
     let screen = |app: &App| {
         let mut term = Terminal::new(TestBackend::new(200, 50)).expect("backend");
-        term.draw(|f| innodebt::ui::render(f, app, &Theme::default()))
+        term.draw(|f| innodebt::render::render(f, app, &Theme::default()))
             .expect("draw");
         term.backend()
             .buffer()
@@ -698,14 +700,14 @@ fn periodic_moments_fold_into_groups_that_n_steps_through() {
             .collect::<String>()
     };
     let cmds = app.seek(big.first.sample);
-    innodebt::tui::settle(&mut app, cmds);
+    innodebt::dashboard::settle(&mut app, cmds);
     let text = screen(&app);
     assert!(
         text.contains(&format!("(1 of {} like it over", big.count)),
         "{text}"
     );
     let cmds = app.seek(if big.first.sample < last / 2 { last } else { 0 });
-    innodebt::tui::settle(&mut app, cmds);
+    innodebt::dashboard::settle(&mut app, cmds);
     let text = screen(&app);
     assert!(
         text.contains(&format!("{}{}", big.mark, big.count)),

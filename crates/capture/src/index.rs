@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+use super::bytes::{ScanWindow, Source};
 use super::format::{self, HEADER_FIXED, Header, MAX_HEADER_LEN, Note, SKIPPABLE_HEAD, Trailer};
 use super::reader::{FrameEnd, FrameEvents, decode_frame, read_header};
 use super::scan::{self, End, FrameInfo, Gap};
-use super::source::{Source, Window};
 use super::{CaptureError, shown};
 
 #[derive(Debug)]
@@ -70,7 +70,7 @@ impl CaptureIndex {
         let (header, body) = read_header(&prefix, &name)?;
         let version = format::le_u16(&prefix, 16).unwrap_or(1);
         let body = body as u64;
-        let mut w = Window::new(&src, len);
+        let mut w = ScanWindow::new(&src, len);
         let chained = if version >= 2 {
             scan::backward(&mut w, body)
         } else {
@@ -81,9 +81,11 @@ impl CaptureIndex {
                 // Only what lies before the chain (an initial state, damaged sections): read
                 // no further ahead than that.
                 let ahead =
-                    usize::try_from(chain.stop.saturating_sub(body)).unwrap_or(Window::CHUNK);
-                let chunk =
-                    std::mem::replace(&mut w.chunk, ahead.clamp(Window::HOP, Window::CHUNK));
+                    usize::try_from(chain.stop.saturating_sub(body)).unwrap_or(ScanWindow::CHUNK);
+                let chunk = std::mem::replace(
+                    &mut w.chunk,
+                    ahead.clamp(ScanWindow::HOP, ScanWindow::CHUNK),
+                );
                 let before = scan::forward(&mut w, body, Some(chain.stop), &name);
                 w.chunk = chunk;
                 let after = scan::forward(&mut w, chain.tail_from, None, &name);
@@ -309,7 +311,7 @@ impl CaptureIndex {
             at_byte: from,
             source: e,
         })?;
-        let mut w = Window::new(&self.src, len);
+        let mut w = ScanWindow::new(&self.src, len);
         let s = scan::forward(&mut w, from, None, &shown(&self.path));
         let kept = self.frames.partition_point(|f| f.offset < from);
         self.frames.truncate(kept);

@@ -3,15 +3,16 @@
 //! per-section states and summaries), recording — one file or a rolling capture, written on
 //! one thread behind a bounded queue (`recorder`) — the reader of one
 //! section or a whole file (`reader`), the index that finds every section without
-//! decompressing (`index`, `scan`, `source`), scratch storage (`spill`), query digests
+//! decompressing (`index`, `scan`, `bytes`), scratch storage (`spill`), query digests
 //! (`digest`), pt-stalk, Prometheus and Dolphie import (`ptstalk`, `prometheus`, `dolphie`) and
-//! directories of capture files under a disk budget (`budget`).
+//! directories of capture files under a disk budget (`disk_budget`).
 //! What the stored states mean, and replaying with them, is `replay`'s.
 //!
 //! [`SourceEvent`]: innodebt_server::sample::SourceEvent
 
-pub mod budget;
+mod bytes;
 pub mod digest;
+pub mod disk_budget;
 pub mod dolphie;
 pub mod format;
 mod index;
@@ -21,12 +22,12 @@ pub mod ptstalk;
 pub mod reader;
 pub mod recorder;
 mod scan;
-mod source;
 pub mod spill;
 pub mod writer;
 
 use std::path::Path;
 
+pub use bytes::Source;
 pub use format::Note;
 pub use format::{FORMAT_VERSION, Header, Trailer};
 pub use index::CaptureIndex;
@@ -36,7 +37,6 @@ pub use recorder::{
     CaptureSender, FileSpec, Recorder, RecorderOptions, Recording, WriterHandle, spawn_writer,
 };
 pub use scan::{End, FrameInfo, Gap};
-pub use source::Source;
 pub use writer::{CaptureWriter, SectionHook, WriteSummary, WriterOptions};
 
 /// What can go wrong with a capture file. Every message names the file, where in it, what is

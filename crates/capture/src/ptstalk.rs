@@ -23,7 +23,7 @@ use super::format::Header;
 use innodebt_server::flavor::{Flavor, VARIABLES};
 use innodebt_server::innodb_status::{self, InnodbStatus};
 use innodebt_server::sample::{Sample, ServerInfo, SourceEvent};
-use innodebt_server::textdump;
+use innodebt_server::status_dump;
 
 /// Why a directory could not be imported. Each message names the directory or file, what is
 /// wrong and what to do.
@@ -287,7 +287,7 @@ pub fn import_dir(
     let mut samples: Vec<Sample> = Vec::new();
     let mut step_s = 1i64;
     if let Some(path) = files.get("mysqladmin") {
-        let tables = textdump::parse_mysqladmin_samples(&read_text(path)?);
+        let tables = status_dump::parse_mysqladmin_samples(&read_text(path)?);
         let mut tables: Vec<Table> = tables
             .into_iter()
             .map(|t| {
@@ -440,7 +440,7 @@ fn server_info(
 ) -> Result<ServerInfo, ImportError> {
     let mut variables = BTreeMap::new();
     if let Some(path) = files.get("variables") {
-        for (name, value) in textdump::parse_name_values(&read_text(path)?) {
+        for (name, value) in status_dump::parse_name_values(&read_text(path)?) {
             let name = name.to_ascii_lowercase();
             // Only the variables the dashboard reads (the rest hold paths and such); the first
             // occurrence is the global value (per-thread tables may follow).

@@ -10,13 +10,13 @@ use std::sync::Arc;
 
 use zstd::stream::raw::{DParameter, Decoder, InBuffer, Operation, OutBuffer};
 
+use super::bytes::{ScanWindow, Source};
 use super::format::{
     self, FILE_MAGIC, FORMAT_VERSION, HEADER_FIXED, Header, LayoutError, MAX_HEADER_LEN,
     MAX_RECORD_LEN, MAX_SECTION_BYTES, MAX_SECTION_RECORDS, RECORD_PREFIX, SKIPPABLE_HEAD,
     SKIPPABLE_MAGIC, Trailer, ZSTD_MAGIC,
 };
 use super::scan::{self, End};
-use super::source::{Source, Window};
 use super::{CaptureError, shown};
 use innodebt_server::sample::SourceEvent;
 
@@ -56,7 +56,7 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Capture, CaptureError> {
     let name = shown(path);
     let (header, body) = read_header(bytes, &name)?;
     let src = Source::Memory(Arc::from(bytes));
-    let mut window = Window::new(&src, bytes.len() as u64);
+    let mut window = ScanWindow::new(&src, bytes.len() as u64);
     let scan = scan::forward(&mut window, body as u64, None, &name);
     let mut events = Vec::new();
     let first_gap = scan.gaps.first();

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Timelike, Utc};
 
-use super::budget::{Budget, NAME_FORMAT, unused_path};
+use super::disk_budget::{Budget, NAME_FORMAT, unused_path};
 use super::format::{Header, Note};
 use super::writer::{CaptureWriter, SectionHook, WriteSummary, WriterOptions};
 use super::{CaptureError, shown};
@@ -865,7 +865,7 @@ mod tests {
         drop(tx);
         let summary = done.join().unwrap();
         assert_eq!(summary.records, 120);
-        let files = crate::budget::segments(&target);
+        let files = crate::disk_budget::segments(&target);
         assert!((2..=3).contains(&files.len()), "{files:?}");
         assert_eq!(rec.finish().unwrap(), 0);
     }

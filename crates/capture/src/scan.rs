@@ -13,8 +13,8 @@ use super::format::{
 };
 use std::sync::Arc;
 
+use super::bytes::ScanWindow;
 use super::format::SummaryLinks;
-use super::source::Window;
 
 /// How the readable part of a capture ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +89,7 @@ enum Skippable {
     },
 }
 
-fn skippable_at(w: &mut Window, pos: u64) -> Skippable {
+fn skippable_at(w: &mut ScanWindow, pos: u64) -> Skippable {
     let head = w.bytes(pos, SKIPPABLE_HEAD).to_vec();
     let magic = SKIPPABLE_MAGIC.to_le_bytes();
     let n = head.len().min(4);
@@ -114,7 +114,7 @@ fn skippable_at(w: &mut Window, pos: u64) -> Skippable {
 }
 
 /// Where the next intact marker starts at or after `from` (by its magic, size, tag and CRC).
-fn find_marker(w: &mut Window, from: u64) -> Option<u64> {
+fn find_marker(w: &mut ScanWindow, from: u64) -> Option<u64> {
     let mut pattern = Vec::with_capacity(12);
     pattern.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
     pattern.extend_from_slice(&(MARKER_LEN as u32).to_le_bytes());
@@ -127,7 +127,7 @@ fn find_marker(w: &mut Window, from: u64) -> Option<u64> {
 
 /// Walks a zstd frame's header and block headers from `at` (see [`format::frame_layout`]),
 /// offsets relative to `at`.
-fn frame_layout(w: &mut Window, at: u64) -> Result<FrameLayout, LayoutError> {
+fn frame_layout(w: &mut ScanWindow, at: u64) -> Result<FrameLayout, LayoutError> {
     // The longest frame header: magic, descriptor, window, dictionary id, content size.
     let head = w.bytes(at, 18).to_vec();
     let first = format::frame_layout(&head)?;
@@ -175,7 +175,7 @@ fn frame_layout(w: &mut Window, at: u64) -> Result<FrameLayout, LayoutError> {
 /// hide the sections' ends from the scan; the end mark still says the writer finished, how
 /// many records it wrote and when, so the damage is bounded rather than read as a writer
 /// that stopped.
-fn end_mark(w: &mut Window) -> Option<u64> {
+fn end_mark(w: &mut ScanWindow) -> Option<u64> {
     let at = w
         .end()
         .checked_sub((SKIPPABLE_HEAD + format::TRAILER_LEN) as u64)?;
@@ -190,7 +190,7 @@ fn end_mark(w: &mut Window) -> Option<u64> {
 /// Damage at `pos`: skip to the next intact section marker, or the end mark (recording the
 /// gap), or, when neither follows, end the capture there.
 fn resync(
-    w: &mut Window,
+    w: &mut ScanWindow,
     pos: u64,
     name: &str,
     gaps: &mut Vec<Gap>,
@@ -215,7 +215,7 @@ fn resync(
 
 /// Walks from `from` to the end of the window, or until `stop` (the first section an
 /// index from the end already holds).
-pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan {
+pub fn forward(w: &mut ScanWindow, from: u64, stop: Option<u64>, name: &str) -> Scan {
     let mut frames: Vec<FrameInfo> = Vec::new();
     let mut gaps: Vec<Gap> = Vec::new();
     let mut trailer = None;
@@ -459,7 +459,7 @@ pub fn forward(w: &mut Window, from: u64, stop: Option<u64>, name: &str) -> Scan
 }
 
 /// The notes among the skippable frames in `from..to` (what lies between two sections).
-fn notes_between(w: &mut Window, mut from: u64, to: u64, out: &mut Vec<Note>) {
+fn notes_between(w: &mut ScanWindow, mut from: u64, to: u64, out: &mut Vec<Note>) {
     while from < to {
         let Skippable::Frame { payload, next } = skippable_at(w, from) else {
             return;
@@ -475,7 +475,7 @@ fn notes_between(w: &mut Window, mut from: u64, to: u64, out: &mut Vec<Note>) {
 type Found = (SummaryLinks, Arc<[u8]>);
 
 /// The summary frame starting at `at` and its length, if intact.
-fn summary_at(w: &mut Window, at: u64) -> Option<(Found, u64)> {
+fn summary_at(w: &mut ScanWindow, at: u64) -> Option<(Found, u64)> {
     let Skippable::Frame { payload, next } = skippable_at(w, at) else {
         return None;
     };
@@ -485,7 +485,7 @@ fn summary_at(w: &mut Window, at: u64) -> Option<(Found, u64)> {
 }
 
 /// The last intact summary frame ending at or before `end` (searched backwards by its tag).
-fn last_summary(w: &mut Window, body: u64, end: u64) -> Option<(u64, u64, Found)> {
+fn last_summary(w: &mut ScanWindow, body: u64, end: u64) -> Option<(u64, u64, Found)> {
     // It is usually within the last few kilobytes (only the trailer follows): look there
     // first, then further back in growing steps, so opening a small file reads little of it.
     let mut back: u64 = 64 << 10;
@@ -533,10 +533,10 @@ pub struct Chain {
 
 /// Sections found by walking the summaries back from the end. A broken link stops the walk;
 /// the caller scans what lies before and after.
-pub fn backward(w: &mut Window, body: u64) -> Option<Chain> {
+pub fn backward(w: &mut ScanWindow, body: u64) -> Option<Chain> {
     let (at, flen, last) = last_summary(w, body, w.end())?;
     // Summaries are small and far apart: read just around each.
-    let chunk = std::mem::replace(&mut w.chunk, Window::HOP);
+    let chunk = std::mem::replace(&mut w.chunk, ScanWindow::HOP);
     let found = walk_back(w, at, flen, last);
     // A section's summary is normally followed by the next marker; anything between is a
     // note (or an extension of a later version).
@@ -560,7 +560,7 @@ pub fn backward(w: &mut Window, body: u64) -> Option<Chain> {
 /// The chain of summaries from the one at `at` (`flen` bytes) back, in file order, each
 /// section with where its summary ends.
 fn walk_back(
-    w: &mut Window,
+    w: &mut ScanWindow,
     mut at: u64,
     mut flen: u64,
     (mut s, mut json): Found,

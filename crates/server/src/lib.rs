@@ -1,7 +1,7 @@
 //! What the server is and says: the flavours and their formulas (`flavor`, the only place
 //! that knows server differences), the raw sample a poller, replay or import produces
 //! (`sample`), and pure parsers of the server's own words — SHOW ENGINE INNODB STATUS
-//! (`innodb_status`), status and variable dumps (`textdump`), the error log's last crash
+//! (`innodb_status`), status and variable dumps (`status_dump`), the error log's last crash
 //! recovery (`error_log`) and option files (`mycnf`). No network, no terminal.
 
 pub mod blocker;
@@ -10,4 +10,4 @@ pub mod flavor;
 pub mod innodb_status;
 pub mod mycnf;
 pub mod sample;
-pub mod textdump;
+pub mod status_dump;

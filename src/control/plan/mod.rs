@@ -1,13 +1,13 @@
 //! Plans: what a runtime change will do, decided before anything runs. Pure: from what was
-//! read from the server ([`KnobFacts`]) and the moment ([`PlanContext`]) to a [`ChangePlan`]
+//! read from the server ([`VariableFacts`]) and the moment ([`PlanContext`]) to a [`ChangePlan`]
 //! the user confirms, or a [`Refusal`] that says why not. Nothing here does I/O. One file per
-//! kind of change: `knob` (the purge knobs), `monitors` (INNODB_METRICS counters), `kill`
+//! kind of change: `variable` (the purge variables), `monitors` (INNODB_METRICS counters), `kill`
 //! (the session that blocks purge), `rseg` (more rollback segments).
 
 mod kill;
-mod knob;
 mod monitors;
 mod rseg;
+mod variable;
 
 use thiserror::Error;
 
@@ -15,57 +15,57 @@ use innodebt_engine::figures::{Figures, Unreadable};
 use innodebt_server::flavor::Flavor;
 
 pub use kill::{age_text, plan_kill};
-pub use knob::{plan_set, plan_step};
 pub use monitors::plan_enable_monitors;
 pub use rseg::plan_rollback_segments;
+pub use variable::{plan_set, plan_step};
 
-/// The purge knobs the hotkeys change.
+/// The purge variables the hotkeys change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Knob {
+pub enum PurgeVariable {
     PurgeThreads,
     MaxPurgeLag,
     MaxPurgeLagDelay,
     PurgeBatchSize,
 }
 
-impl Knob {
-    pub const ALL: [Knob; 4] = [
-        Knob::PurgeThreads,
-        Knob::MaxPurgeLag,
-        Knob::MaxPurgeLagDelay,
-        Knob::PurgeBatchSize,
+impl PurgeVariable {
+    pub const ALL: [PurgeVariable; 4] = [
+        PurgeVariable::PurgeThreads,
+        PurgeVariable::MaxPurgeLag,
+        PurgeVariable::MaxPurgeLagDelay,
+        PurgeVariable::PurgeBatchSize,
     ];
 
     /// The server variable.
-    pub fn variable(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
-            Knob::PurgeThreads => "innodb_purge_threads",
-            Knob::MaxPurgeLag => "innodb_max_purge_lag",
-            Knob::MaxPurgeLagDelay => "innodb_max_purge_lag_delay",
-            Knob::PurgeBatchSize => "innodb_purge_batch_size",
+            PurgeVariable::PurgeThreads => "innodb_purge_threads",
+            PurgeVariable::MaxPurgeLag => "innodb_max_purge_lag",
+            PurgeVariable::MaxPurgeLagDelay => "innodb_max_purge_lag_delay",
+            PurgeVariable::PurgeBatchSize => "innodb_purge_batch_size",
         }
     }
 
-    pub fn from_variable(name: &str) -> Option<Knob> {
-        Knob::ALL
+    pub fn from_name(name: &str) -> Option<PurgeVariable> {
+        PurgeVariable::ALL
             .into_iter()
-            .find(|k| k.variable().eq_ignore_ascii_case(name))
+            .find(|k| k.name().eq_ignore_ascii_case(name))
     }
 
     /// The unit the value is in, for prompts ("" when a plain count).
     pub fn unit(self) -> &'static str {
         match self {
-            Knob::MaxPurgeLagDelay => "µs",
-            Knob::PurgeThreads => "threads",
-            Knob::MaxPurgeLag => "undo logs of history (0 = off)",
-            Knob::PurgeBatchSize => "undo log pages per batch",
+            PurgeVariable::MaxPurgeLagDelay => "µs",
+            PurgeVariable::PurgeThreads => "threads",
+            PurgeVariable::MaxPurgeLag => "undo logs of history (0 = off)",
+            PurgeVariable::PurgeBatchSize => "undo log pages per batch",
         }
     }
 }
 
 /// What the server said about a variable just before the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KnobFacts {
+pub struct VariableFacts {
     pub variable: String,
     pub exists: bool,
     /// The global value now (`None` when not a number or not readable).
@@ -82,7 +82,7 @@ pub struct KnobFacts {
 pub enum FactsSource {
     /// `information_schema.SYSTEM_VARIABLES` (MariaDB): the server's own word.
     SystemVariables,
-    /// The version table in `source/flavor/knobs.rs` (MySQL, Percona).
+    /// The version table in `source/flavor/variables.rs` (MySQL, Percona).
     VersionTable,
     /// Neither: the range is unknown and the server may truncate.
     Unknown,

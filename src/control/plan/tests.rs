@@ -14,9 +14,15 @@ fn mysql57() -> Flavor {
     Flavor::detect("5.7.44", "MySQL Community Server (GPL)", false)
 }
 
-fn facts(knob: Knob, current: u64, dynamic: bool, min: u64, max: u64) -> KnobFacts {
-    KnobFacts {
-        variable: knob.variable().to_string(),
+fn facts(
+    variable: PurgeVariable,
+    current: u64,
+    dynamic: bool,
+    min: u64,
+    max: u64,
+) -> VariableFacts {
+    VariableFacts {
+        variable: variable.name().to_string(),
         exists: true,
         current: Some(current),
         dynamic,
@@ -52,22 +58,22 @@ fn parses_what_people_type() {
 }
 
 #[test]
-fn knob_names() {
-    for k in Knob::ALL {
-        assert_eq!(Knob::from_variable(k.variable()), Some(k));
+fn variable_names() {
+    for k in PurgeVariable::ALL {
+        assert_eq!(PurgeVariable::from_name(k.name()), Some(k));
     }
     assert_eq!(
-        Knob::from_variable("INNODB_PURGE_THREADS"),
-        Some(Knob::PurgeThreads)
+        PurgeVariable::from_name("INNODB_PURGE_THREADS"),
+        Some(PurgeVariable::PurgeThreads)
     );
-    assert_eq!(Knob::from_variable("innodb_io_capacity"), None);
+    assert_eq!(PurgeVariable::from_name("innodb_io_capacity"), None);
 }
 
 #[test]
 fn dynamic_set_on_mariadb_says_my_cnf() {
     let ctx = PlanContext::new(mariadb(), false);
-    let f = facts(Knob::PurgeThreads, 4, true, 1, 32);
-    let p = plan_set(Knob::PurgeThreads, 8, &f, &ctx).unwrap();
+    let f = facts(PurgeVariable::PurgeThreads, 4, true, 1, 32);
+    let p = plan_set(PurgeVariable::PurgeThreads, 8, &f, &ctx).unwrap();
     assert_eq!(p.sql, vec!["SET GLOBAL innodb_purge_threads = 8"]);
     assert_eq!(p.verify_sql, "SELECT @@GLOBAL.innodb_purge_threads");
     assert_eq!(p.current.as_deref(), Some("4"));
@@ -87,8 +93,8 @@ fn dynamic_set_on_mariadb_says_my_cnf() {
 #[test]
 fn mysql8_offers_set_persist_as_the_alternative() {
     let ctx = PlanContext::new(mysql8(), false);
-    let f = facts(Knob::MaxPurgeLag, 0, true, 0, 4_294_967_295);
-    let p = plan_set(Knob::MaxPurgeLag, 100_000, &f, &ctx).unwrap();
+    let f = facts(PurgeVariable::MaxPurgeLag, 0, true, 0, 4_294_967_295);
+    let p = plan_set(PurgeVariable::MaxPurgeLag, 100_000, &f, &ctx).unwrap();
     assert_eq!(p.sql, vec!["SET GLOBAL innodb_max_purge_lag = 100000"]);
     assert!(p.privilege.contains("SYSTEM_VARIABLES_ADMIN"));
     let alt = p.alternative.as_deref().unwrap();
@@ -102,8 +108,8 @@ fn purge_threads_read_only_mysql8_is_persist_only_after_restart() {
     let ctx = PlanContext::new(mysql8(), false);
     let spec = mysql8().knob_spec("innodb_purge_threads").unwrap();
     assert!(!spec.dynamic);
-    let f = facts(Knob::PurgeThreads, 4, false, spec.min, spec.max);
-    let p = plan_set(Knob::PurgeThreads, 8, &f, &ctx).unwrap();
+    let f = facts(PurgeVariable::PurgeThreads, 4, false, spec.min, spec.max);
+    let p = plan_set(PurgeVariable::PurgeThreads, 8, &f, &ctx).unwrap();
     assert_eq!(p.sql, vec!["SET PERSIST_ONLY innodb_purge_threads = 8"]);
     assert!(p.title.contains("next restart"));
     assert!(
@@ -117,8 +123,8 @@ fn purge_threads_read_only_mysql8_is_persist_only_after_restart() {
 #[test]
 fn purge_threads_on_57_is_refused_with_the_reason() {
     let ctx = PlanContext::new(mysql57(), false);
-    let f = facts(Knob::PurgeThreads, 4, false, 1, 32);
-    let e = plan_set(Knob::PurgeThreads, 8, &f, &ctx).unwrap_err();
+    let f = facts(PurgeVariable::PurgeThreads, 4, false, 1, 32);
+    let e = plan_set(PurgeVariable::PurgeThreads, 8, &f, &ctx).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, Refusal::NotDynamic { .. }));
     assert!(
@@ -131,8 +137,8 @@ fn purge_threads_on_57_is_refused_with_the_reason() {
 #[test]
 fn mariadb_read_only_variable_is_refused() {
     let ctx = PlanContext::new(Flavor::detect("10.5.20-MariaDB", "", false), false);
-    let f = facts(Knob::PurgeThreads, 4, false, 1, 32);
-    let msg = plan_set(Knob::PurgeThreads, 8, &f, &ctx)
+    let f = facts(PurgeVariable::PurgeThreads, 4, false, 1, 32);
+    let msg = plan_set(PurgeVariable::PurgeThreads, 8, &f, &ctx)
         .unwrap_err()
         .to_string();
     assert!(
@@ -144,13 +150,13 @@ fn mariadb_read_only_variable_is_refused() {
 #[test]
 fn refusals() {
     let ctx = PlanContext::new(mariadb(), false);
-    let f = facts(Knob::PurgeThreads, 4, true, 1, 32);
-    let e = plan_set(Knob::PurgeThreads, 33, &f, &ctx).unwrap_err();
+    let f = facts(PurgeVariable::PurgeThreads, 4, true, 1, 32);
+    let e = plan_set(PurgeVariable::PurgeThreads, 33, &f, &ctx).unwrap_err();
     assert_eq!(
         e.to_string(),
         "33 is out of range for innodb_purge_threads: MariaDB 10.11.19 accepts 1 to 32"
     );
-    let e = plan_set(Knob::PurgeThreads, 0, &f, &ctx).unwrap_err();
+    let e = plan_set(PurgeVariable::PurgeThreads, 0, &f, &ctx).unwrap_err();
     assert!(matches!(
         e,
         Refusal::OutOfRange {
@@ -160,21 +166,21 @@ fn refusals() {
         }
     ));
     assert!(matches!(
-        plan_set(Knob::PurgeThreads, 4, &f, &ctx),
+        plan_set(PurgeVariable::PurgeThreads, 4, &f, &ctx),
         Err(Refusal::Unchanged { value: 4, .. })
     ));
-    let missing = KnobFacts {
+    let missing = VariableFacts {
         exists: false,
         ..f.clone()
     };
     assert!(
-        plan_set(Knob::PurgeThreads, 5, &missing, &ctx)
+        plan_set(PurgeVariable::PurgeThreads, 5, &missing, &ctx)
             .unwrap_err()
             .to_string()
             .contains("does not exist")
     );
     let ro = PlanContext::new(mariadb(), true);
-    let e = plan_set(Knob::PurgeThreads, 5, &f, &ro).unwrap_err();
+    let e = plan_set(PurgeVariable::PurgeThreads, 5, &f, &ro).unwrap_err();
     assert!(
         e.to_string()
             .starts_with("read-only mode: changes are disabled")
@@ -185,7 +191,7 @@ fn refusals() {
     );
     assert_eq!(plan_kill(&Blocker::default(), &ro), Err(Refusal::ReadOnly));
     assert_eq!(
-        plan_step(Knob::PurgeThreads, 1, &f, &ro),
+        plan_step(PurgeVariable::PurgeThreads, 1, &f, &ro),
         Err(Refusal::ReadOnly)
     );
 }
@@ -193,44 +199,44 @@ fn refusals() {
 #[test]
 fn steps() {
     let ctx = PlanContext::new(mariadb(), false);
-    let f = facts(Knob::PurgeThreads, 4, true, 1, 32);
+    let f = facts(PurgeVariable::PurgeThreads, 4, true, 1, 32);
     assert_eq!(
-        plan_step(Knob::PurgeThreads, 1, &f, &ctx)
+        plan_step(PurgeVariable::PurgeThreads, 1, &f, &ctx)
             .unwrap()
             .new
             .as_deref(),
         Some("5")
     );
     assert_eq!(
-        plan_step(Knob::PurgeThreads, -1, &f, &ctx)
+        plan_step(PurgeVariable::PurgeThreads, -1, &f, &ctx)
             .unwrap()
             .new
             .as_deref(),
         Some("3")
     );
-    let one = facts(Knob::PurgeThreads, 1, true, 1, 32);
-    let e = plan_step(Knob::PurgeThreads, -1, &one, &ctx).unwrap_err();
+    let one = facts(PurgeVariable::PurgeThreads, 1, true, 1, 32);
+    let e = plan_step(PurgeVariable::PurgeThreads, -1, &one, &ctx).unwrap_err();
     assert_eq!(
         e.to_string(),
         "innodb_purge_threads is already at its minimum (1)"
     );
-    let top = facts(Knob::PurgeThreads, 32, true, 1, 32);
-    let e = plan_step(Knob::PurgeThreads, 1, &top, &ctx).unwrap_err();
+    let top = facts(PurgeVariable::PurgeThreads, 32, true, 1, 32);
+    let e = plan_step(PurgeVariable::PurgeThreads, 1, &top, &ctx).unwrap_err();
     assert_eq!(
         e.to_string(),
         "innodb_purge_threads is already at its maximum (32)"
     );
-    let zero = facts(Knob::MaxPurgeLag, 0, true, 0, u64::MAX);
+    let zero = facts(PurgeVariable::MaxPurgeLag, 0, true, 0, u64::MAX);
     assert!(matches!(
-        plan_step(Knob::MaxPurgeLag, -1, &zero, &ctx),
+        plan_step(PurgeVariable::MaxPurgeLag, -1, &zero, &ctx),
         Err(Refusal::AtLimit {
             which: "minimum",
             ..
         })
     ));
-    let unknown = KnobFacts { current: None, ..f };
+    let unknown = VariableFacts { current: None, ..f };
     assert!(matches!(
-        plan_step(Knob::PurgeThreads, 1, &unknown, &ctx),
+        plan_step(PurgeVariable::PurgeThreads, 1, &unknown, &ctx),
         Err(Refusal::CurrentUnknown { .. })
     ));
 }
@@ -238,12 +244,12 @@ fn steps() {
 #[test]
 fn unknown_range_warns_and_lets_the_server_decide() {
     let ctx = PlanContext::new(mariadb(), false);
-    let f = KnobFacts {
+    let f = VariableFacts {
         max: None,
         source: FactsSource::Unknown,
-        ..facts(Knob::PurgeThreads, 4, true, 1, 32)
+        ..facts(PurgeVariable::PurgeThreads, 4, true, 1, 32)
     };
-    let p = plan_set(Knob::PurgeThreads, 33, &f, &ctx).unwrap();
+    let p = plan_set(PurgeVariable::PurgeThreads, 33, &f, &ctx).unwrap();
     assert!(p.warning_lines.iter().any(|w| w.contains("may truncate")));
 }
 
@@ -260,14 +266,26 @@ fn blocked(flavor: Flavor) -> PlanContext {
 #[test]
 fn delay_while_blocked_per_flavour() {
     // Raising the delay cap.
-    let f = facts(Knob::MaxPurgeLagDelay, 2000, true, 0, 10_000_000);
-    let my = plan_set(Knob::MaxPurgeLagDelay, 5000, &f, &blocked(mysql8())).unwrap();
+    let f = facts(PurgeVariable::MaxPurgeLagDelay, 2000, true, 0, 10_000_000);
+    let my = plan_set(
+        PurgeVariable::MaxPurgeLagDelay,
+        5000,
+        &f,
+        &blocked(mysql8()),
+    )
+    .unwrap();
     assert!(
         my.warning_lines[0].contains("the delay will slow DML without letting purge progress"),
         "{:?}",
         my.warning_lines
     );
-    let ma = plan_set(Knob::MaxPurgeLagDelay, 5000, &f, &blocked(mariadb())).unwrap();
+    let ma = plan_set(
+        PurgeVariable::MaxPurgeLagDelay,
+        5000,
+        &f,
+        &blocked(mariadb()),
+    )
+    .unwrap();
     assert!(
         ma.warning_lines[0].contains("armed: it will throttle writes as soon as purge resumes"),
         "{:?}",
@@ -275,20 +293,25 @@ fn delay_while_blocked_per_flavour() {
     );
     // Lowering the cap is no trap.
     assert!(
-        plan_set(Knob::MaxPurgeLagDelay, 1000, &f, &blocked(mysql8()))
-            .unwrap()
-            .warning_lines
-            .is_empty()
+        plan_set(
+            PurgeVariable::MaxPurgeLagDelay,
+            1000,
+            &f,
+            &blocked(mysql8())
+        )
+        .unwrap()
+        .warning_lines
+        .is_empty()
     );
     // Lowering max_purge_lag is; setting it to 0 is the way out.
-    let lag = facts(Knob::MaxPurgeLag, 20_000, true, 0, u64::MAX);
+    let lag = facts(PurgeVariable::MaxPurgeLag, 20_000, true, 0, u64::MAX);
     assert!(
-        !plan_set(Knob::MaxPurgeLag, 10_000, &lag, &blocked(mysql8()))
+        !plan_set(PurgeVariable::MaxPurgeLag, 10_000, &lag, &blocked(mysql8()))
             .unwrap()
             .warning_lines
             .is_empty()
     );
-    let off = plan_set(Knob::MaxPurgeLag, 0, &lag, &blocked(mysql8())).unwrap();
+    let off = plan_set(PurgeVariable::MaxPurgeLag, 0, &lag, &blocked(mysql8())).unwrap();
     assert!(off.warning_lines.is_empty());
     assert!(off.effect_line.contains("off"));
     // Not blocked: no warning.
@@ -297,15 +320,15 @@ fn delay_while_blocked_per_flavour() {
         ..blocked(mysql8())
     };
     assert!(
-        plan_set(Knob::MaxPurgeLag, 10_000, &lag, &calm)
+        plan_set(PurgeVariable::MaxPurgeLag, 10_000, &lag, &calm)
             .unwrap()
             .warning_lines
             .is_empty()
     );
     // More threads while blocked.
-    let th = facts(Knob::PurgeThreads, 4, true, 1, 32);
+    let th = facts(PurgeVariable::PurgeThreads, 4, true, 1, 32);
     assert!(
-        plan_set(Knob::PurgeThreads, 8, &th, &blocked(mariadb()))
+        plan_set(PurgeVariable::PurgeThreads, 8, &th, &blocked(mariadb()))
             .unwrap()
             .warning_lines[0]
             .contains("blocks purge")
@@ -315,43 +338,49 @@ fn delay_while_blocked_per_flavour() {
 #[test]
 fn effect_lines_use_the_formula() {
     let ctx = blocked(mysql8());
-    let lag = facts(Knob::MaxPurgeLag, 0, true, 0, u64::MAX);
+    let lag = facts(PurgeVariable::MaxPurgeLag, 0, true, 0, u64::MAX);
     // MySQL 8.0.36 (trx0purge.cc trx_purge_dml_delay, 8.0.14+): history 60,000 / 20,000 = 3
     // → (3 − 0.9995) × 10,000 = 20,004.99… → 20,004 µs (truncated, as the server does),
     // capped at 2,000.
-    let p = plan_set(Knob::MaxPurgeLag, 20_000, &lag, &ctx).unwrap();
+    let p = plan_set(PurgeVariable::MaxPurgeLag, 20_000, &lag, &ctx).unwrap();
     assert!(p.effect_line.contains("~2000 µs"), "{}", p.effect_line);
     assert!(p.effect_line.contains("0.9995"), "{}", p.effect_line);
-    let d = facts(Knob::MaxPurgeLagDelay, 2000, true, 0, 10_000_000);
+    let d = facts(PurgeVariable::MaxPurgeLagDelay, 2000, true, 0, 10_000_000);
     // A cap of 0 clamps the delay to 0 (MySQL Bug #72269), it is not "no cap".
-    let p = plan_set(Knob::MaxPurgeLagDelay, 0, &d, &ctx).unwrap();
+    let p = plan_set(PurgeVariable::MaxPurgeLagDelay, 0, &d, &ctx).unwrap();
     assert!(p.effect_line.contains("~0 µs"), "{}", p.effect_line);
     assert!(
         p.effect_line.contains("no delay at all"),
         "{}",
         p.effect_line
     );
-    let p = plan_set(Knob::MaxPurgeLagDelay, 50_000, &d, &ctx).unwrap();
+    let p = plan_set(PurgeVariable::MaxPurgeLagDelay, 50_000, &d, &ctx).unwrap();
     assert!(p.effect_line.contains("~20004 µs"), "{}", p.effect_line);
     // Turning the lag on while the cap is 0 delays nothing, and says so.
     let zero_cap = PlanContext {
         max_purge_lag_delay: Some(0),
         ..ctx
     };
-    let p = plan_set(Knob::MaxPurgeLag, 20_000, &lag, &zero_cap).unwrap();
+    let p = plan_set(PurgeVariable::MaxPurgeLag, 20_000, &lag, &zero_cap).unwrap();
     assert!(
         p.effect_line.contains("not delayed at all"),
         "{}",
         p.effect_line
     );
     // MySQL 5.7 keeps (ratio − 0.5): 25,000 µs under a 50,000 µs cap.
-    let p = plan_set(Knob::MaxPurgeLagDelay, 50_000, &d, &blocked(mysql57())).unwrap();
+    let p = plan_set(
+        PurgeVariable::MaxPurgeLagDelay,
+        50_000,
+        &d,
+        &blocked(mysql57()),
+    )
+    .unwrap();
     assert!(p.effect_line.contains("~25000 µs"), "{}", p.effect_line);
     let off = PlanContext {
         max_purge_lag: Some(0),
         ..ctx
     };
-    let p = plan_set(Knob::MaxPurgeLagDelay, 5000, &d, &off).unwrap();
+    let p = plan_set(PurgeVariable::MaxPurgeLagDelay, 5000, &d, &off).unwrap();
     assert!(
         p.effect_line
             .contains("no effect while innodb_max_purge_lag is 0")

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use innodebt::app::view::SERIES_POINTS;
+use innodebt::app::data_view::SERIES_POINTS;
 use innodebt::app::{App, DataView, Msg};
 use innodebt::theme::Theme;
 use innodebt_capture::{CaptureIndex, Header, WriteSummary, WriterOptions};
@@ -366,7 +366,7 @@ pub async fn run(cfg: SoakConfig) -> SoakReport {
         if n.is_multiple_of(cfg.draw_every) {
             let draw_started = Instant::now();
             terminal
-                .draw(|f| innodebt::ui::render(f, &app, &theme))
+                .draw(|f| innodebt::render::render(f, &app, &theme))
                 .expect("draw");
             app.needs_draw = false;
             report.frames += 1;

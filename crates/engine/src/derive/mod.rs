@@ -1,5 +1,5 @@
 //! Derive, then assess: one sample in, the figures of that moment out — measured by
-//! [`metrics`](crate::metrics), judged over time by [`verdicts`](crate::verdicts), and the
+//! [`measure`](crate::measure), judged over time by [`verdicts`](crate::verdicts), and the
 //! judgement written onto the figures once, here. Every reader (panels, verdict line, plans,
 //! JSON) then shows the same answer. Pure: no I/O, no clock.
 
@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::figures::{Figures, HeldBy, Severity, VerdictKind};
-use crate::metrics::Measurer;
+use crate::measure::Measurer;
 use crate::verdicts::{EngineConfig, Hysteresis, RecoveryModel, RedoLayout, VerdictEngine};
 use innodebt_server::sample::{Sample, ServerInfo, SourceEvent};
 pub use state::{DERIVATION_VERSION, DeriverState};
@@ -200,7 +200,7 @@ impl Deriver {
         figures.recovery = a.recovery;
         figures.sizing = a.sizing;
         // A refused source now also names the judgements it leaves unknown.
-        crate::metrics::name_null_figures(figures);
+        crate::measure::name_null_figures(figures);
     }
 }
 

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Deriver, RedoResize};
-use crate::metrics::{Measurer, MeasurerState};
+use crate::measure::{Measurer, MeasurerState};
 use crate::verdicts::{
     ENGINE_SERIES, EnginePoints, EngineState, Hysteresis, RecoveryModel, RedoLayout, VerdictEngine,
 };

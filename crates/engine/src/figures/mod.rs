@@ -1,6 +1,6 @@
 //! The figures of one moment, measured and judged: exactly the headless JSON contract
 //! (`--once --format json`). Unknown figures are `None` → `null`, never a made-up 0. Data only:
-//! `metrics` measures them from samples, `verdicts` judges them over time, `derive` does both
+//! `measure` measures them from samples, `verdicts` judges them over time, `derive` does both
 //! once per sample; everything else reads them.
 
 mod id;

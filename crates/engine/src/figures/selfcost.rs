@@ -1,5 +1,5 @@
 //! innodebt's own cost to the server for one moment, as data (`self` in the JSON). Made by
-//! `metrics::selfcost` from the statements each sample records.
+//! `measure::selfcost` from the statements each sample records.
 
 use serde::{Deserialize, Serialize};
 

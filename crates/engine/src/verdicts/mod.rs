@@ -1,6 +1,6 @@
 //! Verdicts: what the figures mean for a DBA in an incident, and what to do about it.
 //!
-//! Owns the diagnosis layer on top of [`crate::metrics`]: one [`Figures`] per sample goes into
+//! Owns the diagnosis layer on top of [`crate::measure`]: one [`Figures`] per sample goes into
 //! [`VerdictEngine::observe`] with its monotonic time, and an [`Assessment`] comes out — the
 //! verdicts that hold (purge blocked by a read view, purge too slow, the purge-lag trap, flush
 //! pressure, or healthy), the crash-recovery estimate, the redo sizing advice, and the
@@ -20,7 +20,6 @@
 //! active keeps its `since`.
 
 mod flush;
-pub mod fresh;
 mod healthy;
 mod layout;
 mod open_writes;
@@ -28,6 +27,7 @@ mod purge;
 pub mod recovery;
 mod rseg;
 pub mod sizing;
+pub mod staleness;
 mod state;
 mod unknown;
 pub mod whatif;
@@ -38,8 +38,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::figures::Figures;
 pub use crate::figures::{Bound, Missing, Recovery, Severity, Sizing, Verdict, VerdictKind};
-use crate::metrics::minutes::MinuteMeans;
-use crate::metrics::series::Series;
+use crate::measure::minutes::MinuteMeans;
+use crate::measure::series::Series;
 use innodebt_server::flavor::Flavor;
 
 pub use flush::FlushJudgement;

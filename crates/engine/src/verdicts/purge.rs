@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::figures::Figures;
-use crate::metrics::series::Series;
+use crate::measure::series::Series;
 use crate::units::{count, duration};
 use innodebt_server::flavor::Flavor;
 use innodebt_server::sample::SourceKind;

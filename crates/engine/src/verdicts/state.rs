@@ -14,8 +14,8 @@ use super::{
     Thresholds, Track, VerdictEngine, hour_of_writes, trend_rates,
 };
 use crate::figures::Figures;
-use crate::metrics::minutes::MinuteMeans;
-use crate::metrics::series::Series;
+use crate::measure::minutes::MinuteMeans;
+use crate::measure::series::Series;
 
 /// The engine's inputs per sample: history length, purge records/s, rows written/s (inflow),
 /// redo bytes written/s — in this order everywhere. The first three are series of points; the

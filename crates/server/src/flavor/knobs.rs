@@ -243,7 +243,7 @@ impl Flavor {
     }
 
     /// The version table for the purge knobs on MySQL / Percona (`docs/metrics-sources.md`,
-    /// "Purge knobs": `ha_innodb.cc` and the MySQL manual's ranges). `None` for MariaDB (ask
+    /// "Purge variables": `ha_innodb.cc` and the MySQL manual's ranges). `None` for MariaDB (ask
     /// SYSTEM_VARIABLES) and unknown names.
     pub fn knob_spec(&self, variable: &str) -> Option<KnobSpec> {
         if self.is_mariadb() {

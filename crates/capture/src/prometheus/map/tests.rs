@@ -111,7 +111,7 @@ fn exporter_names_map_to_the_servers_words() {
     assert_eq!(t("mysql_version_info", &[]), Some(Target::Version));
     assert_eq!(
         t("innodebt_history_list_length", &[]),
-        Some(Target::Own(Own::History))
+        Some(Target::ServeSeries(ServeSeries::History))
     );
     // Every name `target` maps is asked for.
     let re = wanted_names();

@@ -11,7 +11,7 @@ use innodebt_server::sample::ServerInfo;
 /// What `--what-if` can change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Knob {
+pub enum WhatIfVariable {
     LogFileSize,
     RedoLogCapacity,
     MaxPurgeLag,
@@ -23,30 +23,30 @@ pub enum Knob {
 const KNOWN: &str = "innodb_log_file_size, innodb_redo_log_capacity, innodb_max_purge_lag, \
                      innodb_max_purge_lag_delay, innodb_purge_threads (MySQL ≥ 8.0.14)";
 
-impl Knob {
+impl WhatIfVariable {
     pub fn name(self) -> &'static str {
         match self {
-            Knob::LogFileSize => "innodb_log_file_size",
-            Knob::RedoLogCapacity => "innodb_redo_log_capacity",
-            Knob::MaxPurgeLag => "innodb_max_purge_lag",
-            Knob::MaxPurgeLagDelay => "innodb_max_purge_lag_delay",
-            Knob::PurgeThreads => "innodb_purge_threads",
+            WhatIfVariable::LogFileSize => "innodb_log_file_size",
+            WhatIfVariable::RedoLogCapacity => "innodb_redo_log_capacity",
+            WhatIfVariable::MaxPurgeLag => "innodb_max_purge_lag",
+            WhatIfVariable::MaxPurgeLagDelay => "innodb_max_purge_lag_delay",
+            WhatIfVariable::PurgeThreads => "innodb_purge_threads",
         }
     }
 
-    /// The knob a variable name is, or why there is no model for it.
-    pub fn from_name(name: &str) -> Result<Knob, String> {
+    /// The variable a variable name is, or why there is no model for it.
+    pub fn from_name(name: &str) -> Result<WhatIfVariable, String> {
         match name.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-            "innodb_log_file_size" => Ok(Knob::LogFileSize),
-            "innodb_redo_log_capacity" => Ok(Knob::RedoLogCapacity),
-            "innodb_max_purge_lag" => Ok(Knob::MaxPurgeLag),
-            "innodb_max_purge_lag_delay" => Ok(Knob::MaxPurgeLagDelay),
+            "innodb_log_file_size" => Ok(WhatIfVariable::LogFileSize),
+            "innodb_redo_log_capacity" => Ok(WhatIfVariable::RedoLogCapacity),
+            "innodb_max_purge_lag" => Ok(WhatIfVariable::MaxPurgeLag),
+            "innodb_max_purge_lag_delay" => Ok(WhatIfVariable::MaxPurgeLagDelay),
             v @ ("innodb_io_capacity" | "innodb_io_capacity_max") => Err(format!(
                 "--what-if has no model for {v}: it sets how fast the page cleaner flushes, \
                  which changes the checkpoint age and dirty pages the workload reaches, and a \
                  capture records only the outcome of flushing. Models exist for {KNOWN}"
             )),
-            "innodb_purge_threads" => Ok(Knob::PurgeThreads),
+            "innodb_purge_threads" => Ok(WhatIfVariable::PurgeThreads),
             "innodb_purge_batch_size" => Err(format!(
                 "--what-if has no model for {}: it changes how fast purge removes history, and \
                  a capture does not measure purge throughput per thread. Models exist for {KNOWN}",
@@ -63,7 +63,8 @@ impl Knob {
 /// One `--what-if VAR=VALUE`, checked against the server the capture is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setting {
-    pub knob: Knob,
+    #[serde(rename = "knob")]
+    pub variable: WhatIfVariable,
     pub value: u64,
 }
 
@@ -98,21 +99,21 @@ impl Scenario {
         };
         let mut labels = Vec::new();
         for (name, value) in settings {
-            let knob = Knob::from_name(name)?;
+            let variable = WhatIfVariable::from_name(name)?;
             let value = *value;
-            match knob {
-                Knob::LogFileSize | Knob::RedoLogCapacity => {
+            match variable {
+                WhatIfVariable::LogFileSize | WhatIfVariable::RedoLogCapacity => {
                     let wants = match flavor.redo {
-                        RedoModel::Mysql8030 => Knob::RedoLogCapacity,
-                        _ => Knob::LogFileSize,
+                        RedoModel::Mysql8030 => WhatIfVariable::RedoLogCapacity,
+                        _ => WhatIfVariable::LogFileSize,
                     };
-                    if knob != wants {
+                    if variable != wants {
                         return Err(format!(
                             "--what-if {}: {} sizes redo with {}, not {}: use --what-if {}=SIZE",
-                            knob.name(),
+                            variable.name(),
                             flavor.display_name(),
                             wants.name(),
-                            knob.name(),
+                            variable.name(),
                             wants.name()
                         ));
                     }
@@ -122,7 +123,7 @@ impl Scenario {
                     if !(min..=max).contains(&capacity) {
                         return Err(format!(
                             "--what-if {}={value}: {} accepts {} to {}{}",
-                            knob.name(),
+                            variable.name(),
                             flavor.display_name(),
                             bytes(min / files),
                             bytes(max / files),
@@ -134,9 +135,9 @@ impl Scenario {
                         ));
                     }
                     s.redo_capacity = Some(capacity);
-                    labels.push(format!("{} = {}", knob.name(), size_setting(value)));
+                    labels.push(format!("{} = {}", variable.name(), size_setting(value)));
                 }
-                Knob::PurgeThreads => {
+                WhatIfVariable::PurgeThreads => {
                     if flavor.dml_delay_rule() != DmlDelayRule::Mysql8014 {
                         return Err(format!(
                             "--what-if has no model for innodb_purge_threads on {}: there it \
@@ -154,8 +155,8 @@ impl Scenario {
                     s.purge_threads = Some(value);
                     labels.push(format!("innodb_purge_threads = {value}"));
                 }
-                Knob::MaxPurgeLag | Knob::MaxPurgeLagDelay => {
-                    let max = if knob == Knob::MaxPurgeLag {
+                WhatIfVariable::MaxPurgeLag | WhatIfVariable::MaxPurgeLagDelay => {
+                    let max = if variable == WhatIfVariable::MaxPurgeLag {
                         MAX_PURGE_LAG_MAX
                     } else {
                         MAX_PURGE_LAG_DELAY_MAX
@@ -163,18 +164,18 @@ impl Scenario {
                     if value > max {
                         return Err(format!(
                             "--what-if {}={value}: the server accepts 0 to {max}",
-                            knob.name()
+                            variable.name()
                         ));
                     }
-                    if knob == Knob::MaxPurgeLag {
+                    if variable == WhatIfVariable::MaxPurgeLag {
                         s.max_purge_lag = Some(value);
                     } else {
                         s.max_purge_lag_delay = Some(value);
                     }
-                    labels.push(format!("{} = {value}", knob.name()));
+                    labels.push(format!("{} = {value}", variable.name()));
                 }
             }
-            s.settings.push(Setting { knob, value });
+            s.settings.push(Setting { variable, value });
         }
         if s.settings.is_empty() {
             return Err("--what-if needs VAR=VALUE, e.g. innodb_log_file_size=4G".into());
@@ -195,8 +196,13 @@ impl Scenario {
     pub(super) fn label_redo(&self) -> Option<String> {
         self.settings
             .iter()
-            .find(|x| matches!(x.knob, Knob::LogFileSize | Knob::RedoLogCapacity))
-            .map(|x| format!("{} = {}", x.knob.name(), size_setting(x.value)))
+            .find(|x| {
+                matches!(
+                    x.variable,
+                    WhatIfVariable::LogFileSize | WhatIfVariable::RedoLogCapacity
+                )
+            })
+            .map(|x| format!("{} = {}", x.variable.name(), size_setting(x.value)))
     }
 
     pub(super) fn label_purge(&self) -> String {
@@ -205,11 +211,13 @@ impl Scenario {
             .iter()
             .filter(|x| {
                 matches!(
-                    x.knob,
-                    Knob::MaxPurgeLag | Knob::MaxPurgeLagDelay | Knob::PurgeThreads
+                    x.variable,
+                    WhatIfVariable::MaxPurgeLag
+                        | WhatIfVariable::MaxPurgeLagDelay
+                        | WhatIfVariable::PurgeThreads
                 )
             })
-            .map(|x| format!("{} = {}", x.knob.name(), x.value))
+            .map(|x| format!("{} = {}", x.variable.name(), x.value))
             .collect();
         parts.join(", ")
     }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use innodebt_engine::metrics::selfcost::SelfCost;
+use innodebt_engine::measure::selfcost::SelfCost;
 use innodebt_poller::cadence::{BUDGET_SHARE, Slowed};
 
 /// `0.6 ms` / `12 ms`.

@@ -10,8 +10,8 @@ pub mod text;
 pub mod timeline;
 
 use crate::cli::TimeSpec;
+use crate::data_view::moments::MomentKind;
 use crate::replay::{CaptureSet, Ends};
-use crate::view::moments::MomentKind;
 use compare::Side;
 pub use compare::{Comparison, SideInfo};
 use innodebt_engine::verdicts::RecoveryModel;
@@ -30,12 +30,12 @@ pub const MIN_COMPARE_SAMPLES: u64 = 10;
 
 /// A window of a capture: sample indices `first..=last`.
 #[derive(Debug, Clone, Copy)]
-pub struct Window {
+pub struct CaptureWindow {
     pub first: u64,
     pub last: u64,
 }
 
-impl Window {
+impl CaptureWindow {
     /// `--from`/`--to` (either may be missing: the first and last samples) → samples, checked
     /// as every command checks them ([`crate::replay::resolve_range`]).
     pub fn resolve(
@@ -43,9 +43,9 @@ impl Window {
         from: Option<TimeSpec>,
         to: Option<TimeSpec>,
         ends: Ends<'_>,
-    ) -> Result<Window, String> {
+    ) -> Result<CaptureWindow, String> {
         let (first, last) = crate::replay::resolve_range(set, from, to, ends)?;
-        Ok(Window { first, last })
+        Ok(CaptureWindow { first, last })
     }
 }
 
@@ -78,7 +78,7 @@ struct ReadSide {
 
 /// Reads one side (`what`: incident or baseline): its figures through the index, its server,
 /// its runtime changes. A side of fewer than [`MIN_COMPARE_SAMPLES`] is refused.
-fn read_side(set: &mut CaptureSet, w: Window, what: &str) -> Result<ReadSide, String> {
+fn read_side(set: &mut CaptureSet, w: CaptureWindow, what: &str) -> Result<ReadSide, String> {
     if set.is_empty() {
         return Err(format!("{}: no samples to compare", set.name()));
     }
@@ -180,9 +180,9 @@ pub struct CompareView {
 /// Compares window `iw` of `incident` with window `bw` of `baseline`.
 pub fn compare(
     incident: &mut CaptureSet,
-    iw: Window,
+    iw: CaptureWindow,
     baseline: &mut CaptureSet,
-    bw: Window,
+    bw: CaptureWindow,
 ) -> Result<Comparison, String> {
     compare_view(incident, iw, baseline, bw).map(|v| v.comparison)
 }
@@ -190,9 +190,9 @@ pub fn compare(
 /// [`compare`], with each side's timeline for the compare screen.
 pub fn compare_view(
     incident: &mut CaptureSet,
-    iw: Window,
+    iw: CaptureWindow,
     baseline: &mut CaptureSet,
-    bw: Window,
+    bw: CaptureWindow,
 ) -> Result<CompareView, String> {
     let inc = read_side(incident, iw, "the incident")?;
     let base = read_side(baseline, bw, "the baseline")?;
@@ -238,7 +238,7 @@ pub fn compare_view(
 /// Re-judges window `w` of `set` under `settings` (`VAR`, value), on the recorded server.
 pub fn what_if(
     set: &mut CaptureSet,
-    w: Window,
+    w: CaptureWindow,
     settings: &[(String, u64)],
     model: RecoveryModel,
 ) -> Result<WhatIfReport, String> {
@@ -253,7 +253,7 @@ pub fn what_if(
 /// that cannot be made is its own error; the capture's are everyone's.
 pub fn what_ifs(
     set: &mut CaptureSet,
-    w: Window,
+    w: CaptureWindow,
     settings: &[Vec<(String, u64)>],
     model: RecoveryModel,
 ) -> Result<Vec<Result<WhatIfReport, String>>, String> {

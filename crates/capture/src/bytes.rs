@@ -58,10 +58,10 @@ impl Source {
     }
 }
 
-/// Reads a source through a buffer of [`Window::CHUNK`] bytes (more when one piece asked for
+/// Reads a source through a buffer of [`ScanWindow::CHUNK`] bytes (more when one piece asked for
 /// is bigger), so walking a file front to back costs few reads and bounded memory. Hopping
-/// backwards (summary to summary) reads [`Window::HOP`] bytes at a time instead.
-pub struct Window<'a> {
+/// backwards (summary to summary) reads [`ScanWindow::HOP`] bytes at a time instead.
+pub struct ScanWindow<'a> {
     src: &'a Source,
     /// Bytes read ahead of what is asked.
     pub chunk: usize,
@@ -72,12 +72,12 @@ pub struct Window<'a> {
     pub error: Option<io::Error>,
 }
 
-impl<'a> Window<'a> {
+impl<'a> ScanWindow<'a> {
     pub const CHUNK: usize = 1 << 20;
     pub const HOP: usize = 4 << 10;
 
     pub fn new(src: &'a Source, end: u64) -> Self {
-        Window {
+        ScanWindow {
             src,
             chunk: Self::CHUNK,
             end,

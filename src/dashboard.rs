@@ -1,4 +1,4 @@
-//! The dashboard on the one screen loop ([`crate::screen`]): the app is the state; its data
+//! The dashboard on the one screen loop ([`crate::screen_loop`]): the app is the state; its data
 //! are the source's events, a background loader's messages and side tasks' answers; its
 //! commands go to the poller, the recorder or a side task. It never awaits the network: the
 //! poller runs in its own task.
@@ -10,9 +10,9 @@ use tokio::sync::mpsc;
 use crate::app::notes::NoteInto;
 use crate::app::{App, Command, Msg, Showing};
 use crate::control::{self, AuditLog};
-use crate::replay::{Loader, WindowRequest};
-use crate::screen::{Flow, Screen, ScreenError, ScreenEvent};
-use crate::term;
+use crate::replay::{LoadRequest, Loader};
+use crate::screen_loop::{Flow, Screen, ScreenError, ScreenEvent};
+use crate::terminal;
 use crate::theme::Theme;
 use innodebt_capture::{CaptureSender, Note};
 use innodebt_poller::connect::ConnectOptions;
@@ -67,11 +67,11 @@ pub async fn run(app: App, theme: Theme, wiring: Wiring) -> Result<(), ScreenErr
         timings: crate::timings::Timings::from_env(),
     };
     for cmd in dashboard.app.start() {
-        if let Command::LoadWindow(req) = cmd {
+        if let Command::Load(req) = cmd {
             dashboard.load_window(req);
         }
     }
-    crate::screen::run(&mut dashboard).await
+    crate::screen_loop::run(&mut dashboard).await
 }
 
 struct Dashboard {
@@ -122,13 +122,13 @@ impl Screen for Dashboard {
         self.app.needs_draw
     }
 
-    fn draw(&mut self, terminal: &mut term::Tui) -> io::Result<()> {
+    fn draw(&mut self, terminal: &mut terminal::Tui) -> io::Result<()> {
         let (app, theme, panic_in_render) = (&self.app, &self.theme, self.panic_in_render);
         terminal.draw(|f| {
             if panic_in_render && app.view().samples_seen >= PANIC_AFTER_SAMPLES {
                 failpoint_panic();
             }
-            crate::ui::render(f, app, theme)
+            crate::render::render(f, app, theme)
         })?;
         self.app.needs_draw = false;
         self.timings.drawn();
@@ -138,7 +138,7 @@ impl Screen for Dashboard {
     fn handle(
         &mut self,
         event: ScreenEvent<Msg>,
-        terminal: &mut term::Tui,
+        terminal: &mut terminal::Tui,
     ) -> Result<Flow, ScreenError> {
         let msg = match event {
             ScreenEvent::Key(k) => {
@@ -164,31 +164,37 @@ impl Screen for Dashboard {
 
 impl Dashboard {
     /// Carries out one of the app's commands.
-    fn command(&mut self, cmd: Command, terminal: &mut term::Tui) -> Result<Flow, ScreenError> {
+    fn command(&mut self, cmd: Command, terminal: &mut terminal::Tui) -> Result<Flow, ScreenError> {
         let wiring = &self.wiring;
         match cmd {
             Command::Quit => return Ok(Flow::Quit),
             Command::Suspend => {
-                term::suspend(terminal)?;
+                terminal::suspend(terminal)?;
                 self.app.needs_draw = true;
             }
             Command::SetPollInterval(d) => send(wiring, PollerCommand::SetInterval(d)),
             Command::UndoScanNow => send(wiring, PollerCommand::UndoScanNow),
-            Command::FetchFacts { knob, then } => {
+            Command::FetchFacts { variable, then } => {
                 let (Some(c), Some(info)) = (&wiring.control, self.app.live.info()) else {
                     return Ok(Flow::Continue);
                 };
                 let (opts, flavor, tx) = (c.opts.clone(), info.flavor, self.side_tx.clone());
                 tokio::spawn(async move {
-                    let result = control::fetch_facts(&opts, flavor, knob)
+                    let result = control::fetch_facts(&opts, flavor, variable)
                         .await
                         .map(Box::new)
                         .map_err(|e| e.to_string());
-                    let _ = tx.send(Msg::Facts { knob, then, result }).await;
+                    let _ = tx
+                        .send(Msg::Facts {
+                            variable,
+                            then,
+                            result,
+                        })
+                        .await;
                 });
             }
             Command::SaveNote { note, into } => save_note(wiring, &self.side_tx, note, into),
-            Command::LoadWindow(req) => self.load_window(req),
+            Command::Load(req) => self.load_window(req),
             Command::Execute(plan) => {
                 let Some(c) = &wiring.control else {
                     return Ok(Flow::Continue);
@@ -216,7 +222,7 @@ impl Dashboard {
 
 impl Dashboard {
     /// Loads a replay window on a blocking thread; the window comes back as a message.
-    fn load_window(&self, req: WindowRequest) {
+    fn load_window(&self, req: LoadRequest) {
         let Showing::Replay(r) = &self.app.showing else {
             return;
         };
@@ -229,8 +235,8 @@ impl Dashboard {
 }
 
 /// One replay load, as the message the app takes. Blocks on file reads.
-pub fn load_window(loader: &Loader, req: WindowRequest) -> Msg {
-    Msg::WindowLoaded {
+pub fn load_window(loader: &Loader, req: LoadRequest) -> Msg {
+    Msg::Loaded {
         ticket: req.ticket,
         result: loader.load(&req).map(Box::new),
     }
@@ -244,7 +250,7 @@ pub fn settle(app: &mut App, cmds: Vec<Command>) -> Vec<Command> {
     let mut rest = Vec::new();
     while let Some(cmd) = queue.pop_front() {
         match cmd {
-            Command::LoadWindow(req) => {
+            Command::Load(req) => {
                 let Showing::Replay(r) = &app.showing else {
                     continue;
                 };

@@ -2,7 +2,7 @@
 //! a biased select over signals, terminal input, the screen's own data and a slow clock; a
 //! draw only after an event changed something, at most ~15 frames/s; the terminal restored on
 //! every way out (quit, SIGTERM/SIGHUP, a hung-up terminal, an error — and a panic, through
-//! `term`'s hook). A screen says what its data is and what an event does ([`Screen`]).
+//! `terminal`'s hook). A screen says what its data is and what an event does ([`Screen`]).
 
 use std::future::Future;
 use std::io;
@@ -13,7 +13,7 @@ use crossterm::event::{Event, KeyEvent};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::Instant;
 
-use crate::term::{self, Input};
+use crate::terminal::{self, Input};
 
 /// At most ~15 frames a second.
 pub const MIN_FRAME: Duration = Duration::from_millis(66);
@@ -71,29 +71,29 @@ pub trait Screen {
     fn needs_draw(&self) -> bool;
 
     /// Draws the state and marks it drawn.
-    fn draw(&mut self, terminal: &mut term::Tui) -> io::Result<()>;
+    fn draw(&mut self, terminal: &mut terminal::Tui) -> io::Result<()>;
 
-    /// One event; the terminal is there for Ctrl-Z (`term::suspend`).
+    /// One event; the terminal is there for Ctrl-Z (`terminal::suspend`).
     fn handle(
         &mut self,
         event: ScreenEvent<Self::Data>,
-        terminal: &mut term::Tui,
+        terminal: &mut terminal::Tui,
     ) -> Result<Flow, ScreenError>;
 }
 
 /// Takes the terminal, runs the screen until it quits, gives the terminal back.
 pub async fn run<S: Screen>(screen: &mut S) -> Result<(), ScreenError> {
-    let mut terminal = term::init().map_err(ScreenError::Setup)?;
+    let mut terminal = terminal::init().map_err(ScreenError::Setup)?;
     let result = event_loop(screen, &mut terminal).await;
-    term::restore();
+    terminal::restore();
     result
 }
 
 async fn event_loop<S: Screen>(
     screen: &mut S,
-    terminal: &mut term::Tui,
+    terminal: &mut terminal::Tui,
 ) -> Result<(), ScreenError> {
-    let mut input = term::spawn_input();
+    let mut input = terminal::spawn_input();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     // The input thread watches the terminal, not window sizes: the resize comes from here.

@@ -14,8 +14,8 @@ use ratatui::widgets::{Block, Borders};
 use crate::app::compare::Compare;
 use crate::app::{App, Showing};
 use crate::keymap::{self, CompareKey, ScreenKey};
-use crate::review::text::{side_line, verdict_line};
-use crate::review::timeline::SideTimeline;
+use crate::postmortem::text::{side_line, verdict_line};
+use crate::postmortem::timeline::SideTimeline;
 use crate::text::{sanitize, width, wrap};
 use crate::theme::{SeverityLook, Theme, ThemeItem};
 use innodebt_engine::figures::Severity;
@@ -194,7 +194,7 @@ const LEGEND: &str = "R checkpoint age crossed async/sync · H history peak · P
 
 /// The side's capture, window and samples, as much as fits (the server last: the warning and
 /// `--format text` name it): never cut in the middle of a time.
-fn side_label(s: &crate::review::SideInfo, w: usize) -> String {
+fn side_label(s: &crate::postmortem::SideInfo, w: usize) -> String {
     let name = sanitize(&s.capture, 200);
     let t = |t: Option<chrono::DateTime<chrono::Utc>>, f: &str| {
         t.map_or("?".into(), |t| t.format(f).to_string())
@@ -246,7 +246,7 @@ fn bar(tl: &SideTimeline, scale: f64, width: usize) -> Vec<(char, Option<ThemeIt
     }
     // One mark per column: the one holding most moments; its count after it, whole or not
     // at all (a cut number would lie).
-    let mut owner: Vec<Option<&crate::review::timeline::Mark>> = vec![None; width];
+    let mut owner: Vec<Option<&crate::postmortem::timeline::Mark>> = vec![None; width];
     for m in &tl.marks {
         let c = col(m.at_s);
         if owner[c].is_none_or(|o| m.count > o.count) {

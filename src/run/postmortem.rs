@@ -8,8 +8,8 @@ use crate::cli::{CaptureRange, OutputFormat, TimeSpec};
 use crate::config::{self, Config};
 use crate::mode::emit;
 use crate::output;
+use crate::postmortem::{self, CaptureWindow};
 use crate::replay::{CaptureSet, Ends};
-use crate::review::{self, Window};
 
 /// `compare INCIDENT BASELINE`: the report in `--format` (text or JSON); without one, on a
 /// terminal, the compare screen.
@@ -22,24 +22,25 @@ pub(super) async fn compare(config: &Config, cmp: &config::Compare) -> ExitCode 
     let mut sides = Vec::new();
     for r in [&cmp.incident, &cmp.baseline] {
         match super::open_capture(config, &r.path) {
-            Ok(mut set) => match Window::resolve(&mut set, r.from, r.to, Ends::RANGE) {
+            Ok(mut set) => match CaptureWindow::resolve(&mut set, r.from, r.to, Ends::RANGE) {
                 Ok(w) => sides.push((set, w)),
                 Err(e) => return fail(EXIT_CONFIG, format!("{}: {e}", range_words(r))),
             },
             Err(e) => return fail(EXIT_CONFIG, e),
         }
     }
-    let [(mut iset, iw), (mut bset, bw)]: [(CaptureSet, Window); 2] = match sides.try_into() {
+    let [(mut iset, iw), (mut bset, bw)]: [(CaptureSet, CaptureWindow); 2] = match sides.try_into()
+    {
         Ok(s) => s,
         Err(_) => return fail(EXIT_FAILURE, "two captures expected"),
     };
     if screen {
-        return match review::compare_view(&mut iset, iw, &mut bset, bw) {
+        return match postmortem::compare_view(&mut iset, iw, &mut bset, bw) {
             Ok(view) => show(config, view).await,
             Err(e) => fail(EXIT_CONFIG, e),
         };
     }
-    match review::compare(&mut iset, iw, &mut bset, bw) {
+    match postmortem::compare(&mut iset, iw, &mut bset, bw) {
         Ok(c) => match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&c))),
             OutputFormat::Text => {
@@ -47,7 +48,7 @@ pub(super) async fn compare(config: &Config, cmp: &config::Compare) -> ExitCode 
                     eprintln!("innodebt: warning: {w}");
                 }
                 // Capture names and audit labels are data: no terminal controls from them.
-                let text: String = review::text::comparison(&c, top)
+                let text: String = postmortem::text::comparison(&c, top)
                     .lines()
                     .map(|l| crate::text::strip_controls(l) + "\n")
                     .collect();
@@ -68,7 +69,7 @@ fn range_words(r: &CaptureRange) -> String {
 }
 
 /// The compare screen until `q`.
-async fn show(config: &Config, view: review::CompareView) -> ExitCode {
+async fn show(config: &Config, view: postmortem::CompareView) -> ExitCode {
     if let Err(code) =
         crate::mode::need_terminal("for the report give --format text (or json), as a pipe gets it")
     {
@@ -93,7 +94,7 @@ pub(super) async fn what_if(config: &Config, r: &config::Replay) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let w = match Window::resolve(&mut set, from, to, Ends::OPTIONS) {
+    let w = match CaptureWindow::resolve(&mut set, from, to, Ends::OPTIONS) {
         Ok(w) => w,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -102,7 +103,7 @@ pub(super) async fn what_if(config: &Config, r: &config::Replay) -> ExitCode {
         Err(e) => return fail(EXIT_CONFIG, e),
     };
     let recovery = config.judging.recovery.clone();
-    let report = match review::what_if(&mut set, w, settings, recovery) {
+    let report = match postmortem::what_if(&mut set, w, settings, recovery) {
         Ok(r) => r,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
@@ -115,7 +116,7 @@ pub(super) async fn what_if(config: &Config, r: &config::Replay) -> ExitCode {
         super::captures::report_notes(&set);
         return match format {
             OutputFormat::Json => emit(&format!("{}\n", output::json_of(&report))),
-            OutputFormat::Text => emit(&review::text::what_if(&report)),
+            OutputFormat::Text => emit(&postmortem::text::what_if(&report)),
         };
     }
     let figures = match set.view_at(pos, false) {

@@ -35,11 +35,11 @@ pub enum Target {
     /// `mysql_version_info{version, version_comment}`.
     Version,
     /// innodebt `serve`'s own figures, used where the exporter's series are absent.
-    Own(Own),
+    ServeSeries(ServeSeries),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Own {
+pub enum ServeSeries {
     History,
     CheckpointAge,
     RedoWritten,
@@ -52,19 +52,25 @@ pub enum Own {
     RedoCapacity,
 }
 
-const OWN: &[(&str, Own)] = &[
-    ("innodebt_history_list_length", Own::History),
-    ("innodebt_checkpoint_age_bytes", Own::CheckpointAge),
-    ("innodebt_redo_written_bytes_per_second", Own::RedoWritten),
-    ("innodebt_dirty_pages", Own::Dirty),
-    ("innodebt_purge_blocker_age_seconds", Own::BlockerAge),
-    ("innodebt_purge_blocker_info", Own::Blocker),
-    ("innodebt_purge_blocker", Own::Blocker),
-    ("innodebt_server_info", Own::Server),
-    ("innodebt_server", Own::Server),
-    ("innodebt_max_purge_lag", Own::MaxPurgeLag),
-    ("innodebt_purge_threads", Own::PurgeThreads),
-    ("innodebt_redo_capacity_bytes", Own::RedoCapacity),
+const OWN: &[(&str, ServeSeries)] = &[
+    ("innodebt_history_list_length", ServeSeries::History),
+    ("innodebt_checkpoint_age_bytes", ServeSeries::CheckpointAge),
+    (
+        "innodebt_redo_written_bytes_per_second",
+        ServeSeries::RedoWritten,
+    ),
+    ("innodebt_dirty_pages", ServeSeries::Dirty),
+    (
+        "innodebt_purge_blocker_age_seconds",
+        ServeSeries::BlockerAge,
+    ),
+    ("innodebt_purge_blocker_info", ServeSeries::Blocker),
+    ("innodebt_purge_blocker", ServeSeries::Blocker),
+    ("innodebt_server_info", ServeSeries::Server),
+    ("innodebt_server", ServeSeries::Server),
+    ("innodebt_max_purge_lag", ServeSeries::MaxPurgeLag),
+    ("innodebt_purge_threads", ServeSeries::PurgeThreads),
+    ("innodebt_redo_capacity_bytes", ServeSeries::RedoCapacity),
 ];
 
 /// The `__name__` regular expression that asks for exactly the series [`target`] maps, so a
@@ -153,7 +159,7 @@ pub fn target(labels: &BTreeMap<String, String>) -> Option<Target> {
     }
     OWN.iter()
         .find(|(n, _)| *n == name)
-        .map(|(_, own)| Target::Own(*own))
+        .map(|(_, own)| Target::ServeSeries(*own))
 }
 
 /// What the figures need, in the DBA's words, and the series any one of which provides it.
@@ -318,7 +324,9 @@ impl Mapper {
             let get = |k: &str| labels.get(k).cloned().unwrap_or_default();
             match &target {
                 Target::Version => version = Some((get("version"), get("version_comment"))),
-                Target::Own(Own::Server) => own_version = Some((get("version"), get("flavor"))),
+                Target::ServeSeries(ServeSeries::Server) => {
+                    own_version = Some((get("version"), get("flavor")))
+                }
                 _ => {}
             }
             have.push(match &target {
@@ -326,7 +334,7 @@ impl Mapper {
                 Target::Metric(n) => format!("m:{n}"),
                 Target::Variable(n) => format!("v:{n}"),
                 Target::Version => "version".into(),
-                Target::Own(o) => format!("o:{}", own_key(*o)),
+                Target::ServeSeries(o) => format!("o:{}", own_key(*o)),
             });
         }
         let unknown: Vec<&'static str> = NEEDS
@@ -509,9 +517,9 @@ fn moments(series: &[Series]) -> BTreeMap<i64, Moment> {
                 Target::Variable(n) => {
                     m.variables.insert(n.clone(), variable_words(n, v));
                 }
-                Target::Version | Target::Own(Own::Server) => {}
-                Target::Own(Own::Blocker) => m.blocker = Some(s.metric.clone()),
-                Target::Own(o) => {
+                Target::Version | Target::ServeSeries(ServeSeries::Server) => {}
+                Target::ServeSeries(ServeSeries::Blocker) => m.blocker = Some(s.metric.clone()),
+                Target::ServeSeries(o) => {
                     m.own.insert(own_key(*o), v);
                 }
             }
@@ -520,18 +528,18 @@ fn moments(series: &[Series]) -> BTreeMap<i64, Moment> {
     moments
 }
 
-fn own_key(o: Own) -> &'static str {
+fn own_key(o: ServeSeries) -> &'static str {
     match o {
-        Own::History => "history",
-        Own::CheckpointAge => "checkpoint",
-        Own::RedoWritten => "written",
-        Own::Dirty => "dirty",
-        Own::BlockerAge => "blocker_age",
-        Own::Blocker => "blocker",
-        Own::Server => "server",
-        Own::MaxPurgeLag => "lag",
-        Own::PurgeThreads => "threads",
-        Own::RedoCapacity => "capacity",
+        ServeSeries::History => "history",
+        ServeSeries::CheckpointAge => "checkpoint",
+        ServeSeries::RedoWritten => "written",
+        ServeSeries::Dirty => "dirty",
+        ServeSeries::BlockerAge => "blocker_age",
+        ServeSeries::Blocker => "blocker",
+        ServeSeries::Server => "server",
+        ServeSeries::MaxPurgeLag => "lag",
+        ServeSeries::PurgeThreads => "threads",
+        ServeSeries::RedoCapacity => "capacity",
     }
 }
 

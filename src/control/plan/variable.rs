@@ -1,25 +1,25 @@
-//! Setting a purge knob (`innodb_purge_threads`, `innodb_max_purge_lag`, its delay cap,
+//! Setting a purge variable (`innodb_purge_threads`, `innodb_max_purge_lag`, its delay cap,
 //! `innodb_purge_batch_size`): `SET GLOBAL`, MySQL 8's `SET PERSIST` / `PERSIST_ONLY`, or a
 //! refusal with the way that works on this server; the likely effect by the server's own
 //! formula, and what a read view blocking purge would make of it.
 
-use super::{ChangePlan, Knob, KnobFacts, PlanAction, PlanContext, Refusal};
+use super::{ChangePlan, PlanAction, PlanContext, PurgeVariable, Refusal, VariableFacts};
 
-/// Plans `knob = current + delta` (the ± keys).
+/// Plans `variable = current + delta` (the ± keys).
 pub fn plan_step(
-    knob: Knob,
+    variable: PurgeVariable,
     delta: i64,
-    facts: &KnobFacts,
+    facts: &VariableFacts,
     ctx: &PlanContext,
 ) -> Result<ChangePlan, Refusal> {
     if ctx.read_only {
         return Err(Refusal::ReadOnly);
     }
     let current = facts.current.ok_or_else(|| Refusal::CurrentUnknown {
-        variable: knob.variable().to_string(),
+        variable: variable.name().to_string(),
     })?;
     let limit = |value: u64, minimum: bool| Refusal::AtLimit {
-        variable: knob.variable().to_string(),
+        variable: variable.name().to_string(),
         value,
         which: if minimum { "minimum" } else { "maximum" },
     };
@@ -32,17 +32,17 @@ pub fn plan_step(
     if facts.max.is_some_and(|m| new > m) && delta > 0 {
         return Err(limit(current, false));
     }
-    plan_set(knob, new, facts, ctx)
+    plan_set(variable, new, facts, ctx)
 }
 
-/// Plans `SET GLOBAL knob = new_value` (or the flavour's nearest equivalent), or refuses.
+/// Plans `SET GLOBAL variable = new_value` (or the flavour's nearest equivalent), or refuses.
 pub fn plan_set(
-    knob: Knob,
+    which: PurgeVariable,
     new_value: u64,
-    facts: &KnobFacts,
+    facts: &VariableFacts,
     ctx: &PlanContext,
 ) -> Result<ChangePlan, Refusal> {
-    let variable = knob.variable();
+    let variable = which.name();
     let server = ctx.flavor.display_name();
     if ctx.read_only {
         return Err(Refusal::ReadOnly);
@@ -71,14 +71,14 @@ pub fn plan_set(
         });
     }
     let current = facts.current.map(|c| c.to_string());
-    let mut warning_lines = blocked_warnings(knob, new_value, facts.current, ctx);
+    let mut warning_lines = blocked_warnings(which, new_value, facts.current, ctx);
     if facts.min.is_none() || facts.max.is_none() {
         warning_lines.push(format!(
             "the accepted range of {variable} is unknown here: the server may truncate the value \
              (the result is read back and shown)"
         ));
     }
-    let effect_line = effect_line(knob, new_value, ctx);
+    let effect_line = effect_line(which, new_value, ctx);
     let verify_sql = format!("SELECT @@GLOBAL.{variable}");
 
     if !facts.dynamic {
@@ -178,12 +178,17 @@ fn capitalise(s: &str) -> String {
 }
 
 /// Whether this change tightens the DML delay (more delay, sooner).
-fn tightens_delay(knob: Knob, new: u64, current: Option<u64>, ctx: &PlanContext) -> bool {
-    match knob {
+fn tightens_delay(
+    variable: PurgeVariable,
+    new: u64,
+    current: Option<u64>,
+    ctx: &PlanContext,
+) -> bool {
+    match variable {
         // Switching it on, or lowering the threshold.
-        Knob::MaxPurgeLag => new > 0 && current.is_none_or(|c| c == 0 || new < c),
+        PurgeVariable::MaxPurgeLag => new > 0 && current.is_none_or(|c| c == 0 || new < c),
         // Raising the cap (0 = no cap, the most there is) while the lag is on.
-        Knob::MaxPurgeLagDelay => {
+        PurgeVariable::MaxPurgeLagDelay => {
             let raises = match current {
                 Some(0) => false,
                 Some(c) => new == 0 || new > c,
@@ -191,15 +196,20 @@ fn tightens_delay(knob: Knob, new: u64, current: Option<u64>, ctx: &PlanContext)
             };
             raises && ctx.max_purge_lag.is_none_or(|l| l > 0)
         }
-        Knob::PurgeThreads | Knob::PurgeBatchSize => false,
+        PurgeVariable::PurgeThreads | PurgeVariable::PurgeBatchSize => false,
     }
 }
 
-fn blocked_warnings(knob: Knob, new: u64, current: Option<u64>, ctx: &PlanContext) -> Vec<String> {
+fn blocked_warnings(
+    variable: PurgeVariable,
+    new: u64,
+    current: Option<u64>,
+    ctx: &PlanContext,
+) -> Vec<String> {
     if !ctx.purge_blocked {
         return Vec::new();
     }
-    if tightens_delay(knob, new, current, ctx) {
+    if tightens_delay(variable, new, current, ctx) {
         return vec![if ctx.flavor.purge_lag_delays_while_blocked() {
             "A read view blocks purge now: the delay will slow DML without letting purge \
              progress. End the blocking transaction first (K)."
@@ -212,8 +222,10 @@ fn blocked_warnings(knob: Knob, new: u64, current: Option<u64>, ctx: &PlanContex
             )
         }];
     }
-    match knob {
-        Knob::PurgeThreads | Knob::PurgeBatchSize if current.is_none_or(|c| new > c) => {
+    match variable {
+        PurgeVariable::PurgeThreads | PurgeVariable::PurgeBatchSize
+            if current.is_none_or(|c| new > c) =>
+        {
             vec![
                 "A read view blocks purge now: more purge capacity cannot remove history that \
                  view may still need. End the blocking transaction first (K)."
@@ -224,14 +236,14 @@ fn blocked_warnings(knob: Knob, new: u64, current: Option<u64>, ctx: &PlanContex
     }
 }
 
-fn effect_line(knob: Knob, new: u64, ctx: &PlanContext) -> String {
+fn effect_line(variable: PurgeVariable, new: u64, ctx: &PlanContext) -> String {
     let f = ctx.flavor;
-    match knob {
-        Knob::MaxPurgeLag if new == 0 => {
+    match variable {
+        PurgeVariable::MaxPurgeLag if new == 0 => {
             "Turns the purge-lag DML delay off: writes are no longer slowed by history length."
                 .to_string()
         }
-        Knob::MaxPurgeLag => {
+        PurgeVariable::MaxPurgeLag => {
             let cap = ctx.max_purge_lag_delay.unwrap_or(0);
             let formula = f.dml_delay_formula(new);
             if ctx.max_purge_lag_delay == Some(0) {
@@ -258,7 +270,7 @@ fn effect_line(knob: Knob, new: u64, ctx: &PlanContext) -> String {
                 ),
             }
         }
-        Knob::MaxPurgeLagDelay => match (ctx.max_purge_lag, ctx.history) {
+        PurgeVariable::MaxPurgeLagDelay => match (ctx.max_purge_lag, ctx.history) {
             (Some(0), _) => format!(
                 "Caps the DML delay at {}; no effect while innodb_max_purge_lag is 0 (off).",
                 delay_text(new)
@@ -274,12 +286,12 @@ fn effect_line(knob: Knob, new: u64, ctx: &PlanContext) -> String {
                 delay_text(new)
             ),
         },
-        Knob::PurgeThreads => {
+        PurgeVariable::PurgeThreads => {
             "More purge threads purge faster when purge itself is the bottleneck (not when a \
              read view blocks it), at the cost of CPU and I/O for queries."
                 .to_string()
         }
-        Knob::PurgeBatchSize => {
+        PurgeVariable::PurgeBatchSize => {
             "Undo pages purge handles per batch: bigger batches purge more per round, with \
              bigger I/O bursts; smaller ones purge more gently."
                 .to_string()

@@ -37,7 +37,7 @@ use crate::figures::Figures;
 use crate::units::duration;
 use innodebt_server::flavor::Flavor;
 use innodebt_server::sample::ServerInfo;
-pub use scenario::{Knob, Scenario, Setting, size_setting};
+pub use scenario::{Scenario, Setting, WhatIfVariable, size_setting};
 
 /// Longest interval one sample stands for.
 pub const MAX_STEP_S: f64 = 30.0;
@@ -260,8 +260,8 @@ struct PurgeTrack {
 }
 
 impl PurgeTrack {
-    fn observe(&mut self, flavor: Flavor, f: &Figures, knobs: PurgeKnobs, dt: f64) {
-        let PurgeKnobs { lag, cap, threads } = knobs;
+    fn observe(&mut self, flavor: Flavor, f: &Figures, variables: PurgeKnobs, dt: f64) {
+        let PurgeKnobs { lag, cap, threads } = variables;
         let o = &mut self.out;
         o.max_purge_lag = lag;
         o.max_purge_lag_delay_us = cap;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use innodebt_engine::derive::Deriver;
 use innodebt_engine::figures::{Figures, FlushSource};
-use innodebt_engine::metrics::series::Series;
+use innodebt_engine::measure::series::Series;
 use innodebt_server::sample::{ServerInfo, SourceEvent};
 pub use rows::{CHART_COLUMNS, Row};
 pub use state::ViewState;

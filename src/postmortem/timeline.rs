@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::view::moments::{self, Moment, MomentKind};
+use crate::data_view::moments::{self, Moment, MomentKind};
 use innodebt_capture::Note;
 use innodebt_engine::figures::{Figures, Severity};
 

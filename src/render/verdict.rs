@@ -128,7 +128,7 @@ pub fn render(frame: &mut Frame, area: Rect, line: Line<'static>, app: &App, the
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::flow::wrap_line;
+    use crate::render::flow::wrap_line;
 
     fn text(l: &Line<'_>) -> String {
         l.spans.iter().map(|s| s.content.as_ref()).collect()

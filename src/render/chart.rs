@@ -16,7 +16,7 @@ use crate::keymap::LiveKey;
 use crate::text::truncate;
 use crate::theme::{Theme, ThemeItem};
 use innodebt_engine::figures::{FigureId, Figures};
-use innodebt_engine::metrics::series::Series;
+use innodebt_engine::measure::series::Series;
 use innodebt_engine::units::{self, NA};
 
 pub struct Plot<'a> {
