@@ -173,7 +173,7 @@ async fn read_variable_facts(
         .and_then(|r| r.as_ref(1))
         .and_then(value_text)
         .and_then(|t| t.trim().parse::<u64>().ok());
-    let spec = flavor.knob_spec(variable);
+    let spec = flavor.variable_spec(variable);
     Ok(VariableFacts {
         variable: variable.to_string(),
         exists: row.is_some(),

@@ -96,7 +96,7 @@ impl SourceKind {
     }
 }
 
-/// What the poller asks on its own cadence (the latency guard's unit, `source::cadence`).
+/// What the poller asks on its own cadence (the latency guard's unit, `innodebt_poller::cadence`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cadenced {

@@ -106,7 +106,7 @@ fn mysql8_offers_set_persist_as_the_alternative() {
 #[test]
 fn purge_threads_read_only_mysql8_is_persist_only_after_restart() {
     let ctx = PlanContext::new(mysql8(), false);
-    let spec = mysql8().knob_spec("innodb_purge_threads").unwrap();
+    let spec = mysql8().variable_spec("innodb_purge_threads").unwrap();
     assert!(!spec.dynamic);
     let f = facts(PurgeVariable::PurgeThreads, 4, false, spec.min, spec.max);
     let p = plan_set(PurgeVariable::PurgeThreads, 8, &f, &ctx).unwrap();

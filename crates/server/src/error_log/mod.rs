@@ -1,6 +1,6 @@
 //! The server's error log, read for its last crash recovery: how much redo it applied and how
 //! long that took. Pure text in, figures out (the reading itself is the source's:
-//! `source::live::errlog`); odd lines are skipped, never a panic (`tests/it/parser_props.rs`).
+//! `innodebt_poller::live::errlog`); odd lines are skipped, never a panic (`tests/it/parser_props.rs`).
 //!
 //! The message texts, as the servers print them:
 //! - MariaDB 10.5+ (`storage/innobase/log/log0recv.cc`, `srv/srv0start.cc`): "InnoDB: Starting

@@ -1,8 +1,8 @@
 //! MySQL 5.7 / 8.0 / 8.0.30+ / 8.4 · Percona · MariaDB: which SQL to run, which redo formulas
-//! apply and what the knobs do. This directory is the ONLY place that knows how servers differ;
+//! apply and what the variables do. This directory is the ONLY place that knows how servers differ;
 //! everything else asks the [`Flavor`] it was handed. Here: what the server is (detection);
 //! `sql` what to ask it, `redo` its redo capacity and flush points (`redo80`: MySQL
-//! 8.0.0–8.0.29 by release), `knobs` what its purge and dirty-page settings do and how they
+//! 8.0.0–8.0.29 by release), `variables` what its purge and dirty-page settings do and how they
 //! can be changed; `words` what the redo points are called;
 //! `flushing` what the page cleaner does for redo at an age (`innodb_adaptive_flushing[_lwm]`);
 //! `recovery` how fast it recovers from a crash when its own error log cannot say.
@@ -10,7 +10,7 @@
 //! queue on.
 
 mod flushing;
-mod knobs;
+mod variables;
 mod recovery;
 mod redo;
 mod redo80;
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use flushing::{
     DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeAge, RegimeAges, RegimeLines,
 };
-pub use knobs::{DmlDelayRule, KnobSpec, TrxNumbers};
+pub use variables::{DmlDelayRule, VariableSpec, TrxNumbers};
 pub use recovery::{
     ERROR_LOG_FILE_SQL, ERROR_LOG_TABLE_SQL, MARIADB_105_RECOVERY, MYSQL_56_RECOVERY,
     MYSQL_57_RECOVERY, MYSQL_80_RECOVERY, RecoveryDefault,

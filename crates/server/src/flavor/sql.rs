@@ -125,7 +125,7 @@ pub const MONITOR_GROUPS: &[&str] = &[
 /// NULL` costs as much) — so the text is left out, and the blocker's statement comes from
 /// its session, looked up by id ([`Flavor::session_sql`]). The last column counts the open
 /// transactions (`COUNT(*) OVER ()`, +0.17 ms at 500), which sets how often this is read
-/// (`source::oldest`), and the next the read-write ones — on MariaDB ≥ 10.6.16 one of them
+/// (`innodebt_poller::oldest`), and the next the read-write ones — on MariaDB ≥ 10.6.16 one of them
 /// keeps purge from freeing any history (`trx0purge.cc free_history_rseg`). MariaDB gives a
 /// read-only transaction the id 0. Our own session is left out.
 const TRX_SQL: &str = "SELECT CAST(t.trx_id AS CHAR), t.trx_state, \
@@ -213,7 +213,7 @@ impl Flavor {
     /// One session by id: user, host, command, statement. performance_schema.threads when it
     /// is on (0.08 ms at 10 sessions, 1.3–1.7 ms at 5,000 on MariaDB 10.11, which has no index
     /// on the id), else the processlist (0.24 → 11.7 ms). Asked only when the purge blocker
-    /// changes, then on a slow cadence (`source::sessions`).
+    /// changes, then on a slow cadence (`innodebt_poller::sessions`).
     pub fn session_sql(&self, thread_id: u64, performance_schema: bool) -> String {
         if performance_schema {
             format!(

@@ -1,7 +1,7 @@
 //! How long crash recovery would take if the server died now, and at the worst moment, and
 //! where the rate that says so comes from: `--recovery-rate`, else this server's own last
 //! crash recovery in its error log (read by the source at connect; parsed in `error_log`),
-//! else the default for its flavour and version (`source::flavor::RecoveryDefault`, each
+//! else the default for its flavour and version (`innodebt_server::flavor::RecoveryDefault`, each
 //! figure cited there).
 //!
 //! # The model
@@ -34,7 +34,7 @@
 //! The newest crash recovery in the log that can be timed gives the redo it applied (end LSN −
 //! checkpoint LSN), how long applying it took and how long the whole restart took, by the log's
 //! own timestamps; when that recovery's process is the server running now, the host times the
-//! restart to 10 ms (process start to pid file, `source::live::errlog`). The model is then
+//! restart to 10 ms (process start to pid file, `innodebt_poller::live::errlog`). The model is then
 //! `startup` = restart − redo application and `rate` = redo ÷ redo application. MariaDB (and
 //! MySQL 5.6) print whole seconds, so a span logged as `s` seconds took anywhere in
 //! `(s − 1, s + 1)`; redo application cannot outlast the restart around it. Each is taken at the

@@ -1,4 +1,4 @@
-//! What the purge and dirty-page knobs do on this flavour (the DML delay of
+//! What the purge and dirty-page variables do on this flavour (the DML delay of
 //! `innodb_max_purge_lag`, MariaDB's `lwm = 0`), and how they can be changed: dynamic or
 //! not, ranges where the server has no SYSTEM_VARIABLES table, privileges, and keeping a
 //! change across restarts.
@@ -30,10 +30,10 @@ pub struct TrxNumbers {
     pub insert_only_in_history: bool,
 }
 
-/// What a version table says about a knob where the server has no
+/// What a version table says about a variable where the server has no
 /// `information_schema.SYSTEM_VARIABLES` to ask (MySQL, Percona).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KnobSpec {
+pub struct VariableSpec {
     pub dynamic: bool,
     pub min: u64,
     pub max: u64,
@@ -242,14 +242,14 @@ impl Flavor {
         self.is_mariadb() && (self.major, self.minor) >= (10, 1)
     }
 
-    /// The version table for the purge knobs on MySQL / Percona (`docs/metrics-sources.md`,
+    /// The version table for the purge variables on MySQL / Percona (`docs/metrics-sources.md`,
     /// "Purge variables": `ha_innodb.cc` and the MySQL manual's ranges). `None` for MariaDB (ask
     /// SYSTEM_VARIABLES) and unknown names.
-    pub fn knob_spec(&self, variable: &str) -> Option<KnobSpec> {
+    pub fn variable_spec(&self, variable: &str) -> Option<VariableSpec> {
         if self.is_mariadb() {
             return None;
         }
-        let spec = |dynamic, min, max| Some(KnobSpec { dynamic, min, max });
+        let spec = |dynamic, min, max| Some(VariableSpec { dynamic, min, max });
         match variable {
             "innodb_purge_threads" => spec(false, 1, 32),
             "innodb_max_purge_lag" => spec(true, 0, 4_294_967_295),
