@@ -101,19 +101,16 @@ pub async fn main(config: &Config, fleet: &config::Fleet) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let theme = match crate::mode::theme(&config.look) {
+    // Before any server is polled.
+    let theme = match theme_and_terminal(
+        config,
+        args.once,
+        "for the fleet as text or JSON use `innodebt fleet … --once`, for one server \
+         `innodebt -h HOST --once` (or `check`)",
+    ) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    // Before any server is polled.
-    if !args.once
-        && let Err(code) = crate::mode::need_terminal(
-            "for the fleet as text or JSON use `innodebt fleet … --once`, for one server \
-             `innodebt -h HOST --once` (or `check`)",
-        )
-    {
-        return code;
-    }
     let cfg = config.poll.clone();
     let (tx, rx) = mpsc::channel(1024);
     let mut tasks = Vec::new();
@@ -185,17 +182,14 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
         Ok(at) => at,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let theme = match crate::mode::theme(&config.look) {
+    let theme = match theme_and_terminal(
+        config,
+        args.once,
+        "for the fleet as text or JSON use `innodebt fleet --prometheus URL --once`",
+    ) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    if !args.once
-        && let Err(code) = crate::mode::need_terminal(
-            "for the fleet as text or JSON use `innodebt fleet --prometheus URL --once`",
-        )
-    {
-        return code;
-    }
     let origin = prometheus::Origin::from_args(p, config.poll.query_timeout, at);
     let deriver = config.judging.deriver();
     let deriver = if args.once || at.is_some() {
@@ -277,6 +271,16 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
     }
+}
+
+/// The theme, and — for the screen, not `--once` — a terminal to draw it on (`instead` says
+/// what to run without one).
+fn theme_and_terminal(config: &Config, once: bool, instead: &str) -> Result<Theme, ExitCode> {
+    let theme = crate::mode::theme(&config.look)?;
+    if !once {
+        crate::mode::need_terminal(instead)?;
+    }
+    Ok(theme)
 }
 
 /// The Prometheus a fleet's rows come from, and each row's instance.

@@ -5,7 +5,7 @@
 //!   its session is looked up once, not every tick;
 //! - from a handful of sessions to 1,500 the status counters and INNODB_METRICS run once
 //!   every tick; INNODB_TRX at most once — every tick with one open transaction, every other
-//!   tick with 151 (`source::oldest`) — and never with the statement text
+//!   tick with 151 (`innodebt_poller::oldest`) — and never with the statement text
 //!   (performance_schema's digests say what the server ran); between reads the blocker's age
 //!   counts on;
 //! - every sample records each statement it sent and its round trip; a tick sends them in one
@@ -67,7 +67,7 @@ fn connector(opts: ConnectOptions) -> ConnectFn {
 }
 
 /// The tick's stretch after one more sample, checked against the latency guard's rule
-/// (`source::cadence`) with the round trip the sample reports: over the budget doubles it (up
+/// (`innodebt_poller::cadence`) with the round trip the sample reports: over the budget doubles it (up
 /// to [`MAX_STRETCH`]), under half the budget halves it (`recovering`), in between keeps it.
 /// Panics, naming the sample, when the step breaks the rule.
 fn tick_step(before: u32, slowed: &[Slowed], interval: Duration) -> u32 {

@@ -242,7 +242,7 @@ async fn serves_series_name_the_blocker_and_at_looks_back() {
 }
 
 /// A one-shot HTTP server answering 401.
-pub(crate) fn answer_401() -> (String, std::thread::JoinHandle<()>) {
+fn answer_401() -> (String, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let handle = std::thread::spawn(move || {
@@ -262,43 +262,48 @@ pub(crate) fn answer_401() -> (String, std::thread::JoinHandle<()>) {
 
 #[test]
 fn a_refusing_or_silent_prometheus_is_named_not_shown_healthy() {
-    let (url, server) = answer_401();
-    let out = innodebt(&["--prometheus", &url, "--instance", "db:9104", "--once"]);
-    server.join().expect("the 401 server");
-    assert_ne!(out.status.code(), Some(0));
-    let msg = stderr(&out);
-    assert!(
-        msg.contains("answered 401") && msg.contains("--basic-auth-file"),
-        "{msg}"
-    );
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    // One server and the fleet alike: exit 1, the reason on stderr, nothing on stdout.
+    for what in [&["--instance", "db:9104"][..], &["fleet"][..]] {
+        let run = |url: &str, extra: &[&str]| {
+            let mut args: Vec<&str> = match what {
+                ["fleet"] => vec!["fleet", "--prometheus", url],
+                _ => [&["--prometheus", url][..], what].concat(),
+            };
+            args.extend_from_slice(extra);
+            args.push("--once");
+            innodebt(&args)
+        };
+        let (url, server) = answer_401();
+        let out = run(&url, &[]);
+        server.join().expect("the 401 server");
+        assert_eq!(out.status.code(), Some(1), "{what:?}");
+        let msg = stderr(&out);
+        assert!(
+            msg.contains("answered 401") && msg.contains("--basic-auth-file"),
+            "{what:?}: {msg}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{what:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
 
-    // Accepts and never answers: the query timeout names it.
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let started = std::time::Instant::now();
-    let out = innodebt(&[
-        "--prometheus",
-        &url,
-        "--instance",
-        "db:9104",
-        "--query-timeout",
-        "2s",
-        "--once",
-    ]);
-    assert_ne!(out.status.code(), Some(0));
-    let msg = stderr(&out);
-    assert!(msg.contains("no answer within 2.0 s"), "{msg}");
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
-    drop(listener);
+        // Accepts and never answers: the query timeout names it.
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let started = std::time::Instant::now();
+        let out = run(&url, &["--query-timeout", "2s"]);
+        assert_eq!(out.status.code(), Some(1), "{what:?}");
+        let msg = stderr(&out);
+        assert!(msg.contains("no answer within 2.0 s"), "{what:?}: {msg}");
+        assert!(out.stdout.is_empty(), "{what:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(listener);
+    }
 
     // check: UNKNOWN with the reason on the status line.
     let (url, server) = answer_401();

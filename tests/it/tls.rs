@@ -1,5 +1,5 @@
 //! TLS against a private MariaDB serving certificates this test generates with `openssl`:
-//! every `--ssl-mode`, through the library (`source::connect`) and through the binary
+//! every `--ssl-mode`, through the library (`innodebt_poller::connect`) and through the binary
 //! (`--once`). An encrypted session is proven by the server: `Ssl_cipher` of the session, or
 //! the server's `Ssl_finished_accepts` counter moving when the binary connected. A wrong CA, a
 //! certificate for another name (or for none), an account that requires TLS, a server that

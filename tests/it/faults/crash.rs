@@ -29,7 +29,7 @@ fn derive_all(events: &[SourceEvent]) -> Vec<(usize, Figures)> {
 
 /// `SHOW GLOBAL STATUS` statements the recording waits for on each side of the crash. Each
 /// tick asks it once (`status_sql`); the session sums ask it too, on the first two ticks and
-/// every 10 s after (`session_sums_sql`, `source::live::session`). 14 are at least 11 ticks
+/// every 10 s after (`session_sums_sql`, `innodebt_poller::live::session`). 14 are at least 11 ticks
 /// begun, so at least 10 samples recorded: the assertions below want 8 on each side.
 const STATUS_STATEMENTS: u64 = 14;
 

@@ -10,12 +10,12 @@
 //! queue on.
 
 mod flushing;
-mod variables;
 mod recovery;
 mod redo;
 mod redo80;
 mod rseg;
 mod sql;
+mod variables;
 mod words;
 
 use serde::{Deserialize, Serialize};
@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 pub use flushing::{
     DEFAULT_ADAPTIVE_FLUSHING_LWM_PCT, FlushRegime, RegimeAge, RegimeAges, RegimeLines,
 };
-pub use variables::{DmlDelayRule, VariableSpec, TrxNumbers};
 pub use recovery::{
     ERROR_LOG_FILE_SQL, ERROR_LOG_TABLE_SQL, MARIADB_105_RECOVERY, MYSQL_56_RECOVERY,
     MYSQL_57_RECOVERY, MYSQL_80_RECOVERY, RecoveryDefault,
@@ -41,6 +40,7 @@ pub use sql::{
     METRICS, MONITOR_GROUPS, OLDEST_PAGE_METRICS, READ_ONLY_PROBED, RSEG_METRICS, SESSION_SUMS,
     STATUS, VARIABLES, read_only_key, variables_sql,
 };
+pub use variables::{DmlDelayRule, TrxNumbers, VariableSpec};
 pub use words::PointWords;
 
 /// What a flavour's rules read of a server's settings: its global variables by name.
