@@ -72,6 +72,12 @@ impl Look {
         }
         Theme::load(&self.theme).map_err(|e| e.to_string())
     }
+
+    /// [`Self::load`] for a mode about to draw: a bad theme ends it with exit 2.
+    pub fn theme(&self) -> Result<Theme, std::process::ExitCode> {
+        self.load()
+            .map_err(|e| crate::mode::fail(crate::mode::EXIT_CONFIG, e))
+    }
 }
 
 /// `--once` and `--format`, given before the subcommand or after it.

@@ -327,3 +327,22 @@ fn send(wiring: &Wiring, cmd: PollerCommand) {
 fn failpoint_panic() -> ! {
     panic!("{FAILPOINT_ENV}={PANIC_IN_RENDER}: a deliberate panic inside a render");
 }
+
+/// The dashboard over what `app` holds already (a replay with its own transport, a
+/// comparison): no live source, nothing arrives but keys.
+pub async fn run_without_source(app: App, theme: Theme) -> std::process::ExitCode {
+    // The sender lives until the screen closes: the source channel stays open and empty.
+    let (_tx, rx) = tokio::sync::mpsc::channel(1);
+    let wiring = Wiring {
+        control: None,
+        events: rx,
+        messages: None,
+        poller: None,
+        recorder: None,
+        recording: None,
+    };
+    match run(app, theme, wiring).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => crate::mode::fail(crate::mode::EXIT_FAILURE, format!("{e:#}")),
+    }
+}

@@ -35,6 +35,7 @@ pub mod dashboard;
 pub mod data_view;
 pub mod export;
 pub mod fleet;
+pub mod from_prometheus;
 pub mod keymap;
 pub mod mode;
 pub mod openmetrics;

@@ -1,14 +1,11 @@
 //! What every mode (the dashboard, `serve`, `fleet`, …) shares: how it ends on an error (one
 //! clear line on stderr after the terminal is restored, and an exit code that says which kind
-//! of failure it was), how it writes to standard output, whether a screen has a terminal, and
-//! loading the theme asked for. Below `run`, which dispatches to `serve` and `fleet`: they use
-//! this, not `run`.
+//! of failure it was), how it writes to standard output and whether a screen has a terminal.
+//! Below `run`, `config`, `serve`, `fleet` and the screen loop, which all use it; it uses none
+//! of them.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
-
-use crate::config::Look;
-use crate::theme::Theme;
 
 /// Exit codes: 0 fine, 1 runtime failure, 2 bad usage/configuration/input, ≥ 10 connection
 /// failure classes (see `ConnectError::exit_code`).
@@ -171,30 +168,6 @@ fn missing_terminal() -> Option<&'static str> {
 /// What a live dashboard without a terminal can do instead.
 pub const LIVE_INSTEAD: &str = "for one look use --once (text, or --format json), and to \
      record without a screen `innodebt record FILE`";
-
-/// The theme `look` asks for, or a message naming the bad file.
-pub fn theme(look: &Look) -> Result<Theme, ExitCode> {
-    look.load().map_err(|e| fail(EXIT_CONFIG, e))
-}
-
-/// The dashboard over what `app` holds already (a replay with its own transport, a
-/// comparison): no live source, nothing arrives but keys.
-pub async fn run_without_source(app: crate::app::App, theme: Theme) -> ExitCode {
-    // The sender lives until the screen closes: the source channel stays open and empty.
-    let (_tx, rx) = tokio::sync::mpsc::channel(1);
-    let wiring = crate::dashboard::Wiring {
-        control: None,
-        events: rx,
-        messages: None,
-        poller: None,
-        recorder: None,
-        recording: None,
-    };
-    match crate::dashboard::run(app, theme, wiring).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
-    }
-}
 
 /// How long `--once` may watch: the verdicts' trend window plus two intervals of slack.
 pub fn once_watch_limit(interval: std::time::Duration) -> std::time::Duration {

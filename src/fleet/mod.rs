@@ -176,7 +176,7 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
     }
     let at = match p
         .at
-        .map(|t| crate::run::prometheus_moment(Some(t)))
+        .map(|t| crate::from_prometheus::moment(Some(t)))
         .transpose()
     {
         Ok(at) => at,
@@ -276,7 +276,7 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
 /// The theme, and — for the screen, not `--once` — a terminal to draw it on (`instead` says
 /// what to run without one).
 fn theme_and_terminal(config: &Config, once: bool, instead: &str) -> Result<Theme, ExitCode> {
-    let theme = crate::mode::theme(&config.look)?;
+    let theme = config.look.theme()?;
     if !once {
         crate::mode::need_terminal(instead)?;
     }

@@ -68,7 +68,7 @@ impl Origin {
 
     /// One instance's series over the `lookback` before `to`, for its dashboard.
     pub fn instance_request(&self, key: &InstanceKey, to: DateTime<Utc>) -> Request {
-        let back = chrono::Duration::from_std(crate::run::prometheus_lookback(self.step))
+        let back = chrono::Duration::from_std(crate::from_prometheus::lookback(self.step))
             .unwrap_or(chrono::Duration::minutes(10));
         Request {
             url: self.url.clone(),
@@ -294,8 +294,13 @@ pub fn spawn_dashboard(
         let feed = async move {
             match innodebt_capture::prometheus::Import::open(&req).await {
                 Ok(import) => {
-                    crate::run::prometheus_feed(import, origin.step, origin.at.is_none(), events_tx)
-                        .await
+                    crate::from_prometheus::feed(
+                        import,
+                        origin.step,
+                        origin.at.is_none(),
+                        events_tx,
+                    )
+                    .await
                 }
                 Err(e) => {
                     let _ = events_tx

@@ -99,7 +99,7 @@ async fn show_with(
     if let Err(code) = crate::mode::need_terminal(instead) {
         return code;
     }
-    let theme = match super::theme(&config.look) {
+    let theme = match config.look.theme() {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -107,7 +107,7 @@ async fn show_with(
     let mut replay = Replay::new(Recording::new(set), first, last);
     replay.what_if = what_if;
     let app = App::replaying(replay, interval);
-    crate::mode::run_without_source(app, theme).await
+    crate::dashboard::run_without_source(app, theme).await
 }
 
 /// The typical gap between samples, for the header.

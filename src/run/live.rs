@@ -25,7 +25,7 @@ pub(super) async fn main(
     record: Option<&Path>,
 ) -> ExitCode {
     let cfg = poller_config(config, opts);
-    let theme = match super::theme(&config.look) {
+    let theme = match config.look.theme() {
         Ok(t) => t,
         Err(code) => return code,
     };

@@ -8,11 +8,8 @@ mod captures;
 mod check;
 mod import;
 mod live;
-mod prometheus;
-pub(crate) use prometheus::{
-    feed as prometheus_feed, lookback as prometheus_lookback, moment as prometheus_moment,
-};
 mod postmortem;
+mod prometheus;
 mod record;
 mod report;
 mod session;
@@ -22,7 +19,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, ImportSource};
 use crate::config::{Config, Mode, Process};
-pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail, theme};
+pub(crate) use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::replay::CaptureSet;
 
 pub async fn main(cli: Cli) -> ExitCode {
@@ -73,7 +70,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         Mode::Import(ImportSource::Dolphie { file, output }) => import::dolphie(file, output),
         Mode::Export(e) => captures::export(c, e),
         Mode::Report(r) => report::main(c, r),
-        Mode::Serve(settings) => crate::serve::main(c, settings).await,
+        Mode::Serve(settings) => crate::serve::main(&c.poll, &c.judging.deriver(), settings).await,
         Mode::Fleet(fleet) => crate::fleet::main(c, fleet).await,
         Mode::Check(chk) => check::main(c, chk).await,
         Mode::CalibrateRecovery { error_log } => captures::calibrate(error_log),

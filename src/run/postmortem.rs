@@ -75,12 +75,12 @@ async fn show(config: &Config, view: postmortem::CompareView) -> ExitCode {
     {
         return code;
     }
-    let theme = match super::theme(&config.look) {
+    let theme = match config.look.theme() {
         Ok(t) => t,
         Err(code) => return code,
     };
     let app = crate::app::App::comparing(view, chrono::Utc::now());
-    crate::mode::run_without_source(app, theme).await
+    crate::dashboard::run_without_source(app, theme).await
 }
 
 /// `replay FILE --what-if VAR=VALUE`: the dashboard with the what-if on the checkpoint-age

@@ -25,7 +25,6 @@ use tokio::net::TcpListener;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::cli::{ConnectOptions, Endpoint};
-use crate::config::Config;
 use crate::mode::{EXIT_CONFIG, EXIT_FAILURE, fail};
 use crate::openmetrics::exporter::{Build, Exporter};
 use crate::openmetrics::{self, Format};
@@ -33,6 +32,7 @@ use allow::ProbeAllow;
 use config::{check_name, parse_host_port};
 use http::{Request, Response};
 use innodebt_capture::Recorder;
+use innodebt_engine::derive::Deriver;
 use innodebt_poller::live::PollerConfig;
 use recorder::Budget;
 pub use setup::Settings;
@@ -74,7 +74,7 @@ struct Server {
     own: ConnectOptions,
     poller: PollerConfig,
     /// Each target's deriver, fresh: `--recovery-rate` and `--sizing-span`.
-    deriver: innodebt_engine::derive::Deriver,
+    deriver: Deriver,
     scrape_timeout: Duration,
     budget: Option<Arc<Budget>>,
     /// The flight recorder's writer, with `--record-dir`.
@@ -87,7 +87,9 @@ struct Server {
     allow: ProbeAllow,
 }
 
-pub async fn main(config: &Config, settings: &Settings) -> ExitCode {
+/// `poller`: how each target is polled; `deriver`: the judge each target's samples go through
+/// (a template, cloned per target).
+pub async fn main(poller: &PollerConfig, deriver: &Deriver, settings: &Settings) -> ExitCode {
     process::raise_fd_limit();
     let recorder = match settings
         .record
@@ -111,7 +113,7 @@ pub async fn main(config: &Config, settings: &Settings) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
-    let poller = config.poll.clone();
+    let poller = poller.clone();
     let poller_interval = poller.interval;
     let mut server = Server {
         local: None,
@@ -119,7 +121,7 @@ pub async fn main(config: &Config, settings: &Settings) -> ExitCode {
         dynamic: Mutex::new(HashMap::new()),
         own: settings.own.clone(),
         poller,
-        deriver: config.judging.deriver(),
+        deriver: deriver.clone(),
         scrape_timeout: settings.scrape_timeout,
         budget: settings.record.clone(),
         recorder,
