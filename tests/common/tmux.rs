@@ -121,6 +121,29 @@ impl Tmux {
             == "1"
     }
 
+    /// Whether the pane's terminal echoes what is typed (`stty -a` of its tty: `-echo` is off).
+    pub fn echo_on(&self) -> bool {
+        let tty = self.display("#{pane_tty}");
+        let out = std::process::Command::new("stty")
+            .args(["-F", &tty, "-a"])
+            .output()
+            .expect("run stty");
+        let flags = String::from_utf8_lossy(&out.stdout);
+        !flags.split_whitespace().any(|f| f == "-echo")
+    }
+
+    /// Waits until a prompt has turned echo off (after printing itself, a password prompt
+    /// turns it off: typing before that would show the secret).
+    pub fn wait_for_echo_off(&self, what: &str, timeout: Duration) {
+        let start = Instant::now();
+        while self.echo_on() {
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what} to turn echo off:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits until the screen satisfies `pred`, returning it; panics with the last screen.
     pub fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();

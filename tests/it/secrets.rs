@@ -286,6 +286,7 @@ async fn dashboard_prompt_audit_log_and_panic_never_show_the_password() {
     tmux.wait_for("the password prompt", long, |s| {
         s.contains("Enter password:")
     });
+    tmux.wait_for_echo_off("the password prompt", long);
     tmux.type_text(PASSWORD);
     let typed = tmux.screen();
     assert_clean("the prompt while typing", &typed);
