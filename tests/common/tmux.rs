@@ -138,7 +138,10 @@ impl Tmux {
         let start = Instant::now();
         while self.echo_on() {
             if start.elapsed() > timeout {
-                panic!("timed out waiting for {what} to turn echo off:\n{}", self.screen());
+                panic!(
+                    "timed out waiting for {what} to turn echo off:\n{}",
+                    self.screen()
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }
