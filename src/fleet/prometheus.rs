@@ -21,8 +21,13 @@ use innodebt_engine::derive::Deriver;
 use innodebt_engine::verdicts::staleness;
 use innodebt_server::sample::SourceEvent;
 
-/// Steps the first look reads: two for the rates, more for the history's trend.
-const FIRST_STEPS: u32 = 4;
+/// Steps the first look reads: what `--once` watches one server for (the verdicts' trend
+/// span and two steps of slack), and never fewer than four (two for the rates).
+fn first_steps(step: Duration) -> u32 {
+    let span = crate::mode::once_watch_limit(step).as_secs_f64();
+    let steps = (span / step.as_secs_f64().max(1e-3)).ceil() as u32 + 1;
+    steps.max(4)
+}
 
 /// Where the instances come from, for the rows and for a dashboard opened on one of them.
 #[derive(Debug, Clone)]
@@ -60,7 +65,7 @@ impl Origin {
             job: self.job.clone(),
             matchers: self.matchers.clone(),
             step: self.step,
-            first_steps: FIRST_STEPS,
+            first_steps: first_steps(self.step),
             auth: self.auth.clone(),
             timeout: self.timeout,
         }

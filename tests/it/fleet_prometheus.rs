@@ -264,6 +264,7 @@ fn two_hundred_instances_ranked_with_the_stale_and_the_dead_named() {
     tmux.keys(&["Escape"]);
     tmux.wait_for("back to the fleet", long, |s| s.contains("212 servers"));
     tmux.keys(&["q"]);
+    quit(&tmux, long);
 
     // Live (no --at): a look per step; when Prometheus goes, every row goes down naming it.
     tmux.type_text(&format!(
@@ -272,7 +273,7 @@ fn two_hundred_instances_ranked_with_the_stale_and_the_dead_named() {
     ));
     tmux.keys(&["Enter"]);
     tmux.wait_for("the live fleet", long, |s| {
-        s.contains("212 servers") && s.contains("2 disconnected")
+        s.contains("212 servers") && s.contains("2 disconnected") && !s.contains("as at")
     });
     drop(prom);
     let screen = tmux.wait_for("every row down once Prometheus is gone", long, |s| {
@@ -280,6 +281,20 @@ fn two_hundred_instances_ranked_with_the_stale_and_the_dead_named() {
     });
     assert!(screen.contains("Prometheus did not answer"), "{screen}");
     tmux.keys(&["q"]);
+    quit(&tmux, long);
+}
+
+/// Waits until the screen that `q` quit has given the terminal back to the shell.
+fn quit(tmux: &common::tmux::Tmux, timeout: Duration) {
+    let deadline = std::time::Instant::now() + timeout;
+    while tmux.alternate_on() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fleet did not quit:\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 #[test]
