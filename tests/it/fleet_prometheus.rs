@@ -268,7 +268,7 @@ fn two_hundred_instances_ranked_with_the_stale_and_the_dead_named() {
 
     // Live (no --at): a look per step; when Prometheus goes, every row goes down naming it.
     tmux.type_text(&format!(
-        "{} --no-defaults fleet --prometheus {url} --step 2s --query-timeout 1s",
+        "{} --no-defaults fleet --prometheus {url} --step 2s --query-timeout 10s",
         common::innodebt_bin().display()
     ));
     tmux.keys(&["Enter"]);
