@@ -297,7 +297,15 @@ pub fn lengthen(src: &Path, dst: &Path, seconds: i64, level: i32) -> Lengthened 
         rows.len()
     );
     let (first, last) = (&rows[0], &rows[rows.len() - 1]);
-    let lap_seconds = (last.0 - first.0).num_seconds() + 1;
+    // A lap is as long as its rows' times say, or as its Uptime says where a loaded machine
+    // stretched one poll between reading Uptime and stamping the row: the next lap's Uptime
+    // must never go back.
+    let uptime = |row: &Value| row.pointer("/global_status/Uptime").and_then(whole);
+    let uptime_span = match (uptime(&first.1), uptime(&last.1)) {
+        (Some(a), Some(b)) => i64::try_from(b.saturating_sub(a)).unwrap_or(0),
+        _ => 0,
+    };
+    let lap_seconds = (last.0 - first.0).num_seconds().max(uptime_span) + 1;
     let status = growth(&first.1, &last.1, "global_status");
     let metrics = growth(&first.1, &last.1, "innodb_metrics");
 
