@@ -137,7 +137,16 @@ impl Instances {
         let Some(at) = look.at else {
             return changes;
         };
-        let names = self.names(look.instances.keys().chain(look.quiet.keys()));
+        // Names are made for new rows only: most looks find none.
+        let new = look
+            .instances
+            .keys()
+            .chain(look.quiet.keys())
+            .any(|k| !self.rows.contains_key(k));
+        let names = match new {
+            true => self.names(look.instances.keys().chain(look.quiet.keys())),
+            false => BTreeMap::new(),
+        };
         for (key, one) in look.instances {
             let index = self.index(&key, &names, &mut changes);
             let Some((_, deriver)) = self.rows.get_mut(&key) else {
@@ -193,17 +202,18 @@ impl Instances {
         &'a self,
         seen: impl Iterator<Item = &'a InstanceKey>,
     ) -> BTreeMap<InstanceKey, String> {
-        let all: Vec<&InstanceKey> = seen.chain(self.rows.keys()).collect();
-        all.iter()
+        let all: std::collections::BTreeSet<&InstanceKey> = seen.chain(self.rows.keys()).collect();
+        let mut jobs: BTreeMap<&str, usize> = BTreeMap::new();
+        for k in &all {
+            *jobs.entry(k.instance.as_str()).or_default() += 1;
+        }
+        all.into_iter()
             .map(|k| {
-                let shared = all
-                    .iter()
-                    .any(|o| o.instance == k.instance && o.job != k.job);
-                let name = match shared {
-                    true => format!("{} ({})", k.instance, k.job),
-                    false => k.instance.clone(),
+                let name = match jobs.get(k.instance.as_str()) {
+                    Some(n) if *n > 1 => format!("{} ({})", k.instance, k.job),
+                    _ => k.instance.clone(),
                 };
-                ((*k).clone(), name)
+                (k.clone(), name)
             })
             .collect()
     }
@@ -328,4 +338,45 @@ pub fn spawn_dashboard(
         };
         tokio::join!(feed, forward);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(instance: &str, job: &str) -> InstanceKey {
+        InstanceKey {
+            instance: instance.into(),
+            job: job.into(),
+        }
+    }
+
+    #[test]
+    fn one_instance_in_two_jobs_is_two_rows_named_by_job() {
+        let origin = Origin {
+            url: "http://prometheus:9090".into(),
+            job: None,
+            matchers: Vec::new(),
+            step: Duration::from_secs(15),
+            auth: Auth::default(),
+            timeout: Duration::from_secs(5),
+            at: None,
+        };
+        let instances = Instances::new(&origin, Deriver::default()).expect("instances");
+        let seen = [
+            key("db1:9104", "mysql"),
+            key("db1:9104", "innodebt"),
+            key("db2:9104", "mysql"),
+        ];
+        let names = instances.names(seen.iter());
+        assert_eq!(names[&seen[0]], "db1:9104 (mysql)");
+        assert_eq!(names[&seen[1]], "db1:9104 (innodebt)");
+        assert_eq!(names[&seen[2]], "db2:9104");
+    }
+
+    #[test]
+    fn the_first_look_spans_what_once_watches() {
+        assert_eq!(first_steps(Duration::from_secs(15)), 4);
+        assert_eq!(first_steps(Duration::from_secs(1)), 13);
+    }
 }
