@@ -276,10 +276,10 @@ fn two_hundred_instances_ranked_with_the_stale_and_the_dead_named() {
         s.contains("212 servers") && s.contains("2 disconnected") && !s.contains("as at")
     });
     drop(prom);
-    let screen = tmux.wait_for("every row down once Prometheus is gone", long, |s| {
-        s.contains("212 disconnected")
+    // Rows may go stale first on a loaded machine; the look that fails then names Prometheus.
+    tmux.wait_for("every row down, naming Prometheus", long, |s| {
+        s.contains("212 disconnected") && s.contains("Prometheus did not answer")
     });
-    assert!(screen.contains("Prometheus did not answer"), "{screen}");
     tmux.keys(&["q"]);
     quit(&tmux, long);
 }
