@@ -197,14 +197,19 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
     } else {
         deriver
     };
-    let mut instances = match prometheus::Instances::new(&origin, deriver) {
+    let instances = match prometheus::Instances::new(&origin, deriver) {
         Ok(i) => i,
         Err(e) => return fail(EXIT_CONFIG, e),
     };
+    let url = instances.url().to_string();
     let moment = at.unwrap_or_else(Utc::now);
-    let changes = match instances.look(moment).await {
-        Ok(c) => c,
-        Err(e) => return fail(EXIT_FAILURE, e),
+    let (tx, rx) = mpsc::channel(1024);
+    // `--once` and `--at`: one look, nothing follows.
+    let follow = (!args.once && at.is_none()).then(|| tx.clone());
+    let changes = match prometheus::start(instances, moment, follow).await {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return fail(EXIT_FAILURE, e),
+        Err(_) => return fail(EXIT_FAILURE, "the fleet's looks stopped before the first"),
     };
     if changes.added.is_empty() {
         return fail(
@@ -212,7 +217,7 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
             format!(
                 "Prometheus at {} holds no mysqld_exporter or innodebt series{} at {}: check \
                  --job and --match, and that it scrapes the exporters",
-                instances.url(),
+                url,
                 match (&p.job, p.matchers.is_empty()) {
                     (None, true) => String::new(),
                     (job, _) => format!(
@@ -229,22 +234,14 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
         );
     }
     let mut fleet = Fleet::new(Vec::new(), moment);
-    fleet.via = Some(format!("via Prometheus {}", instances.url()));
+    fleet.via = Some(format!("via Prometheus {url}"));
     fleet.as_of = at;
     let mut keys = Vec::new();
     for m in prometheus::messages(changes) {
-        match m {
-            Incoming::Added(server, key) => {
-                fleet.update(Msg::Add(server));
-                keys.push(key);
-            }
-            Incoming::Row(index, update) => {
-                fleet.update(Msg::Row { index, update });
-            }
-            Incoming::Notice(n) => {
-                fleet.update(Msg::Notice(n));
-            }
-            Incoming::Event(..) => {}
+        let (msg, new_keys) = m.into_msg();
+        keys.extend(new_keys);
+        if let Some(msg) = msg {
+            fleet.update(msg);
         }
     }
     // The screen opens on the nearest breach, not on the first instance found.
@@ -253,21 +250,13 @@ async fn from_prometheus(config: &Config, args: &crate::cli::FleetArgs) -> ExitC
         fleet.update(Msg::Tick(Utc::now()));
         return once::print(&fleet, args.format, p.step);
     }
-    let (tx, rx) = mpsc::channel(1024);
-    // `--at`: one look, nothing follows.
-    let task = at
-        .is_none()
-        .then(|| prometheus::spawn(instances, tx.clone()));
     let wiring = Wiring {
         incoming: rx,
         tx,
         prometheus: Some(PrometheusRows { origin, keys }),
     };
-    let result = run(fleet, theme, wiring, config).await;
-    if let Some(t) = task {
-        t.abort();
-    }
-    match result {
+    // The looks' thread ends at its next send, when the screen is gone.
+    match run(fleet, theme, wiring, config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_FAILURE, format!("{e:#}")),
     }
@@ -395,11 +384,16 @@ impl Screen for FleetScreen<'_> {
             ScreenEvent::Data(Incoming::Row(index, update)) => {
                 self.fleet.update(Msg::Row { index, update });
             }
-            ScreenEvent::Data(Incoming::Added(server, key)) => {
-                self.fleet.update(Msg::Add(server));
-                self.recent.push(Recent::default());
+            ScreenEvent::Data(Incoming::Rows(updates)) => {
+                self.fleet.update(Msg::Rows(updates));
+            }
+            ScreenEvent::Data(Incoming::Added(servers)) => {
+                let (servers, keys): (Vec<_>, Vec<_>) = servers.into_iter().unzip();
+                self.recent
+                    .extend(std::iter::repeat_with(Recent::default).take(servers.len()));
+                self.fleet.update(Msg::Add(servers));
                 if let Some(p) = self.wiring.prometheus.as_mut() {
-                    p.keys.push(key);
+                    p.keys.extend(keys);
                 }
             }
             ScreenEvent::Data(Incoming::Notice(n)) => {

@@ -35,16 +35,11 @@ pub async fn look(fleet: &mut Fleet, incoming: &mut mpsc::Receiver<Incoming>, li
     let deadline = Instant::now() + limit;
     while !fleet.servers.iter().all(settled) {
         match tokio::time::timeout_at(deadline, incoming.recv()).await {
-            Ok(Some(Incoming::Row(index, update))) => {
-                fleet.update(Msg::Row { index, update });
+            Ok(Some(m)) => {
+                if let (Some(msg), _) = m.into_msg() {
+                    fleet.update(msg);
+                }
             }
-            Ok(Some(Incoming::Added(server, _))) => {
-                fleet.update(Msg::Add(server));
-            }
-            Ok(Some(Incoming::Notice(n))) => {
-                fleet.update(Msg::Notice(n));
-            }
-            Ok(Some(Incoming::Event(..))) => {}
             Ok(None) | Err(_) => break,
         }
     }

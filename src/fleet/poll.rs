@@ -25,15 +25,42 @@ use innodebt_server::sample::{ServerInfo, SourceEvent};
 #[derive(Debug)]
 pub enum Incoming {
     Row(usize, RowUpdate),
+    /// A look at a whole fleet's rows (Prometheus): sorted once, not once per row.
+    Rows(Vec<(usize, RowUpdate)>),
     /// A server's raw event, for its dashboard.
     Event(usize, SourceEvent),
-    /// A server found after the start (a Prometheus instance), the next index.
+    /// Servers found after the start (Prometheus instances), at the next indices.
     Added(
-        Box<super::state::Server>,
-        innodebt_capture::prometheus::fleet::InstanceKey,
+        Vec<(
+            super::state::Server,
+            innodebt_capture::prometheus::fleet::InstanceKey,
+        )>,
     ),
     /// A word for the whole fleet (Prometheus answered partially).
     Notice(String),
+}
+
+impl Incoming {
+    /// The fleet's message for it, with the instances of the rows it adds; no message for a
+    /// server's raw event (that is its dashboard's).
+    pub fn into_msg(
+        self,
+    ) -> (
+        Option<super::state::Msg>,
+        Vec<innodebt_capture::prometheus::fleet::InstanceKey>,
+    ) {
+        use super::state::Msg;
+        match self {
+            Incoming::Row(index, update) => (Some(Msg::Row { index, update }), Vec::new()),
+            Incoming::Rows(updates) => (Some(Msg::Rows(updates)), Vec::new()),
+            Incoming::Added(servers) => {
+                let (servers, keys) = servers.into_iter().unzip();
+                (Some(Msg::Add(servers)), keys)
+            }
+            Incoming::Notice(n) => (Some(Msg::Notice(n)), Vec::new()),
+            Incoming::Event(..) => (None, Vec::new()),
+        }
+    }
 }
 
 /// Polls one server directly; returns the task (abort it to stop). `deriver` judges its

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::poll::Incoming;
@@ -92,11 +92,15 @@ impl Origin {
 /// The fleet's instances: each one's row and judge.
 pub struct Instances {
     feed: FleetFeed,
-    template: Deriver,
     step: Duration,
-    rows: BTreeMap<InstanceKey, (usize, Deriver)>,
-    /// Rows in index order (index → instance).
-    pub keys: Vec<InstanceKey>,
+    rows: Rows,
+}
+
+/// Each instance's row index and judge, and the instances in index order.
+struct Rows {
+    template: Deriver,
+    by_key: BTreeMap<InstanceKey, (usize, Deriver)>,
+    keys: Vec<InstanceKey>,
 }
 
 /// What one look changes: rows to add (in index order) and rows to update.
@@ -111,10 +115,12 @@ impl Instances {
     pub fn new(origin: &Origin, template: Deriver) -> Result<Instances, String> {
         Ok(Instances {
             feed: FleetFeed::new(&origin.fleet_request()).map_err(|e| e.to_string())?,
-            template,
             step: origin.step,
-            rows: BTreeMap::new(),
-            keys: Vec::new(),
+            rows: Rows {
+                template,
+                by_key: BTreeMap::new(),
+                keys: Vec::new(),
+            },
         })
     }
 
@@ -122,34 +128,36 @@ impl Instances {
         self.feed.url()
     }
 
-    /// Reads the steps up to `to` and judges them.
+    /// Reads the steps up to `to` and judges them: each instance's samples by its own deriver
+    /// as they are mapped.
     pub async fn look(&mut self, to: DateTime<Utc>) -> Result<Changes, String> {
         let look = self.feed.look(to).await.map_err(|e| e.to_string())?;
-        Ok(self.apply(look))
+        let mut changes = Changes::default();
+        self.judge(look, &mut changes);
+        Ok(changes)
     }
 
-    /// The rows a look makes: each instance's events judged by its own deriver.
-    fn apply(&mut self, look: FleetLook) -> Changes {
-        let mut changes = Changes {
-            warnings: look.warnings,
-            ..Changes::default()
-        };
+    /// One frame's rows: its instances judged, the quiet ones named stale.
+    fn judge(&mut self, mut look: FleetLook, changes: &mut Changes) {
+        changes.warnings.append(&mut look.warnings);
         let Some(at) = look.at else {
-            return changes;
+            return;
         };
+        let rows = &mut self.rows;
         // Names are made for new rows only: most looks find none.
         let new = look
-            .instances
+            .read
             .keys()
             .chain(look.quiet.keys())
-            .any(|k| !self.rows.contains_key(k));
+            .any(|k| !rows.by_key.contains_key(k));
         let names = match new {
-            true => self.names(look.instances.keys().chain(look.quiet.keys())),
+            true => rows.names(look.read.keys().chain(look.quiet.keys())),
             false => BTreeMap::new(),
         };
-        for (key, one) in look.instances {
-            let index = self.index(&key, &names, &mut changes);
-            let Some((_, deriver)) = self.rows.get_mut(&key) else {
+        let read = std::mem::take(&mut look.read);
+        for (key, one) in self.feed.instances(read) {
+            let index = rows.index(&key, &names, changes);
+            let Some((_, deriver)) = rows.by_key.get_mut(&key) else {
                 continue;
             };
             let mut latest = None;
@@ -181,7 +189,7 @@ impl Instances {
             }
         }
         for (key, last) in look.quiet {
-            let index = self.index(&key, &names, &mut changes);
+            let index = rows.index(&key, &names, changes);
             let ago = (at - last).num_seconds().max(0) as u64;
             changes.updates.push((
                 index,
@@ -194,15 +202,17 @@ impl Instances {
                 },
             ));
         }
-        changes
     }
+}
 
+impl Rows {
     /// The row names: the instance, with its job where two jobs share one instance.
     fn names<'a>(
         &'a self,
         seen: impl Iterator<Item = &'a InstanceKey>,
     ) -> BTreeMap<InstanceKey, String> {
-        let all: std::collections::BTreeSet<&InstanceKey> = seen.chain(self.rows.keys()).collect();
+        let all: std::collections::BTreeSet<&InstanceKey> =
+            seen.chain(self.by_key.keys()).collect();
         let mut jobs: BTreeMap<&str, usize> = BTreeMap::new();
         for k in &all {
             *jobs.entry(k.instance.as_str()).or_default() += 1;
@@ -225,11 +235,11 @@ impl Instances {
         names: &BTreeMap<InstanceKey, String>,
         changes: &mut Changes,
     ) -> usize {
-        if let Some((i, _)) = self.rows.get(key) {
+        if let Some((i, _)) = self.by_key.get(key) {
             return *i;
         }
         let index = self.keys.len();
-        self.rows
+        self.by_key
             .insert(key.clone(), (index, self.template.clone()));
         self.keys.push(key.clone());
         let name = names
@@ -242,55 +252,98 @@ impl Instances {
     }
 }
 
-/// Sends each look's rows, one look per step on the first look's grid. A failed look makes
-/// every row down with Prometheus's answer (they are not known to be healthy), tried again at
-/// the next step.
-pub fn spawn(mut instances: Instances, tx: mpsc::Sender<Incoming>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let step = instances.step;
-        loop {
-            tokio::time::sleep(step).await;
-            let msgs = match instances.look(Utc::now()).await {
-                Ok(changes) => messages(changes),
-                Err(e) => (0..instances.keys.len())
-                    .map(|i| {
-                        Incoming::Row(
-                            i,
-                            RowUpdate::Down {
-                                error: format!("Prometheus did not answer: {e}"),
-                            },
-                        )
-                    })
-                    .collect(),
+/// Runs every look on a thread of its own: the first at `first`, whose changes come back
+/// (the screen opens on them, and a failure is the exit), then — with `follow` — one per step
+/// on the first look's grid, each look's messages sent there. A failed later look makes every
+/// row down with Prometheus's answer (they are not known to be healthy), tried again at the
+/// next step. Each look decodes and judges the whole fleet at once: on one thread the
+/// allocator reuses a look's memory for the next, where spread over the runtime's workers
+/// each worker's arena kept a copy and the process grew look by look; and what it freed is
+/// given back before the next.
+pub fn start(
+    mut instances: Instances,
+    first: DateTime<Utc>,
+    follow: Option<mpsc::Sender<Incoming>>,
+) -> oneshot::Receiver<Result<Changes, String>> {
+    let (first_tx, first_rx) = oneshot::channel();
+    let looks = move || {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt,
+            Err(e) => {
+                let _ = first_tx.send(Err(format!("cannot start the fleet's looks: {e}")));
+                return;
+            }
+        };
+        runtime.block_on(async move {
+            let result = instances.look(first).await;
+            return_freed_memory();
+            let ok = result.is_ok();
+            let (Some(tx), true, Ok(())) = (follow, ok, first_tx.send(result)) else {
+                return;
             };
-            for m in msgs {
-                if tx.send(m).await.is_err() {
-                    return;
+            loop {
+                // On the steps' grid: a look per step, however long each look takes.
+                let due = instances.feed.next_step().unwrap_or_else(Utc::now);
+                let wait = (due - Utc::now()).to_std().unwrap_or_default();
+                tokio::time::sleep(wait.max(Duration::from_millis(100))).await;
+                let looked = instances.look(Utc::now()).await;
+                return_freed_memory();
+                let msgs = match looked {
+                    Ok(changes) => messages(changes),
+                    Err(e) => vec![Incoming::Rows(
+                        (0..instances.rows.keys.len())
+                            .map(|i| {
+                                let error = format!("Prometheus did not answer: {e}");
+                                (i, RowUpdate::Down { error })
+                            })
+                            .collect(),
+                    )],
+                };
+                for m in msgs {
+                    if tx.send(m).await.is_err() {
+                        return;
+                    }
                 }
             }
-        }
-    })
+        });
+    };
+    // A thread that cannot start drops the sender: the receiver says so.
+    let _ = std::thread::Builder::new()
+        .name("fleet looks".into())
+        .spawn(looks);
+    first_rx
 }
 
-/// A look's changes as the fleet loop's messages: new rows before their updates.
+/// Gives back to the system the memory a look freed. A look's reply and series are freed
+/// when it ends, but glibc keeps freed pages inside its heaps resident, and the next look's
+/// peak would stand on them.
+fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim has no preconditions; it only returns the allocator's free pages.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// A look's changes as the fleet loop's messages: new rows before their updates, each kind
+/// in one message (a thousand rows are sorted once, not a thousand times).
 pub fn messages(changes: Changes) -> Vec<Incoming> {
-    let mut out: Vec<Incoming> = changes
-        .added
-        .into_iter()
-        .map(|(s, k)| Incoming::Added(Box::new(s), k))
-        .collect();
+    let mut out = Vec::new();
+    if !changes.added.is_empty() {
+        out.push(Incoming::Added(changes.added));
+    }
     if !changes.warnings.is_empty() {
         out.push(Incoming::Notice(format!(
             "Prometheus answered partially: {}",
             changes.warnings.join("; ")
         )));
     }
-    out.extend(
-        changes
-            .updates
-            .into_iter()
-            .map(|(i, u)| Incoming::Row(i, u)),
-    );
+    if !changes.updates.is_empty() {
+        out.push(Incoming::Rows(changes.updates));
+    }
     out
 }
 
@@ -368,7 +421,7 @@ mod tests {
             key("db1:9104", "innodebt"),
             key("db2:9104", "mysql"),
         ];
-        let names = instances.names(seen.iter());
+        let names = instances.rows.names(seen.iter());
         assert_eq!(names[&seen[0]], "db1:9104 (mysql)");
         assert_eq!(names[&seen[1]], "db1:9104 (innodebt)");
         assert_eq!(names[&seen[2]], "db2:9104");

@@ -259,18 +259,41 @@ fn render_table(frame: &mut Frame, area: Rect, fleet: &Fleet, theme: &Theme) {
         .collect();
     let header = Row::new(columns.iter().map(|&i| Cell::from(HEADERS[i].0)))
         .style(theme.style(ThemeItem::Title).add_modifier(Modifier::BOLD));
+    // The table's lines (group headings and servers), without their cells: only the lines on
+    // screen are drawn, scrolled so that the selected server is one of them.
+    enum Entry<'a> {
+        Group(&'a str),
+        Server(usize),
+    }
+    let mut entries = Vec::with_capacity(fleet.order.len());
     let mut last_group: Option<&Option<String>> = None;
-    let mut rows = Vec::with_capacity(fleet.order.len());
+    let mut selected_line = 0;
     for (pos, i) in fleet.order.iter().enumerate() {
         let s = &fleet.servers[*i];
         if fleet.by_group && last_group != Some(&s.group) {
             last_group = Some(&s.group);
-            let g = s.group.as_deref().unwrap_or("(no group)");
-            rows.push(
-                Row::new([Cell::from(format!("▸ {}", sanitize(g, 30)))])
-                    .style(theme.style(ThemeItem::Dim)),
-            );
+            entries.push(Entry::Group(s.group.as_deref().unwrap_or("(no group)")));
         }
+        if pos == fleet.selected {
+            selected_line = entries.len();
+        }
+        entries.push(Entry::Server(pos));
+    }
+    let room = usize::from(area.height.saturating_sub(1)).max(1);
+    let first = (selected_line + 1).saturating_sub(room);
+    let mut rows = Vec::with_capacity(room);
+    for entry in entries.iter().skip(first).take(room) {
+        let pos = match entry {
+            Entry::Group(g) => {
+                rows.push(
+                    Row::new([Cell::from(format!("▸ {}", sanitize(g, 30)))])
+                        .style(theme.style(ThemeItem::Dim)),
+                );
+                continue;
+            }
+            Entry::Server(pos) => *pos,
+        };
+        let s = &fleet.servers[fleet.order[pos]];
         let mut style = row_style(s, theme);
         if pos == fleet.selected {
             style = style

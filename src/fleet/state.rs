@@ -123,8 +123,10 @@ pub enum Msg {
         index: usize,
         update: RowUpdate,
     },
-    /// A server found after the start: the next index.
-    Add(Box<Server>),
+    /// Many rows' news at once (a look at a whole fleet): applied, then sorted once.
+    Rows(Vec<(usize, RowUpdate)>),
+    /// Servers found after the start, at the next indices.
+    Add(Vec<Server>),
     Notice(String),
     Tick(DateTime<Utc>),
     Resize,
@@ -211,30 +213,48 @@ impl Fleet {
         self.needs_draw = true;
     }
 
+    /// One row's news; `false` when there is no such row.
+    fn apply(&mut self, index: usize, update: RowUpdate) -> bool {
+        let Some(s) = self.servers.get_mut(index) else {
+            return false;
+        };
+        match update {
+            RowUpdate::Figures { figures, at, every } => {
+                s.link = RowLink::Up;
+                s.figures = Some(*figures);
+                s.updated = Some(at);
+                s.every = Some(every);
+            }
+            RowUpdate::Down { error } => {
+                s.link = RowLink::Down { error };
+                // Figures of a server that is gone are not its figures now.
+                s.figures = None;
+                s.every = None;
+            }
+        }
+        true
+    }
+
     pub fn update(&mut self, msg: Msg) -> Vec<Command> {
         match msg {
             Msg::Row { index, update } => {
-                if let Some(s) = self.servers.get_mut(index) {
-                    match update {
-                        RowUpdate::Figures { figures, at, every } => {
-                            s.link = RowLink::Up;
-                            s.figures = Some(*figures);
-                            s.updated = Some(at);
-                            s.every = Some(every);
-                        }
-                        RowUpdate::Down { error } => {
-                            s.link = RowLink::Down { error };
-                            // Figures of a server that is gone are not its figures now.
-                            s.figures = None;
-                            s.every = None;
-                        }
-                    }
+                if self.apply(index, update) {
                     self.reorder();
                 }
                 Vec::new()
             }
-            Msg::Add(server) => {
-                self.servers.push(*server);
+            Msg::Rows(updates) => {
+                let mut any = false;
+                for (index, update) in updates {
+                    any |= self.apply(index, update);
+                }
+                if any {
+                    self.reorder();
+                }
+                Vec::new()
+            }
+            Msg::Add(servers) => {
+                self.servers.extend(servers);
                 self.reorder();
                 Vec::new()
             }
@@ -356,6 +376,51 @@ mod tests {
             at: Utc::now(),
             every: Duration::from_secs(1),
         }
+    }
+
+    #[test]
+    fn a_looks_rows_order_as_row_by_row() {
+        let crit = || RowUpdate::Figures {
+            figures: Box::new(RowFigures {
+                verdict: Some(("checkpoint_near_sync".into(), Severity::Critical)),
+                ..RowFigures::default()
+            }),
+            at: Utc::now(),
+            every: Duration::from_secs(15),
+        };
+        let down = RowUpdate::Down {
+            error: "Prometheus cannot scrape it (up is 0)".into(),
+        };
+        let mut one_by_one = Fleet::new(Vec::new(), Utc::now());
+        let mut at_once = one_by_one.clone();
+        let servers: Vec<Server> = (0..6)
+            .map(|i| Server::new(&format!("db{i}"), "prometheus job=mysql", false))
+            .collect();
+        let updates = vec![
+            (0, warn()),
+            (1, crit()),
+            (2, down),
+            (4, crit()),
+            (5, warn()),
+            (7, warn()),
+        ];
+        for s in servers.clone() {
+            one_by_one.update(Msg::Add(vec![s]));
+        }
+        for (index, update) in updates.clone() {
+            one_by_one.update(Msg::Row { index, update });
+        }
+        at_once.update(Msg::Add(servers));
+        at_once.update(Msg::Rows(updates));
+        assert_eq!(at_once.order, one_by_one.order);
+        assert_eq!(at_once.servers, one_by_one.servers);
+        let names: Vec<&str> = at_once
+            .order
+            .iter()
+            .map(|i| at_once.servers[*i].name.as_str())
+            .collect();
+        // Critical, warning, down, never heard from; a row that does not exist is no row.
+        assert_eq!(names, ["db1", "db4", "db0", "db5", "db2", "db3"]);
     }
 
     #[test]

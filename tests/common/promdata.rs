@@ -368,3 +368,42 @@ pub fn measured(cmd: &mut Command) -> Result<Cost, String> {
         peak_rss_kib: hwm,
     })
 }
+
+/// mysqld_exporter's `/metrics` page of each instance of a live fleet: instance `k` at step `j`
+/// shows the laps at step `j + k` (each at its own phase), with the command counters an
+/// exporter also sends. A bench's scrape target, for a Prometheus that scrapes it as it would
+/// scrape a thousand exporters.
+pub struct ExporterPages {
+    series: BTreeMap<(String, String), Vec<(i64, f64)>>,
+    steps: usize,
+}
+
+impl ExporterPages {
+    /// `seconds` of the laps at `step_s` per instance; a page past them shows the last step.
+    pub fn new(seconds: u64, step_s: u64) -> ExporterPages {
+        let series = exporter_series(seconds, step_s, true);
+        let steps = series.values().map(Vec::len).min().unwrap_or(0);
+        ExporterPages { series, steps }
+    }
+
+    /// The exposition of `instance` (its `k`) at step `step`.
+    pub fn page(&self, k: usize, step: u64) -> String {
+        let j = (step as usize + k % 40).min(self.steps.saturating_sub(1));
+        let mut out = String::with_capacity(16 << 10);
+        let mut family = "";
+        for ((name, labels), points) in &self.series {
+            if name != family {
+                out.push_str(&format!("# TYPE {name} gauge\n"));
+                family = name;
+            }
+            let Some((_, v)) = points.get(j) else {
+                continue;
+            };
+            match labels.is_empty() {
+                true => out.push_str(&format!("{name} {v}\n")),
+                false => out.push_str(&format!("{name}{{{labels}}} {v}\n")),
+            }
+        }
+        out
+    }
+}

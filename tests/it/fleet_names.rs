@@ -120,3 +120,51 @@ fn names_that_differ_only_at_the_end_stay_apart_at_80_columns() {
         insta::assert_snapshot!("fleet_names_80x24", screen(80, 24));
     });
 }
+
+/// A fleet longer than the screen: the selected server is always one of the rows drawn,
+/// wherever the selection goes (End, PageDown, one row at a time), with or without groups.
+#[test]
+fn the_selected_server_stays_on_screen_in_a_long_fleet() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use innodebt::fleet::state::Msg;
+    let now = Utc
+        .with_ymd_and_hms(2026, 11, 1, 12, 0, 0)
+        .single()
+        .expect("time");
+    for grouped in [false, true] {
+        let servers: Vec<Server> = (0..300)
+            .map(|i| {
+                let mut s = Server::new(&format!("db{i:03}"), "prometheus job=mysql", false);
+                if grouped {
+                    s.group = Some(format!("g{}", i / 40));
+                }
+                s
+            })
+            .collect();
+        let mut fleet = Fleet::new(servers, now);
+        let theme = innodebt::theme::Theme::monochrome();
+        let mut term = Terminal::new(TestBackend::new(100, 24)).expect("terminal");
+        let mut check = |fleet: &Fleet, how: &str| {
+            term.draw(|frame| innodebt::fleet::render::render(frame, fleet, &theme))
+                .expect("draw");
+            let screen = snapshot::plain(term.backend().buffer());
+            let selected = &fleet.servers[fleet.selected_server().expect("selected")].name;
+            // The header, the table's head, 20 rows; the detail line below names the selection too.
+            let table: Vec<&str> = screen.lines().skip(2).take(20).collect();
+            assert!(
+                table.iter().any(|l| l.starts_with(selected.as_str())),
+                "{how} (grouped: {grouped}): {selected} is not on screen:\n{screen}"
+            );
+        };
+        check(&fleet, "at the start");
+        let key = |c: KeyCode| Msg::Key(KeyEvent::new(c, KeyModifiers::NONE));
+        for _ in 0..30 {
+            fleet.update(key(KeyCode::Down));
+            check(&fleet, "moving down");
+        }
+        fleet.update(key(KeyCode::End));
+        check(&fleet, "at the end");
+        fleet.update(key(KeyCode::Home));
+        check(&fleet, "back home");
+    }
+}

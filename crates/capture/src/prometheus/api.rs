@@ -144,21 +144,24 @@ impl Endpoint {
         end: &str,
         step: &str,
     ) -> Result<Vec<Series>, PromError> {
-        Ok(self
-            .query_range_reply(query, start, end, step)
-            .await?
-            .series)
+        let mut series = Vec::new();
+        self.query_range_each(query, start, end, step, &mut |s: Series| series.push(s))
+            .await?;
+        Ok(series)
     }
 
-    /// As [`Self::query_range`], with the reply's warnings (a Thanos or Mimir that could not
-    /// ask every store answers partially and says so there).
-    pub async fn query_range_reply(
+    /// `/api/v1/query_range`, each series decoded as a `T` (a [`Series`], or a leaner form of
+    /// one) and handed to `each` at once, so a fleet's reply is never held as one vector of
+    /// label maps; returns what Prometheus warned of (a Thanos or Mimir that could not ask
+    /// every store answers partially and says so).
+    pub async fn query_range_each<T: serde::de::DeserializeOwned + From<Series>>(
         &self,
         query: &str,
         start: &str,
         end: &str,
         step: &str,
-    ) -> Result<RangeReply, PromError> {
+        each: &mut (dyn FnMut(T) + Send),
+    ) -> Result<Vec<String>, PromError> {
         const PATH: &str = "/api/v1/query_range";
         let params = [
             ("query", query.to_string()),
@@ -167,26 +170,38 @@ impl Endpoint {
             ("step", step.to_string()),
         ];
         let (status, body) = self.fetch(PATH, &params).await?;
-        #[derive(Deserialize)]
-        struct Reply {
-            status: String,
-            data: Matrix,
-            #[serde(default)]
-            warnings: Vec<String>,
-        }
-        match serde_json::from_slice::<Reply>(&body) {
+        let mut delivered = 0usize;
+        let mut count = |s: T| {
+            delivered += 1;
+            each(s)
+        };
+        let reply = serde::de::DeserializeSeed::deserialize(
+            stream::Envelope(&mut count),
+            &mut serde_json::Deserializer::from_slice(&body),
+        );
+        match reply {
             Ok(r) if r.status == "success" && status.is_success() => {
-                check_matrix(&self.shown, &r.data)?;
-                Ok(RangeReply {
-                    series: r.data.result,
-                    warnings: r.warnings,
-                })
+                if r.result_type.as_deref() != Some("matrix") {
+                    return Err(not_a_matrix(&self.shown, r.result_type.as_deref()));
+                }
+                Ok(r.warnings)
             }
             // Not a matrix of points: the envelope's own words (an error, a 401, not Prometheus).
-            _ => Ok(RangeReply {
-                series: matrix(&self.shown, decode(&self.shown, PATH, status, &body)?)?,
-                warnings: Vec::new(),
-            }),
+            _ => {
+                let data = decode(&self.shown, PATH, status, &body)?;
+                if delivered > 0 {
+                    return Err(PromError::NotPrometheus {
+                        url: self.shown.clone(),
+                        api_path: PATH.into(),
+                        status: status.as_u16(),
+                        start: "a reply that broke off in its series".into(),
+                    });
+                }
+                for s in matrix(&self.shown, data)? {
+                    each(T::from(s));
+                }
+                Ok(Vec::new())
+            }
         }
     }
 
@@ -262,13 +277,6 @@ pub fn decode(
     }
 }
 
-/// A query_range reply: its series and what Prometheus warned of.
-#[derive(Debug, Clone, Default)]
-pub struct RangeReply {
-    pub series: Vec<Series>,
-    pub warnings: Vec<String>,
-}
-
 /// One series of a `matrix` reply: its labels (with `__name__`) and its (unix s, value) points.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Series {
@@ -278,7 +286,7 @@ pub struct Series {
 }
 
 /// Prometheus writes each point as `[1700000000.5, "42"]`; "NaN", "+Inf" are dropped.
-fn points<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(f64, f64)>, D::Error> {
+pub(super) fn points<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(f64, f64)>, D::Error> {
     let raw: Vec<(f64, String)> = Vec::deserialize(d)?;
     Ok(raw
         .into_iter()
@@ -300,15 +308,122 @@ struct Matrix {
 }
 
 fn check_matrix(url: &str, d: &Matrix) -> Result<(), PromError> {
-    if d.result_type != "matrix" {
-        return Err(PromError::NotPrometheus {
-            url: url.to_string(),
-            api_path: "/api/v1/query_range".into(),
-            status: 200,
-            start: format!("a {} instead of a matrix", d.result_type),
-        });
+    match d.result_type.as_str() {
+        "matrix" => Ok(()),
+        other => Err(not_a_matrix(url, Some(other))),
     }
-    Ok(())
+}
+
+fn not_a_matrix(url: &str, result_type: Option<&str>) -> PromError {
+    PromError::NotPrometheus {
+        url: url.to_string(),
+        api_path: "/api/v1/query_range".into(),
+        status: 200,
+        start: format!("a {} instead of a matrix", result_type.unwrap_or("reply")),
+    }
+}
+
+/// A query_range reply read as a stream: the envelope's fields, and each series of
+/// `data.result` handed on as it is decoded.
+mod stream {
+    use std::fmt;
+
+    use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    /// What the envelope says besides its series.
+    #[derive(Default)]
+    pub struct Said {
+        pub status: String,
+        pub result_type: Option<String>,
+        pub warnings: Vec<String>,
+    }
+
+    /// `{"status":…, "data":{"resultType":…, "result":[…]}, "warnings":[…]}`.
+    pub struct Envelope<'f, T>(pub &'f mut dyn FnMut(T));
+
+    impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Envelope<'_, T> {
+        type Value = Said;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Said, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de, T: DeserializeOwned> Visitor<'de> for Envelope<'_, T> {
+        type Value = Said;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("the Prometheus API's reply")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Said, A::Error> {
+            let mut said = Said::default();
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "status" => said.status = map.next_value()?,
+                    "warnings" => said.warnings = map.next_value()?,
+                    "data" => said.result_type = map.next_value_seed(Data(&mut *self.0))?,
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(said)
+        }
+    }
+
+    /// `data`: its `resultType`, each of its `result` handed on.
+    struct Data<'f, T>(&'f mut dyn FnMut(T));
+
+    impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Data<'_, T> {
+        type Value = Option<String>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de, T: DeserializeOwned> Visitor<'de> for Data<'_, T> {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a query_range reply's data")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut result_type = None;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "resultType" => result_type = Some(map.next_value()?),
+                    // A vector's or a scalar's results are not series of points.
+                    "result" if result_type.as_deref().is_none_or(|t| t == "matrix") => {
+                        map.next_value_seed(Each(&mut *self.0))?
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(result_type)
+        }
+    }
+
+    /// `result`: each series handed on, none kept.
+    struct Each<'f, T>(&'f mut dyn FnMut(T));
+
+    impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Each<'_, T> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+
+    impl<'de, T: DeserializeOwned> Visitor<'de> for Each<'_, T> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a matrix of series")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while let Some(s) = seq.next_element::<T>()? {
+                (self.0)(s);
+            }
+            Ok(())
+        }
+    }
 }
 
 /// `data` of a query_range reply: its `result` as series.
@@ -356,6 +471,42 @@ mod tests {
         assert!(e.to_string().contains("401"), "{e}");
         let e = decode("u", "/x", StatusCode::OK, b"<html>").unwrap_err();
         assert!(e.to_string().contains("<html>"), "{e}");
+    }
+
+    fn each(body: &[u8]) -> Result<(stream::Said, Vec<Series>), serde_json::Error> {
+        let mut got = Vec::new();
+        let said = serde::de::DeserializeSeed::deserialize(
+            stream::Envelope(&mut |s: Series| got.push(s)),
+            &mut serde_json::Deserializer::from_slice(body),
+        )?;
+        Ok((said, got))
+    }
+
+    #[test]
+    fn a_reply_read_series_by_series_is_the_reply() {
+        let ok = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{"__name__":"up","instance":"a"},"values":[[1700000000,"1"],[1700000015,"NaN"]]},
+            {"metric":{"__name__":"up","instance":"b"},"values":[[1700000000,"0"]]}],
+            "analysis":{}},"warnings":["store eu-1 did not answer"],"infos":[]}"#;
+        let (said, got) = each(ok).unwrap();
+        assert_eq!(said.status, "success");
+        assert_eq!(said.result_type.as_deref(), Some("matrix"));
+        assert_eq!(said.warnings, ["store eu-1 did not answer"]);
+        let whole = decode("u", "/api/v1/query_range", StatusCode::OK, ok).unwrap();
+        assert_eq!(got, matrix("u", whole).unwrap());
+        assert_eq!(got[0].values, vec![(1_700_000_000.0, 1.0)]);
+        // An error reply has no series; a vector is no matrix; a cut reply is an error.
+        let (said, got) =
+            each(br#"{"status":"error","errorType":"timeout","error":"query timed out"}"#).unwrap();
+        assert_eq!((said.status.as_str(), got.len()), ("error", 0));
+        let vector = br#"{"status":"success","data":{"resultType":"vector","result":[
+            {"metric":{"__name__":"up"},"value":[1700000000,"1"]}]}}"#;
+        let (said, got) = each(vector).unwrap();
+        assert_eq!(
+            (said.result_type.as_deref(), got.len()),
+            (Some("vector"), 0)
+        );
+        assert!(each(&ok[..ok.len() / 2]).is_err());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-pub use api::{Auth, Endpoint, RangeReply, Series};
+pub use api::{Auth, Endpoint, Series};
 
 use super::format::Header;
 use innodebt_server::sample::{ServerInfo, SourceEvent};

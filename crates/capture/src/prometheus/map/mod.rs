@@ -208,7 +208,7 @@ const NEEDS: &[(&str, &[&str])] = &[
     ("innodb_max_purge_lag", &["v:innodb_max_purge_lag", "o:lag"]),
     (
         "the purge blocker's identity (mysqld_exporter exports no transactions)",
-        &["o:blocker"],
+        &["o:blocker", "o:blocker_age"],
     ),
 ];
 
@@ -477,6 +477,8 @@ impl Mapper {
             match m.blocker {
                 Some(b) => s.trx.push(blocker_row(&b, m.own.get("blocker_age"))),
                 None if self.blocker_known => {}
+                // serve judged it and none blocks: its age is 0, and no info series says who.
+                None if m.own.get("blocker_age") == Some(&0.0) => {}
                 None => s.unavailable.push(Unavailable {
                     source: SourceKind::InnodbTrx,
                     privilege: None,

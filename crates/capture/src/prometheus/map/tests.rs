@@ -252,6 +252,42 @@ fn innodebts_own_series_stand_in() {
     assert!(samples[1].unavailable.is_empty());
 }
 
+/// serve with no read view blocking purge exports the blocker's age as 0 and no info series:
+/// nothing blocks (a known answer), not a blocker unknown; without the age, it is unknown.
+#[test]
+fn serves_zero_blocker_age_says_none_blocks() {
+    let t0 = 1_800_000_000.0;
+    let two = |a: f64, b: f64| vec![(t0, a), (t0 + 10.0, b)];
+    let base = vec![
+        series(
+            "innodebt_server_info",
+            &[("flavor", "mariadb"), ("version", "10.11.19")],
+            &two(1.0, 1.0),
+        ),
+        series("innodebt_checkpoint_age_bytes", &[], &two(1000.0, 1500.0)),
+        series("innodebt_history_list_length", &[], &two(5.0, 7.0)),
+        series("innodebt_redo_capacity_bytes", &[], &two(1e8, 1e8)),
+    ];
+    let mut with_age = base.clone();
+    with_age.push(series(
+        "innodebt_purge_blocker_age_seconds",
+        &[],
+        &two(0.0, 0.0),
+    ));
+    let m = map(&with_age, "x");
+    assert!(!m.unknown.iter().any(|u| u.contains("blocker")));
+    let samples: Vec<&Sample> = m.events.iter().filter_map(|e| e.as_sample()).collect();
+    assert!(
+        samples
+            .iter()
+            .all(|s| s.trx.is_empty() && s.unavailable.is_empty())
+    );
+    let m = map(&base, "x");
+    assert!(m.unknown.iter().any(|u| u.contains("blocker")));
+    let samples: Vec<&Sample> = m.events.iter().filter_map(|e| e.as_sample()).collect();
+    assert_eq!(samples[0].unavailable[0].source, SourceKind::InnodbTrx);
+}
+
 #[test]
 fn variables_in_the_servers_own_words() {
     // mysqld_exporter turns ON/OFF into 1/0 and prints doubles bare: given back as the
