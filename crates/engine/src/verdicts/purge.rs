@@ -151,7 +151,12 @@ pub(crate) fn caught_up(f: &Figures, th: &Thresholds) -> Option<bool> {
 }
 
 pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) -> Trend {
-    let pts = history.window(t_s - th.trend_window_s);
+    // A trend needs three samples: at a coarse interval (a Prometheus step of 15 s) the
+    // window widens to hold them, or history's growth would never be known.
+    let window = th
+        .trend_window_s
+        .max(TREND_SAMPLES_SPAN * f.interval_s.unwrap_or(0.0));
+    let pts = history.window(t_s - window);
     let span = match (pts.first(), pts.last()) {
         (Some(a), Some(b)) => b.0 - a.0,
         _ => 0.0,
@@ -197,6 +202,10 @@ pub(crate) fn trend(history: &Series, t_s: f64, f: &Figures, th: &Thresholds) ->
         span_s: span,
     }
 }
+
+/// The trend window, in sampling intervals, when that is wider than the rule's own: room
+/// for three samples and a late one's jitter.
+const TREND_SAMPLES_SPAN: f64 = 2.5;
 
 /// Least-squares slope of `(t, v)` points.
 fn slope(pts: &[(f64, f64)]) -> Option<f64> {

@@ -273,3 +273,34 @@ fn purge_moving_is_the_verdicts_standing_still() {
     );
     assert_eq!(judged(Some(0.0), None), None);
 }
+
+/// At a 15 s interval (a Prometheus step) the 20 s trend window would hold two samples and
+/// history's growth would never be known ("watching" for good): the window widens to three
+/// samples, so the third sample judges the trend.
+#[test]
+fn a_coarse_interval_still_forms_a_trend() {
+    let mut e = VerdictEngine::default();
+    let grows = |t: i64| {
+        let mut f = fig(t);
+        f.interval_s = Some(15.0);
+        f.history.length = Some(100 + 50 * t as u64);
+        // No rate of its own: the growth is the trend's.
+        f.history.growth_per_s = None;
+        f
+    };
+    let out: Vec<Assessment> = [0, 15, 30, 45]
+        .iter()
+        .map(|t| e.observe(*t as f64, &grows(*t), mysql()))
+        .collect();
+    assert_eq!(
+        out[1].purge.history_growth_per_s, None,
+        "two samples are no trend"
+    );
+    for a in &out[2..] {
+        let g = a
+            .purge
+            .history_growth_per_s
+            .expect("a trend from three samples");
+        assert!((g - 50.0).abs() < 1e-6, "{g}");
+    }
+}
