@@ -211,31 +211,42 @@ fn samples_variables_restarts_and_unknowns() {
     assert_eq!(connects, 2, "the restart is a new connection");
 }
 
-#[test]
-fn innodebts_own_series_stand_in() {
+/// Two points of serve's series, 10 s apart.
+fn two(a: f64, b: f64) -> Vec<(f64, f64)> {
     let t0 = 1_800_000_000.0;
-    let two = |a: f64, b: f64| vec![(t0, a), (t0 + 10.0, b)];
-    let input = vec![
+    vec![(t0, a), (t0 + 10.0, b)]
+}
+
+/// serve's series of one server: its description, checkpoint age, history and redo capacity.
+fn serves_server() -> Vec<Series> {
+    vec![
         series(
             "innodebt_server_info",
             &[("flavor", "mariadb"), ("version", "10.11.19")],
             &two(1.0, 1.0),
         ),
         series("innodebt_checkpoint_age_bytes", &[], &two(1000.0, 1500.0)),
+        series("innodebt_history_list_length", &[], &two(5.0, 7.0)),
+        series("innodebt_redo_capacity_bytes", &[], &two(1e8, 1e8)),
+    ]
+}
+
+#[test]
+fn innodebts_own_series_stand_in() {
+    let mut input = serves_server();
+    input.extend([
         series(
             "innodebt_redo_written_bytes_per_second",
             &[],
             &two(100.0, 100.0),
         ),
-        series("innodebt_history_list_length", &[], &two(5.0, 7.0)),
-        series("innodebt_redo_capacity_bytes", &[], &two(1e8, 1e8)),
         series(
             "innodebt_purge_blocker_info",
             &[("trx_id", "42"), ("thread_id", "9"), ("user", "app")],
             &two(1.0, 1.0),
         ),
         series("innodebt_purge_blocker_age_seconds", &[], &two(30.0, 40.0)),
-    ];
+    ]);
     let m = map(&input, "x");
     assert!(m.info.flavor.is_mariadb());
     assert_eq!(m.info.var_u64("innodb_log_file_size"), Some(100_000_000));
@@ -256,18 +267,7 @@ fn innodebts_own_series_stand_in() {
 /// nothing blocks (a known answer), not a blocker unknown; without the age, it is unknown.
 #[test]
 fn serves_zero_blocker_age_says_none_blocks() {
-    let t0 = 1_800_000_000.0;
-    let two = |a: f64, b: f64| vec![(t0, a), (t0 + 10.0, b)];
-    let base = vec![
-        series(
-            "innodebt_server_info",
-            &[("flavor", "mariadb"), ("version", "10.11.19")],
-            &two(1.0, 1.0),
-        ),
-        series("innodebt_checkpoint_age_bytes", &[], &two(1000.0, 1500.0)),
-        series("innodebt_history_list_length", &[], &two(5.0, 7.0)),
-        series("innodebt_redo_capacity_bytes", &[], &two(1e8, 1e8)),
-    ];
+    let base = serves_server();
     let mut with_age = base.clone();
     with_age.push(series(
         "innodebt_purge_blocker_age_seconds",
