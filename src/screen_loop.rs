@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use crossterm::event::{Event, KeyEvent};
+use futures_util::FutureExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::Instant;
 
@@ -19,6 +20,9 @@ use crate::terminal::{self, Input};
 pub const MIN_FRAME: Duration = Duration::from_millis(66);
 /// The slow clock: ages, countdowns and staleness move with it.
 pub const CLOCK: Duration = Duration::from_millis(250);
+/// At most this many items of data that are already waiting are applied before the next
+/// draw, so input is never held back long by a flood.
+const BURST: usize = 4096;
 
 /// Why a screen stopped other than by a quit.
 #[derive(Debug, thiserror::Error)]
@@ -125,8 +129,22 @@ async fn event_loop<S: Screen>(
             _ = tokio::time::sleep_until(frame_due), if dirty => continue,
             _ = clock.tick() => ScreenEvent::Tick(Utc::now()),
         };
+        let data = matches!(event, ScreenEvent::Data(_));
         if screen.handle(event, terminal)? == Flow::Quit {
             return Ok(());
+        }
+        if data {
+            // What came as one burst (a window read from Prometheus, a look's rows) is
+            // applied whole before the next draw: no frame shows half of it, e.g. a window
+            // half read as STALE.
+            for _ in 0..BURST {
+                let Some(more) = screen.next_data().now_or_never() else {
+                    break;
+                };
+                if screen.handle(ScreenEvent::Data(more), terminal)? == Flow::Quit {
+                    return Ok(());
+                }
+            }
         }
     }
 }

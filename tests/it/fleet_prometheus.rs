@@ -256,10 +256,15 @@ fn two_hundred_instances_ranked_with_the_stale_and_the_dead_named() {
     assert!(screen.contains("via Prometheus"), "{screen}");
     let top = servers[0]["name"].as_str().expect("name");
     tmux.keys(&["Enter"]);
-    let dashboard = tmux.wait_for("the top instance's dashboard", long, |s| {
-        s.contains(&format!("{top} via Prometheus")) && s.contains("READ-ONLY")
+    // The moment looked at is that moment's, not a stale now: once its window is read, the
+    // header's data time is the moment's.
+    let moment = DateTime::<Utc>::from_timestamp(end, 0).expect("time");
+    let data_at = format!("data {}", moment.format("%H:%M:%S UTC"));
+    let dashboard = tmux.wait_for("the top instance's dashboard at the moment", long, |s| {
+        s.contains(&format!("{top} via Prometheus"))
+            && s.contains("READ-ONLY")
+            && s.contains(&data_at)
     });
-    // The moment looked at is that moment's, not a stale now.
     assert!(!dashboard.contains("STALE"), "{dashboard}");
     tmux.keys(&["Escape"]);
     tmux.wait_for("back to the fleet", long, |s| s.contains("212 servers"));
