@@ -327,6 +327,27 @@ impl Client {
     /// One GET of `url` asking for `accept`: the status and the whole body, within the
     /// timeout and the size limit. Any status is an answer; the caller reads it.
     pub async fn get(&self, url: &Url, accept: &str) -> Result<Reply, Error> {
+        let mut body = Vec::new();
+        let status = self
+            .get_each_chunk(url, accept, &mut |expected, chunk| {
+                if body.is_empty() {
+                    body.reserve(expected);
+                }
+                body.extend_from_slice(chunk);
+            })
+            .await?;
+        Ok(Reply { status, body })
+    }
+
+    /// [`Client::get`] with the body handed to `each` chunk by chunk as it arrives (with the
+    /// length the answer announced, 0 if none), for an answer too large to hold whole; the
+    /// same timeout over the whole exchange and the same size limit.
+    pub async fn get_each_chunk(
+        &self,
+        url: &Url,
+        accept: &str,
+        each: &mut (dyn FnMut(usize, &[u8]) + Send),
+    ) -> Result<StatusCode, Error> {
         let shown = || url.as_str().to_string();
         let mut request = self.http.get(url.clone()).header(header::ACCEPT, accept);
         if let Some(a) = &self.authorization {
@@ -350,17 +371,19 @@ impl Client {
             if expected > self.max_body as u64 {
                 return Err(too_large());
             }
-            let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+            let expected = usize::try_from(expected).unwrap_or(0);
+            let mut read = 0usize;
             while let Some(chunk) = response.chunk().await.map_err(|e| Error::Cut {
                 url: shown(),
                 why: cause(&e).1,
             })? {
-                if body.len() + chunk.len() > self.max_body {
+                read += chunk.len();
+                if read > self.max_body {
                     return Err(too_large());
                 }
-                body.extend_from_slice(&chunk);
+                each(expected, &chunk);
             }
-            Ok(Reply { status, body })
+            Ok(status)
         };
         tokio::time::timeout(self.timeout, exchange)
             .await

@@ -10,6 +10,7 @@ use innodebt_http::{Client, Credentials, Settings, StatusCode, Url, UrlProblem};
 use serde::Deserialize;
 
 use super::PromError;
+use super::split::Splitter;
 
 /// How long one request of an import may take, connection included: a query_range chunk over
 /// a day at 15 s answers in well under a second on a healthy Prometheus.
@@ -151,8 +152,8 @@ impl Endpoint {
     }
 
     /// `/api/v1/query_range`, each series decoded as a `T` (a [`Series`], or a leaner form of
-    /// one) and handed to `each` at once, so a fleet's reply is never held as one vector of
-    /// label maps; returns what Prometheus warned of (a Thanos or Mimir that could not ask
+    /// one) as soon as its bytes have arrived and handed to `each` at once, so a fleet's reply
+    /// is never held whole, nor as one vector of label maps; returns what Prometheus warned of (a Thanos or Mimir that could not ask
     /// every store answers partially and says so).
     pub async fn query_range_each<T: serde::de::DeserializeOwned + From<Series>>(
         &self,
@@ -169,8 +170,31 @@ impl Endpoint {
             ("end", end.to_string()),
             ("step", step.to_string()),
         ];
-        let (status, body) = self.fetch(PATH, &params).await?;
+        // The series are decoded as their bytes arrive; only the rest of the reply is kept.
+        let mut splitter = Splitter::default();
         let mut delivered = 0usize;
+        let status = self
+            .client
+            .get_each_chunk(
+                &self.url(PATH, &params),
+                "application/json",
+                &mut |_, chunk| {
+                    splitter.feed(
+                        chunk,
+                        &mut |series| match serde_json::from_slice::<T>(series) {
+                            Ok(s) => {
+                                delivered += 1;
+                                each(s);
+                                true
+                            }
+                            Err(_) => false,
+                        },
+                    )
+                },
+            )
+            .await
+            .map_err(|e| prom_error(&self.shown, e))?;
+        let body = splitter.finish();
         let mut count = |s: T| {
             delivered += 1;
             each(s)
@@ -507,6 +531,36 @@ mod tests {
             (Some("vector"), 0)
         );
         assert!(each(&ok[..ok.len() / 2]).is_err());
+    }
+
+    #[test]
+    fn a_reply_split_as_it_arrives_is_the_reply() {
+        let ok = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{"__name__":"up","instance":"a"},"values":[[1700000000,"1"],[1700000015,"NaN"]]},
+            {"metric":{"__name__":"up","instance":"b"},"values":[[1700000000,"0"]]}]},
+            "warnings":["store eu-1 did not answer"]}"#;
+        let (whole_said, whole) = each(ok).unwrap();
+        for chunk in [1, 5, 4096] {
+            let mut splitter = Splitter::default();
+            let mut got = Vec::new();
+            for c in ok.chunks(chunk) {
+                splitter.feed(c, &mut |s| {
+                    got.push(serde_json::from_slice::<Series>(s).unwrap());
+                    true
+                });
+            }
+            let (said, rest) = each(&splitter.finish()).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(got, whole, "chunks of {chunk}");
+            assert_eq!(
+                (said.status, said.result_type, said.warnings),
+                (
+                    whole_said.status.clone(),
+                    whole_said.result_type.clone(),
+                    whole_said.warnings.clone()
+                )
+            );
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod api;
 pub mod fleet;
 pub mod map;
+mod split;
 
 use std::time::Duration;
 
