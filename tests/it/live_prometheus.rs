@@ -131,6 +131,28 @@ async fn the_exporters_series_give_what_the_direct_look_gives() {
         "{}",
         from_prom["server"]
     );
+    // Nothing commits now, and purge stands still behind the view: one direct look proves
+    // the block. The exporter's series carry no transactions: never "healthy" either.
+    let kinds = |v: &Value| -> Vec<String> {
+        v["verdicts"]
+            .as_array()
+            .map(|vs| {
+                vs.iter()
+                    .filter_map(|v| v["kind"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        kinds(&direct).iter().any(|k| k == "blocked_by_read_view"),
+        "{}",
+        direct["verdicts"]
+    );
+    assert!(
+        !kinds(&from_prom).iter().any(|k| k == "healthy"),
+        "{}",
+        from_prom["verdicts"]
+    );
     blocker.commit().await;
 }
 

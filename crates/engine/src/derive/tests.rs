@@ -712,6 +712,54 @@ fn an_insert_only_mysql_load_shows_no_purge_lag_history_does_not_have() {
     assert!(p.lag_s.is_some_and(|s| s >= 50.0), "{:?}", p.lag_s);
 }
 
+/// A quiet server: nothing commits, a read view is open, history holds at 3,000 and purge
+/// stands 6,000 transaction numbers behind in two SEIS reads. Nothing stops a purge with work
+/// left but a view it cannot pass: one look names the blocker, never "purge has caught up".
+/// Caught up on the same quiet server (position at the counter), purge has no pace.
+#[test]
+fn purge_standing_still_behind_on_a_quiet_server_is_blocked() {
+    let look = |behind: u64| {
+        let mut d = judged_server();
+        let mut last = None;
+        for t in 0..3 {
+            let mut s = moment(t, 3_000, 1 << 20, 10, Some(30 + t as u64));
+            s.innodb_status = Some(InnodbStatus {
+                trx_id_counter: Some(90_000),
+                purge_done_trx: Some(90_000 - behind),
+                history_length: Some(3_000),
+                ..InnodbStatus::default()
+            });
+            last = d.push_sample(&s);
+        }
+        last.expect("figures")
+    };
+    let f = look(6_000);
+    assert_eq!(f.purge.pace, Some(0.0));
+    assert_eq!(f.purge.moving, Some(false));
+    assert_eq!(f.purge.blocked, Some(true));
+    let blocked = f
+        .verdicts
+        .iter()
+        .find(|v| v.kind == crate::figures::VerdictKind::BlockedByReadView)
+        .unwrap_or_else(|| panic!("blocked verdict: {:?}", f.verdicts));
+    assert!(
+        blocked.message.contains("thread 42") && blocked.message.contains("purge stands still"),
+        "{}",
+        blocked.message
+    );
+    assert!(
+        f.verdicts
+            .iter()
+            .all(|v| v.kind != crate::figures::VerdictKind::Healthy),
+        "{:?}",
+        f.verdicts
+    );
+
+    let f = look(0);
+    assert_eq!(f.purge.pace, None);
+    assert_eq!(f.purge.blocked, Some(false));
+}
+
 /// Where the oldest dirty page's age comes from, by flavour: INNODB_METRICS
 /// `log_lsn_buf_pool_oldest_approx` on MySQL 8.0.13+ (mysql-server 8.0.18 `srv0mon.cc`,
 /// `buf_pool_get_oldest_modification_approx()`: 0 with nothing dirty), SEIS `Pages flushed up

@@ -491,8 +491,9 @@ pub struct Purge {
     pub lag_transactions_basis: Option<String>,
     /// How far purge's position (`Purge done for trx's n:o <`) moved between the last two
     /// SEIS reads for each number the trx id counter moved: about 1 when purge keeps pace
-    /// with the commits, 0 when it stands still (a read view). `null` with one read, or when
-    /// nothing committed in between.
+    /// with the commits, 0 when it stands still (a read view) — also behind a counter that
+    /// did not move. `null` with one read, or when nothing committed in between and purge
+    /// was caught up or moved.
     #[serde(default)]
     pub pace: Option<f64>,
     /// Purge moves with the commits: `false` when its pace stood under 0.1 while it was at

@@ -63,8 +63,10 @@ impl SlowCounters {
     }
 
     /// Purge's position from one SEIS: how far it moved since the last one for each
-    /// transaction number the counter moved — only when transactions committed in between
-    /// (an idle server's purge has nothing to move for).
+    /// transaction number the counter moved. When nothing committed in between, a purge
+    /// caught up has nothing to move for (no pace), one behind that moved is catching up (no
+    /// pace either), and one behind that stood still has a pace of 0: nothing stops a purge
+    /// with work left but a read view it cannot pass — what one look at a quiet server proves.
     pub(super) fn observe_purge_position(&mut self, mono_s: f64, st: &InnodbStatus) {
         let (Some(counter), Some(done)) = (st.trx_id_counter, st.purge_done_trx) else {
             return;
@@ -73,10 +75,14 @@ impl SlowCounters {
             if mono_s <= at {
                 return;
             }
-            self.purge_pace = (counter > prev_counter).then(|| {
+            self.purge_pace = if counter > prev_counter {
                 let pace = done.saturating_sub(prev_done) as f64 / (counter - prev_counter) as f64;
-                (pace, at)
-            });
+                Some((pace, at))
+            } else if done == prev_done && done < counter {
+                Some((0.0, at))
+            } else {
+                None
+            };
         }
         self.purge_position = Some((mono_s, counter, done));
         purge_lag::remember(&mut self.counter_readings, mono_s, counter);
