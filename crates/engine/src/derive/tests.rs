@@ -374,6 +374,14 @@ fn moment(t: i64, history: u64, age: u64, dirty_pct: u64, view_age_s: Option<u64
     s
 }
 
+/// The `blocked_by_read_view` verdict of `f`; a panic naming the verdicts there are.
+fn blocked_verdict(f: &Figures) -> &crate::figures::Verdict {
+    f.verdicts
+        .iter()
+        .find(|v| v.kind == crate::figures::VerdictKind::BlockedByReadView)
+        .unwrap_or_else(|| panic!("blocked verdict: {:?}", f.verdicts))
+}
+
 #[test]
 fn history_growth_is_one_figure_for_the_panel_the_verdict_and_the_plans() {
     let mut d = judged_server();
@@ -390,11 +398,7 @@ fn history_growth_is_one_figure_for_the_panel_the_verdict_and_the_plans() {
         (growth - 200.0).abs() < 20.0,
         "smoothed, not this tick's +350/s: {growth}"
     );
-    let blocked = f
-        .verdicts
-        .iter()
-        .find(|v| v.kind == crate::figures::VerdictKind::BlockedByReadView)
-        .unwrap_or_else(|| panic!("blocked verdict: {:?}", f.verdicts));
+    let blocked = blocked_verdict(&f);
     assert!(
         blocked.message.contains(&format!("{growth:+.0}/s")),
         "the verdict cites the growth the panel shows ({growth:+.0}/s): {}",
@@ -737,11 +741,7 @@ fn purge_standing_still_behind_on_a_quiet_server_is_blocked() {
     assert_eq!(f.purge.pace, Some(0.0));
     assert_eq!(f.purge.moving, Some(false));
     assert_eq!(f.purge.blocked, Some(true));
-    let blocked = f
-        .verdicts
-        .iter()
-        .find(|v| v.kind == crate::figures::VerdictKind::BlockedByReadView)
-        .unwrap_or_else(|| panic!("blocked verdict: {:?}", f.verdicts));
+    let blocked = blocked_verdict(&f);
     assert!(
         blocked.message.contains("thread 42") && blocked.message.contains("purge stands still"),
         "{}",
