@@ -153,8 +153,8 @@ impl Endpoint {
 
     /// `/api/v1/query_range`, each series decoded as a `T` (a [`Series`], or a leaner form of
     /// one) as soon as its bytes have arrived and handed to `each` at once, so a fleet's reply
-    /// is never held whole, nor as one vector of label maps; returns what Prometheus warned of (a Thanos or Mimir that could not ask
-    /// every store answers partially and says so).
+    /// is never held whole, nor as one vector of label maps; returns what Prometheus warned of
+    /// (a Thanos or Mimir that could not ask every store answers partially and says so).
     pub async fn query_range_each<T: serde::de::DeserializeOwned + From<Series>>(
         &self,
         query: &str,
